@@ -1,0 +1,187 @@
+"""Load, filter and scroll times of the console for 1k / 10k / 100k tickets.
+
+Runs the real app page in offscreen QtWebEngine. For each size it writes a CSV export, then
+measures (median of several runs where cheap):
+  parse    Python reads and validates the CSV (queue_io)
+  open     File › Open queue… end to end: parse, hand to the page, render, store in IndexedDB
+  filter   one text + status filter over the whole queue, in the page (median of 7)
+  scroll   jump to the middle of the list and render the visible rows (median of 7)
+  longest  the longest single main-thread task the page saw while opening (how long the
+           window could not react), from Chromium's Long Tasks API
+Prints a table. Usage: .venv/bin/python bench/queue_scale.py [sizes...]
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+if hasattr(os, "geteuid") and os.geteuid() == 0:
+    os.environ["QTWEBENGINE_DISABLE_SANDBOX"] = "1"
+
+from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtWidgets import QApplication
+
+from understudy_desktop.app import open_session, prepare_qt
+from understudy_desktop.paths import DataPaths, web_assets_dir
+from understudy_desktop.queue_io import load_queue_file
+
+DEFAULT_SIZES = [1_000, 10_000, 100_000]
+
+
+def write_csv(path: Path, n: int) -> None:
+    demo = json.loads((web_assets_dir() / "data" / "default_queue.json").read_text())
+    names = {a["id"]: a["name"] for a in demo["assignees"]}
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(
+            [
+                "id",
+                "subject",
+                "description",
+                "requester",
+                "status",
+                "priority",
+                "assignee",
+                "tags",
+                "created",
+            ]
+        )
+        for i in range(n):
+            t = demo["tickets"][i % len(demo["tickets"])]
+            w.writerow(
+                [
+                    f"Q-{i + 1}",
+                    t["subject"],
+                    t["body"],
+                    t["requester"],
+                    t["status"],
+                    t["priority"],
+                    names.get(t["assignee"] or "", ""),
+                    ",".join(t["tags"]),
+                    t["created"],
+                ]
+            )
+
+
+def wait(app: QApplication, predicate, timeout_s: float = 300) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError("benchmark step timed out")
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+
+
+def js(app: QApplication, page, script: str):
+    box: list = []
+    page.runJavaScript(script, 0, box.append)
+    wait(app, lambda: bool(box), 120)
+    return box[0]
+
+
+def js_async(app: QApplication, page, script: str):
+    """Run an async expression; the page stores its result in window.__bench."""
+    js(
+        app,
+        page,
+        "window.__bench = undefined;"
+        f"(async () => {{ window.__bench = await ({script}); }})(); true",
+    )
+    wait(app, lambda: js(app, page, "window.__bench !== undefined"), 300)
+    return js(app, page, "window.__bench")
+
+
+FILTER_JS = """(() => {
+  const api = window.understudyShell.api; const times = [];
+  for (let i = 0; i < 7; i++) {
+    const t0 = performance.now();
+    api.dispatch('filter_tickets', {text: i % 2 ? 'bank feed' : 'refund', status: 'open'});
+    times.push(performance.now() - t0);
+    api.dispatch('filter_tickets', {});
+  }
+  times.sort((a, b) => a - b); return times[3];
+})()"""
+
+SCROLL_JS = """new Promise((resolve) => {
+  const list = document.getElementById('queue-list'); const times = []; let i = 0;
+  const step = () => {
+    const t0 = performance.now();
+    list.scrollTop = (list.scrollHeight / 2) * (i % 2 ? 0.5 : 1);
+    list.dispatchEvent(new Event('scroll'));
+    requestAnimationFrame(() => { requestAnimationFrame(() => {
+      times.push(performance.now() - t0);
+      if (++i < 7) step(); else { times.sort((a, b) => a - b); resolve(times[3]); }
+    }); });
+  };
+  step();
+})"""
+
+LONGTASK_JS = """(() => { window.__longest = 0; new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) window.__longest = Math.max(window.__longest, e.duration);
+}).observe({type: 'longtask', buffered: false}); return true; })()"""
+
+
+def main() -> int:
+    sizes = [int(a) for a in sys.argv[1:]] or DEFAULT_SIZES
+    prepare_qt()
+    app = QApplication.instance() or QApplication([])
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        session = open_session(DataPaths(Path(tmp) / "data"))
+        window = session.window
+        window.resize(1400, 900)
+        ready: list[bool] = []
+        window.link.ready_changed.connect(ready.append)
+        window.load_console()
+        window.show()
+        wait(app, lambda: bool(ready))
+        for n in sizes:
+            path = Path(tmp) / f"queue-{n}.csv"
+            write_csv(path, n)
+            t0 = time.perf_counter()
+            load_queue_file(path)
+            parse_s = time.perf_counter() - t0
+
+            js(app, window.page, LONGTASK_JS)
+            loaded: list[int] = []
+            window.queue_loaded.connect(loaded.append)
+            t0 = time.perf_counter()
+            window.open_queue(path, confirm=False)
+            wait(app, lambda loaded=loaded: bool(loaded))
+            open_s = time.perf_counter() - t0
+            window.queue_loaded.disconnect()
+            assert js(app, window.page, "window.understudyShell.api.summary().tickets") == n
+            longest = js(app, window.page, "window.__longest")
+            filter_ms = js(app, window.page, FILTER_JS)
+            scroll_ms = js_async(app, window.page, SCROLL_JS)
+            rows.append((n, parse_s, open_s, filter_ms, scroll_ms, longest))
+        session.close()
+        QTimer.singleShot(0, app.quit)
+
+    print()
+    print("Queue scale (offscreen QtWebEngine, this machine)")
+    print(
+        f"{'tickets':>9} | {'parse (s)':>9} | {'open (s)':>8} | {'filter (ms)':>11} | "
+        f"{'scroll (ms)':>11} | {'longest task (ms)':>17}"
+    )
+    print("-" * 80)
+    for n, parse_s, open_s, filter_ms, scroll_ms, longest in rows:
+        print(
+            f"{n:>9,} | {parse_s:>9.2f} | {open_s:>8.2f} | {filter_ms:>11.1f} | "
+            f"{scroll_ms:>11.1f} | {longest:>17.0f}"
+        )
+    print(
+        "filter and scroll: median of 7 in the page; open includes parse, hand-over, render "
+        "and the IndexedDB write."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""Shared fixtures: a real QtWebEngine console, offscreen, with its data in a temp dir."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# Before anything imports Qt: offscreen rendering, and no sandbox for root.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+if hasattr(os, "geteuid") and os.geteuid() == 0:
+    os.environ["QTWEBENGINE_DISABLE_SANDBOX"] = "1"
+
+from understudy_desktop.app import Session, open_session, prepare_qt
+from understudy_desktop.paths import DataPaths
+from understudy_desktop.web.js import js_call
+
+prepare_qt()
+
+JS_TIMEOUT_MS = 15_000
+
+
+class JsErrors(logging.Handler):
+    """Collects errors the page logs to its console; a test fails if any are unexpected."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture(autouse=True)
+def js_errors(request: pytest.FixtureRequest) -> Iterator[JsErrors]:
+    handler = JsErrors()
+    logger = logging.getLogger("understudy.js")
+    logger.addHandler(handler)
+    yield handler
+    logger.removeHandler(handler)
+    if request.node.get_closest_marker("js_errors_expected") is None:
+        errors = [r.getMessage() for r in handler.records if r.levelno >= logging.ERROR]
+        assert not errors, f"unexpected JavaScript errors: {errors}"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "js_errors_expected: the page is expected to log errors")
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own data dir; the user's real one is never touched."""
+    root = tmp_path / "data"
+    monkeypatch.setenv("UNDERSTUDY_DATA_DIR", str(root))
+    return root
+
+
+class Console:
+    """A running console window plus helpers to evaluate JavaScript in its page."""
+
+    def __init__(self, session: Session, qtbot: Any) -> None:
+        self.session = session
+        self.window = session.window
+        self.page = session.window.page
+        self.qtbot = qtbot
+
+    def js(self, script: str) -> Any:
+        """Evaluate a synchronous expression in the page's main world and return its value."""
+        with self.qtbot.waitCallback(timeout=JS_TIMEOUT_MS) as callback:
+            self.page.runJavaScript(script, 0, callback)
+        return callback.args[0]
+
+    def value(self, expression: str) -> Any:
+        """Evaluate an expression and return it through JSON (runJavaScript drops some arrays)."""
+        text = self.js(f"JSON.stringify(({expression}))")
+        return None if text in (None, "") else json.loads(text)
+
+    def api(self, method: str, *args: Any) -> Any:
+        """Call a synchronous understudyShell.api method with escaped arguments."""
+        return self.js(f"JSON.stringify({js_call('window.understudyShell.api.' + method, *args)})")
+
+    def api_json(self, method: str, *args: Any) -> Any:
+        return json.loads(self.api(method, *args))
+
+    def call(self, method: str, *args: Any, timeout_s: float = 30) -> Any:
+        """Call an understudyShell.api method through the shell's own async link."""
+        results: list[Any] = []
+        self.window.link.call(method, list(args), results.append, timeout_s=timeout_s)
+        self.qtbot.waitUntil(lambda: bool(results), timeout=int(timeout_s * 1000) + 1000)
+        return results[0]
+
+    def dispatch(self, command: str, payload: dict[str, Any], source: str = "shell") -> Any:
+        return self.api_json("dispatch", command, payload, source)
+
+    def flush(self) -> None:
+        result = self.call("flush")
+        assert result.ok, result.error
+
+
+def start_console(qtbot: Any, data_root: Path) -> Console:
+    session = open_session(DataPaths(data_root))
+    window = session.window
+    window.resize(1400, 900)
+    with qtbot.waitSignal(window.link.ready_changed, timeout=JS_TIMEOUT_MS):
+        window.load_console()
+        window.show()
+    console = Console(session, qtbot)
+    # The list renders on the next animation frame; tests that click rows need them drawn.
+    qtbot.waitUntil(lambda: console.js("document.querySelectorAll('.row').length > 0"))
+    return console
+
+
+@pytest.fixture
+def console(qtbot: Any, data_dir: Path) -> Iterator[Console]:
+    c = start_console(qtbot, data_dir)
+    yield c
+    c.session.close()
+
+
+@pytest.fixture
+def console_factory(qtbot: Any) -> Iterator[Any]:
+    """Start (and stop) consoles on a chosen data dir, for restart tests."""
+    started: list[Console] = []
+
+    def start(root: Path) -> Console:
+        c = start_console(qtbot, root)
+        started.append(c)
+        return c
+
+    yield start
+    for c in started:
+        c.session.close()

@@ -1,0 +1,108 @@
+"""The app boots the console through understudy://app and serves nothing outside web_assets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from understudy_desktop.paths import web_assets_dir
+from understudy_desktop.web.scheme import resolve_asset
+
+
+def test_console_loads_through_the_scheme(console):
+    assert console.page.url().toString() == "understudy://app/index.html"
+    summary = console.api_json("summary")
+    assert summary["tickets"] == 40
+    assert summary["webmcp"] == "degraded"  # QtWebEngine's Chromium 140 has no WebMCP
+    assert console.js("document.title") == "Understudy — Triage console"
+    assert console.js("document.querySelectorAll('#queue-list .row').length") > 5
+
+
+def test_served_files_have_correct_mime_types(console):
+    script = """
+      (async () => {
+        const out = {};
+        for (const p of ['index.html', 'css/console.css', 'js/main.js', 'data/default_queue.json',
+                         'img/understudy.svg']) {
+          const r = await fetch(p);
+          out[p] = r.headers.get('content-type');
+        }
+        window.__mime = out;
+      })(); true
+    """
+    console.js(script)
+    console.qtbot.waitUntil(lambda: console.js("Boolean(window.__mime)"))
+    mime = console.value("window.__mime")
+    assert mime["index.html"].startswith("text/html")
+    assert mime["css/console.css"].startswith("text/css")
+    assert mime["js/main.js"].startswith("text/javascript")
+    assert mime["data/default_queue.json"] == "application/json"
+    assert mime["img/understudy.svg"] == "image/svg+xml"
+
+
+TRAVERSALS = [
+    "understudy://app/../pyproject.toml",
+    "understudy://app/%2e%2e/pyproject.toml",
+    "understudy://app/css/%2e%2e/%2e%2e/pyproject.toml",
+    "understudy://app/%2e%2e%2fpyproject.toml",
+    "understudy://app/..%5cpyproject.toml",
+    "understudy://app//etc/passwd",
+    "understudy://app/%2fetc%2fpasswd",
+    "understudy://app/nothing-here.js",
+]
+
+
+def test_traversal_is_refused_from_the_page(console):
+    urls = ",".join(f"'{u}'" for u in TRAVERSALS)
+    script = f"""
+      (async () => {{
+        const out = {{}};
+        for (const u of [{urls}]) {{
+          try {{ const r = await fetch(u); out[u] = r.status; }}
+          catch (e) {{ out[u] = 'refused'; }}
+        }}
+        window.__trav = out;
+      }})(); true
+    """
+    console.js(script)
+    console.qtbot.waitUntil(lambda: console.js("Boolean(window.__trav)"))
+    answers = console.value("window.__trav")
+    # Qt turns the handler's UrlNotFound into an HTTP 404 for fetch(); no body is ever sent.
+    assert answers == {u: 404 for u in TRAVERSALS}
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "/../pyproject.toml",
+        "/%2e%2e/pyproject.toml",
+        "/css/%2E%2E/%2E%2E/pyproject.toml",
+        "/%2e%2e%2fpyproject.toml",
+        "/..%5cpyproject.toml",
+        "/css/..%00/x",
+        "//etc/passwd",
+        "/%2fetc%2fpasswd",
+        "/~root/.bashrc",
+        "/data",  # a directory is not a file
+    ],
+)
+def test_resolve_asset_refuses_paths_outside_web_assets(raw):
+    assert resolve_asset(web_assets_dir(), raw).status == 404
+
+
+def test_resolve_asset_refuses_symlinks_that_leave_the_root(tmp_path: Path):
+    root = tmp_path / "assets"
+    root.mkdir()
+    (tmp_path / "secret.txt").write_text("no")
+    (root / "link.txt").symlink_to(tmp_path / "secret.txt")
+    (root / "ok.txt").write_text("yes")
+    assert resolve_asset(root, "/link.txt").status == 404
+    ok = resolve_asset(root, "/ok.txt")
+    assert ok.status == 200 and ok.mime.startswith("text/plain")
+
+
+def test_resolve_asset_serves_index_for_the_root():
+    answer = resolve_asset(web_assets_dir(), "/")
+    assert answer.status == 200
+    assert answer.path is not None and answer.path.name == "index.html"

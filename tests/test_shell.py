@@ -1,0 +1,144 @@
+"""The Qt shell: flags, data dirs, navigation policy, console logging, menus, shutdown."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QDesktopServices
+from shiboken6 import isValid
+
+from understudy_desktop.chromium_flags import apply_chromium_flags, chromium_switches
+from understudy_desktop.cli import build_parser
+from understudy_desktop.paths import resolve_data_paths
+from understudy_desktop.shell.about import about_facts
+from understudy_desktop.web.js import js_call, js_literal
+
+
+def test_webmcp_is_always_requested_and_sandbox_only_off_for_root():
+    assert chromium_switches(as_root=False) == ["--enable-features=WebMCP"]
+    assert chromium_switches(as_root=True) == ["--enable-features=WebMCP", "--no-sandbox"]
+
+
+def test_flags_merge_with_what_the_user_set():
+    env = {"QTWEBENGINE_CHROMIUM_FLAGS": "--force-dark-mode"}
+    merged = apply_chromium_flags(env)
+    assert merged[0] == "--force-dark-mode"
+    assert "--enable-features=WebMCP" in env["QTWEBENGINE_CHROMIUM_FLAGS"].split()
+    # Applying twice does not duplicate anything.
+    apply_chromium_flags(env)
+    assert env["QTWEBENGINE_CHROMIUM_FLAGS"].split().count("--enable-features=WebMCP") == 1
+
+
+def test_data_dir_comes_from_flag_then_env_then_platform(tmp_path, monkeypatch):
+    monkeypatch.setenv("UNDERSTUDY_DATA_DIR", str(tmp_path / "env"))
+    assert resolve_data_paths(str(tmp_path / "flag")).root == tmp_path / "flag"
+    assert resolve_data_paths(None).root == tmp_path / "env"
+    monkeypatch.delenv("UNDERSTUDY_DATA_DIR")
+    assert "nderstudy" in str(resolve_data_paths(None).root)
+
+
+def test_cli_parses_data_dir_and_file():
+    args = build_parser().parse_args(["--data-dir", "/x", "queue.csv"])
+    assert args.data_dir == "/x"
+    assert args.file == Path("queue.csv")
+
+
+def test_js_literal_cannot_break_out_of_a_script():
+    hostile = "</script><script>alert(1)</script>\u2028'\"`${x}"
+    text = js_literal(hostile)
+    assert "<" not in text and ">" not in text and "\u2028" not in text
+    assert js_call("window.a.b", hostile, 1).startswith("window.a.b(")
+    with pytest.raises(ValueError):
+        js_call("alert(1);window.x", 1)
+
+
+def test_js_literal_round_trips_through_the_page(console):
+    hostile = "</script>\u2028\u2029 ' \" ` ${1+1} \\ \x00 Zoë 💡"
+    assert console.js(js_literal(hostile)) == hostile
+
+
+def test_profile_lives_in_the_data_dir(console, data_dir):
+    profile = console.page.profile()
+    assert not profile.isOffTheRecord()
+    assert Path(profile.persistentStoragePath()) == data_dir / "browser-profile"
+
+
+def test_navigation_away_from_the_app_is_refused(console, monkeypatch):
+    # The system browser cannot run here; nothing may reach it from this test either way.
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: True)
+    refused: list[str] = []
+    console.page.navigation_refused.connect(lambda url: refused.append(url.toString()))
+    console.js("location.href = 'https://example.com/'; true")
+    console.qtbot.waitUntil(lambda: bool(refused))
+    assert refused == ["https://example.com/"]
+    assert console.page.url().toString() == "understudy://app/index.html"
+
+
+def test_a_clicked_external_link_opens_in_the_system_browser(console, monkeypatch):
+    opened: list[str] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toString()))
+    console.js(
+        "const a = document.createElement('a'); a.href = 'https://example.org/help';"
+        "a.textContent = 'help'; document.body.append(a); a.click(); true"
+    )
+    console.qtbot.waitUntil(lambda: bool(opened))
+    assert opened == ["https://example.org/help"]
+    assert console.page.url().toString() == "understudy://app/index.html"
+
+
+def test_file_urls_are_never_opened(console, monkeypatch):
+    opened: list[str] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toString()))
+    refused: list[str] = []
+    console.page.navigation_refused.connect(lambda url: refused.append(url.toString()))
+    console.js(
+        "const a = document.createElement('a'); a.href = 'file:///etc/passwd';"
+        "document.body.append(a); a.click(); true"
+    )
+    console.qtbot.waitUntil(lambda: bool(refused))
+    assert refused == ["file:///etc/passwd"]
+    assert opened == []
+
+
+@pytest.mark.js_errors_expected
+def test_page_console_messages_reach_python_logging(console, js_errors):
+    console.js("console.error('boom from the page'); console.warn('careful'); true")
+    console.qtbot.waitUntil(lambda: len(js_errors.records) >= 2)
+    levels = {r.getMessage().split(" (")[0]: r.levelno for r in js_errors.records}
+    assert levels["boom from the page"] == logging.ERROR
+    assert levels["careful"] == logging.WARNING
+
+
+def test_menus_have_the_promised_entries(console):
+    bar = console.window.menuBar()
+    menus = {a.text().replace("&", ""): a.menu() for a in bar.actions()}
+    assert list(menus) == ["File", "View", "Help"]
+    file_items = [a.text().replace("&", "") for a in menus["File"].actions() if a.text()]
+    assert file_items == ["Open queue…", "Save queue as…", "Import pack…", "Export pack…", "Quit"]
+    view_items = [a.text().replace("&", "") for a in menus["View"].actions()]
+    assert "Library" in view_items
+    assert console.window.export_pack_action.shortcut().toString() == "Ctrl+Shift+E"
+
+
+def test_about_names_versions_and_webmcp_mode(console):
+    text = about_facts(console.window.webmcp_state).as_text()
+    assert "Qt 6.12" in text
+    assert "Chromium 140" in text
+    assert "WebMCP: not available" in text
+    assert about_facts("bridged").as_text().count("bridged") == 1
+
+
+def test_status_bar_shows_queue_and_webmcp(console):
+    console.qtbot.waitUntil(lambda: "40 tickets" in console.window._status.text())
+    assert "WebMCP degraded" in console.window._status.text()
+
+
+def test_shutdown_deletes_view_before_profile_without_warnings(console_factory, data_dir):
+    # qt_log_level_fail=WARNING in pyproject makes any Qt warning here fail the test.
+    c = console_factory(data_dir)
+    view, profile = c.window.view, c.page.profile()
+    c.session.close()
+    assert not isValid(view)
+    assert not isValid(profile)

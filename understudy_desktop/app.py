@@ -1,0 +1,95 @@
+"""Application bootstrap: flags and scheme before Qt starts, and a clean shutdown order."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, Qt, QTimer
+from PySide6.QtGui import QIcon
+from PySide6.QtWebEngineCore import QWebEngineProfile
+from PySide6.QtWidgets import QApplication
+from shiboken6 import delete, isValid
+
+from understudy_desktop import APP_NAME, __version__
+from understudy_desktop.chromium_flags import apply_chromium_flags
+from understudy_desktop.paths import DataPaths, web_assets_dir
+from understudy_desktop.shell.main_window import MainWindow
+from understudy_desktop.web.handoff import Handoff
+from understudy_desktop.web.profile import make_profile
+from understudy_desktop.web.scheme import register_scheme
+
+log = logging.getLogger(__name__)
+
+_prepared = False
+
+
+def prepare_qt() -> None:
+    """Everything that must happen before the QApplication exists (idempotent)."""
+    global _prepared
+    if _prepared:
+        return
+    apply_chromium_flags()
+    if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
+        # No display means no GPU context: without this Qt tries OpenGL, then Vulkan, then GBM,
+        # warning at each step, before falling back to the software path it ends up using.
+        os.environ.setdefault("QSG_RHI_BACKEND", "null")
+    register_scheme()
+    QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
+    QCoreApplication.setApplicationName(APP_NAME)
+    QCoreApplication.setApplicationVersion(__version__)
+    QCoreApplication.setOrganizationName(APP_NAME)
+    _prepared = True
+
+
+@dataclass
+class Session:
+    """One running console: the profile outlives the window that uses it."""
+
+    profile: QWebEngineProfile
+    window: MainWindow
+    handoff: Handoff
+
+    def close(self) -> None:
+        # Chromium warns (and may lose IndexedDB writes) if a profile goes before its pages:
+        # delete the window (view + page) first, then the profile.
+        if isValid(self.window):
+            self.window.close()
+            delete(self.window)
+        if isValid(self.profile):
+            delete(self.profile)
+
+
+def open_session(paths: DataPaths) -> Session:
+    handoff = Handoff()
+    profile = make_profile(paths, handoff)
+    window = MainWindow(profile, handoff)
+    icon = web_assets_dir() / "img" / "understudy.svg"
+    if icon.exists():
+        window.setWindowIcon(QIcon(str(icon)))
+    return Session(profile, window, handoff)
+
+
+def run(paths: DataPaths, open_file: Path | None, quit_after_load: bool) -> int:
+    prepare_qt()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    session = open_session(paths)
+    window = session.window
+    if quit_after_load:
+        # Used by the smoke test and the benchmark: start, wait for the console, stop.
+        window.link.ready_changed.connect(lambda ready: ready and QTimer.singleShot(0, app.quit))
+    if open_file is not None:
+        window.link.ready_changed.connect(
+            lambda ready: ready and window.open_queue(open_file, confirm=False)
+        )
+    window.load_console()
+    window.show()
+    if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
+        log.info("running offscreen: the window is not visible")
+    code = app.exec()
+    session.close()
+    return code

@@ -1,0 +1,49 @@
+"""`understudy` command line: where the data lives, and an optional file to open."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+
+from understudy_desktop import APP_NAME, __version__
+from understudy_desktop.paths import DATA_DIR_ENV, resolve_data_paths
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="understudy",
+        description=f"{APP_NAME}: a triage console that learns routines you teach it.",
+    )
+    parser.add_argument(
+        "file",
+        nargs="?",
+        type=Path,
+        help="a ticket queue (.csv or .json) to open",
+    )
+    parser.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help=f"keep all data (browser profile, procedures) in DIR (default: ${DATA_DIR_ENV}, "
+        "or the platform's user data folder)",
+    )
+    parser.add_argument(
+        "--quit-after-load",
+        action="store_true",
+        help="start, wait until the console is ready, then quit (for smoke tests)",
+    )
+    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING"])
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=args.log_level, format="%(levelname)s %(name)s: %(message)s")
+    if args.file is not None and not args.file.is_file():
+        build_parser().error(f"there is no file at {args.file}")
+    paths = resolve_data_paths(args.data_dir)
+    # Imported late: argument errors and --help must not pay for starting Qt.
+    from understudy_desktop.app import run
+
+    return run(paths, args.file, args.quit_after_load)

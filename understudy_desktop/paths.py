@@ -1,0 +1,57 @@
+"""Where the app keeps its data: platformdirs by default, movable for tests and portable use."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+from understudy_desktop import APP_NAME
+
+DATA_DIR_ENV = "UNDERSTUDY_DATA_DIR"
+PACKAGE_ROOT = Path(__file__).resolve().parent
+
+
+def web_assets_dir() -> Path:
+    """The console's files: next to the package in a checkout, or bundled when frozen."""
+    override = os.environ.get("UNDERSTUDY_WEB_ASSETS")
+    if override:
+        return Path(override).resolve()
+    return (PACKAGE_ROOT.parent / "web_assets").resolve()
+
+
+@dataclass(frozen=True)
+class DataPaths:
+    """Every on-disk location the app writes to, derived from one root."""
+
+    root: Path
+
+    @property
+    def profile(self) -> Path:
+        """Chromium profile: IndexedDB, local storage, HTTP cache of the page."""
+        return self.root / "browser-profile"
+
+    @property
+    def cache(self) -> Path:
+        return self.root / "cache"
+
+    @property
+    def logs(self) -> Path:
+        return self.root / "logs"
+
+    def ensure(self) -> None:
+        for d in (self.root, self.profile, self.cache, self.logs):
+            d.mkdir(parents=True, exist_ok=True)
+
+
+def resolve_data_paths(cli_value: str | None = None) -> DataPaths:
+    """--data-dir wins over UNDERSTUDY_DATA_DIR, which wins over the platform default."""
+    chosen = cli_value or os.environ.get(DATA_DIR_ENV)
+    root = (
+        Path(chosen).expanduser()
+        if chosen
+        else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    )
+    return DataPaths(root.resolve())

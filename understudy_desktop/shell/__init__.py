@@ -1,0 +1,1 @@
+"""The Qt side a person sees: window, menus, dialogs, status bar."""

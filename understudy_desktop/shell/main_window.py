@@ -1,0 +1,238 @@
+"""The main window: the console page, its menus and the status bar."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
+from PySide6.QtWebEngineWidgets import QWebEngineView
+from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMessageBox, QWidget
+
+from understudy_desktop import APP_NAME
+from understudy_desktop.queue_io import (
+    QueueFileError,
+    QueueSource,
+    load_queue_file,
+    preview_queue_file,
+    save_queue_file,
+)
+from understudy_desktop.shell.about import about_facts
+from understudy_desktop.shell.queue_preview import QueuePreviewDialog
+from understudy_desktop.web.console_link import CallResult, ConsoleLink
+from understudy_desktop.web.handoff import Handoff
+from understudy_desktop.web.page import ConsolePage
+from understudy_desktop.web.scheme import START_URL
+
+log = logging.getLogger(__name__)
+
+QUEUE_FILTER = "Ticket queues (*.csv *.json);;CSV files (*.csv);;JSON files (*.json)"
+LATER = "Arrives with Tool Packs in a later version."
+
+
+class MainWindow(QMainWindow):
+    """Owns the view and page; the profile belongs to the app and must outlive them."""
+
+    queue_loaded = Signal(int)
+    queue_saved = Signal(str)
+
+    def __init__(
+        self, profile: QWebEngineProfile, handoff: Handoff, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"{APP_NAME} — Triage console")
+        self.resize(1360, 860)
+        self._handoff = handoff
+        self._queue_source: QueueSource | None = None
+        self._queue_path: Path | None = None
+        self._webmcp_state = "degraded"
+
+        self.view = QWebEngineView(self)
+        self.page = ConsolePage(profile, self.view)
+        self.view.setPage(self.page)
+        self.view.setAccessibleName("Triage console")
+        self.setCentralWidget(self.view)
+        self.link = ConsoleLink(self.page, self)
+        self.link.ready_changed.connect(self._on_ready_changed)
+
+        self._status = QLabel("Starting…")
+        self._status.setAccessibleName("Status")
+        self.statusBar().addPermanentWidget(self._status)
+        self._build_menus()
+
+    # --- page -------------------------------------------------------------------------------
+    def load_console(self) -> None:
+        self.page.load(QUrl(START_URL))
+
+    def _on_ready_changed(self, ready: bool) -> None:
+        if ready:
+            self.refresh_status()
+        else:
+            self._status.setText("Loading the console…")
+
+    def refresh_status(self) -> None:
+        self.link.call("summary", [], self._show_summary)
+
+    def _show_summary(self, result: CallResult) -> None:
+        if not result.ok or not isinstance(result.value, dict):
+            return
+        summary: dict[str, Any] = result.value
+        self._webmcp_state = str(summary.get("webmcp", "degraded"))
+        count = int(summary.get("tickets", 0))
+        where = self._queue_path.name if self._queue_path else "demo queue"
+        self._status.setText(f"{count:,} tickets · {where} · WebMCP {self._webmcp_state}")
+
+    # --- menus ------------------------------------------------------------------------------
+    def _action(
+        self,
+        text: str,
+        shortcut: QKeySequence | QKeySequence.StandardKey | str | None,
+        slot: Any,
+        tip: str = "",
+    ) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if tip:
+            action.setToolTip(tip)
+            action.setStatusTip(tip)
+        if slot is not None:
+            action.triggered.connect(slot)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.setToolTipsVisible(True)
+        self.open_queue_action = self._action(
+            "&Open queue…",
+            QKeySequence.StandardKey.Open,
+            self.choose_queue_to_open,
+            "Load a CSV or JSON export of tickets from your helpdesk.",
+        )
+        self.save_queue_action = self._action(
+            "&Save queue as…",
+            QKeySequence("Ctrl+Shift+S"),
+            self.choose_queue_save_path,
+            "Write the triaged queue back to a CSV or JSON file.",
+        )
+        self.import_pack_action = self._action("&Import pack…", "Ctrl+I", None, LATER)
+        self.export_pack_action = self._action("&Export pack…", "Ctrl+Shift+E", None, LATER)
+        self.import_pack_action.setEnabled(False)
+        self.export_pack_action.setEnabled(False)
+        quit_action = self._action("&Quit", QKeySequence.StandardKey.Quit, self.close)
+        file_menu.addActions([self.open_queue_action, self.save_queue_action])
+        file_menu.addSeparator()
+        file_menu.addActions([self.import_pack_action, self.export_pack_action])
+        file_menu.addSeparator()
+        file_menu.addAction(quit_action)
+
+        view_menu = bar.addMenu("&View")
+        view_menu.setToolTipsVisible(True)
+        self.library_action = self._action(
+            "&Library", None, None, "Your taught tools. Arrives with Teach in a later version."
+        )
+        self.library_action.setEnabled(False)
+        reload_action = self._action(
+            "&Reload console",
+            QKeySequence.StandardKey.Refresh,
+            lambda: self.page.triggerAction(QWebEnginePage.WebAction.Reload),
+        )
+        view_menu.addActions([self.library_action, reload_action])
+
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self._action(f"&About {APP_NAME}", None, self.show_about))
+
+    # --- queue files ------------------------------------------------------------------------
+    def choose_queue_to_open(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open queue", "", QUEUE_FILTER)
+        if path:
+            self.open_queue(Path(path), confirm=True)
+
+    def open_queue(self, path: Path, confirm: bool) -> bool:
+        """Load a queue file into the console; on any problem the current queue stays."""
+        try:
+            if confirm:
+                preview = preview_queue_file(path)
+                dialog = QueuePreviewDialog(preview, self)
+                if dialog.exec() != QueuePreviewDialog.DialogCode.Accepted:
+                    return False
+                loaded = preview.queue  # already read in full; no second pass over the file
+            else:
+                loaded = load_queue_file(path)
+        except QueueFileError as exc:
+            self.show_problem("This queue could not be opened", str(exc))
+            return False
+        document = {
+            "format": "understudy-queue",
+            "version": 1,
+            "tickets": [t.model_dump(mode="json") for t in loaded.tickets],
+            "assignees": [a.model_dump(mode="json") for a in loaded.assignees],
+            "templates": [t.model_dump(mode="json") for t in loaded.templates],
+        }
+        url = self._handoff.put(json.dumps(document).encode())
+
+        def done(result: CallResult) -> None:
+            if not result.ok:
+                self.show_problem("This queue could not be opened", result.error)
+                return
+            self._queue_source = loaded.source
+            self._queue_path = path
+            self.queue_loaded.emit(len(loaded.tickets))
+            note = f" ({'; '.join(loaded.notes)})" if loaded.notes else ""
+            self.statusBar().showMessage(f"Opened {path.name}{note}", 8000)
+            self.refresh_status()
+
+        self.link.call("loadQueueFrom", [url], done, timeout_s=120)
+        return True
+
+    def choose_queue_save_path(self) -> None:
+        start = str(self._queue_path) if self._queue_path else "queue.json"
+        path, _ = QFileDialog.getSaveFileName(self, "Save queue as", start, QUEUE_FILTER)
+        if path:
+            self.save_queue(Path(path))
+
+    def save_queue(self, path: Path) -> None:
+        def done(result: CallResult) -> None:
+            if not result.ok or not isinstance(result.value, dict):
+                self.show_problem("The queue could not be saved", result.error)
+                return
+            data: dict[str, Any] = result.value
+            try:
+                save_queue_file(
+                    path,
+                    data["tickets"],
+                    data.get("assignees", []),
+                    data.get("templates", []),
+                    self._queue_source,
+                )
+            except (QueueFileError, OSError) as exc:
+                self.show_problem("The queue could not be saved", str(exc))
+                return
+            self.statusBar().showMessage(f"Saved {path.name}", 5000)
+            self.queue_saved.emit(str(path))
+
+        self.link.call("exportQueue", [], done, timeout_s=120)
+
+    # --- dialogs ----------------------------------------------------------------------------
+    def show_problem(self, title: str, message: str) -> None:
+        log.warning("%s: %s", title, message)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok, self
+        )
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        box.open()
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, f"About {APP_NAME}", about_facts(self._webmcp_state).as_text())
+
+    @property
+    def webmcp_state(self) -> str:
+        return self._webmcp_state
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt name)
+        event.accept()

@@ -1,0 +1,1 @@
+"""Everything between Qt and the page: URL scheme, profile, page class, JS calls."""

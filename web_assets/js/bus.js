@@ -1,0 +1,97 @@
+// The command bus: the single path by which anything reads or changes the queue.
+// A click in the console, a call from the shell and (later) a taught tool all dispatch here, so
+// there is one place to validate, one log to record from, and one undo record per change.
+import { CATALOGUE, CommandError } from './catalogue.js';
+import { validatePayload } from './validate.js';
+import { recomputeMatches } from './queue_state.js';
+
+const LOG_LIMIT = 500;
+
+function summarise(result) {
+  // The log keeps a compact echo of each result (not whole ticket bodies).
+  const text = JSON.stringify(result ?? null);
+  return text.length <= 300 ? result : { summary: `${text.slice(0, 280)}…`, bytes: text.length };
+}
+
+/**
+ * createBus({ state, catalogue?, now?, onChange? })
+ *   dispatch(id, payload, { source, control }) -> { ok, seq, result } | { ok:false, error:{code,message,problems} }
+ *   undo(seq): revert one logged change (the change records are kept with the log entry)
+ *   log(): entries, oldest first; subscribe(fn): called after every dispatch
+ */
+export function createBus({ state, catalogue = CATALOGUE, now = () => new Date(), onChange = () => {} }) {
+  let seq = 0;
+  const entries = [];
+  const listeners = new Set();
+
+  function record(entry) {
+    entries.push(entry);
+    if (entries.length > LOG_LIMIT) entries.splice(0, entries.length - LOG_LIMIT);
+    for (const fn of listeners) fn(entry);
+  }
+
+  function dispatch(id, payload = {}, { source = 'ui', control = null } = {}) {
+    const command = Object.hasOwn(catalogue, id) ? catalogue[id] : undefined;
+    if (!command) {
+      return { ok: false, error: { code: 'unknown_command', message: `"${String(id).slice(0, 64)}" is not a command of this console.`, problems: [] } };
+    }
+    const problems = validatePayload(command.payloadSchema, payload);
+    if (problems.length) {
+      return { ok: false, error: { code: 'invalid_payload', message: `${command.title}: ${problems.join('; ')}.`, problems } };
+    }
+    const undo = [];
+    let result;
+    try {
+      result = command.run(state, structuredClone(payload), undo);
+    } catch (err) {
+      // A handler that fails half-way must leave nothing behind.
+      revertChanges(undo);
+      if (err instanceof CommandError) return { ok: false, error: { code: err.code, message: err.message, problems: [] } };
+      console.error(`command ${id} failed`, err);
+      return { ok: false, error: { code: 'internal', message: `${command.title} failed unexpectedly.`, problems: [] } };
+    }
+    if (undo.length) recomputeMatches(state);
+    seq += 1;
+    const entry = {
+      seq,
+      id,
+      payload: structuredClone(payload),
+      source,
+      control,
+      at: now().toISOString(),
+      mutates: command.mutates,
+      result: summarise(result),
+      changes: undo,
+    };
+    record(entry);
+    onChange(entry);
+    return { ok: true, seq, result };
+  }
+
+  function revertChanges(changes) {
+    for (let i = changes.length - 1; i >= 0; i -= 1) {
+      const c = changes[i];
+      const t = state.byId.get(c.ticket_id);
+      if (t) t[c.field] = Array.isArray(c.before) ? [...c.before] : c.before;
+    }
+  }
+
+  function undoEntry(targetSeq) {
+    const entry = entries.find((e) => e.seq === targetSeq);
+    if (!entry || !entry.changes.length) return false;
+    revertChanges(entry.changes);
+    recomputeMatches(state);
+    const ticketIds = [...new Set(entry.changes.map((c) => c.ticket_id))];
+    entry.changes = [];
+    onChange({ seq: targetSeq, id: entry.id, undone: true, changes: ticketIds.map((ticket_id) => ({ ticket_id })) });
+    return true;
+  }
+
+  return {
+    dispatch,
+    undo: undoEntry,
+    log: () => entries.map((e) => ({ ...e })),
+    subscribe(fn) { listeners.add(fn); return () => listeners.delete(fn); },
+    get catalogue() { return catalogue; },
+  };
+}

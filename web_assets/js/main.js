@@ -1,0 +1,123 @@
+// Boot: open the stored queue (or the demo queue the first time), wire the bus to the UI and
+// to IndexedDB, and tell the shell the console is ready.
+import { createBus } from './bus.js';
+import { CATALOGUE_VERSION, describeCatalogue } from './catalogue.js';
+import { createQueueState, replaceQueue, queueDocument } from './queue_state.js';
+import { openDatabase, loadQueue, createPersister } from './persist.js';
+import { mountQueueList } from './ui/queue_list.js';
+import { mountFilterBar } from './ui/filter_bar.js';
+import { mountDetailPane } from './ui/detail_pane.js';
+import { createToast } from './ui/toast.js';
+import { $ } from './ui/dom.js';
+import { installShellApi } from './shell_api.js';
+import { installShortcuts } from './ui/shortcuts.js';
+
+const TAG_COMMANDS = new Set(['set_ticket_tags', 'add_ticket_tag', 'remove_ticket_tag', 'tag_matching_tickets', 'untag_matching_tickets']);
+const VIEW_COMMANDS = new Set(['filter_tickets', 'select_ticket']);
+
+function webmcpState() {
+  return 'modelContext' in document ? 'native' : 'degraded';
+}
+
+async function fetchDemoQueue() {
+  const response = await fetch('data/default_queue.json');
+  if (!response.ok) throw new Error(`the demo queue is missing (${response.status})`);
+  return response.json();
+}
+
+async function boot() {
+  document.body.dataset.webmcp = webmcpState();
+  const db = await openDatabase().catch((err) => {
+    console.warn('IndexedDB is unavailable; changes will not be kept', err);
+    return null;
+  });
+  let doc = await loadQueue(db);
+  const firstRun = !doc;
+  if (!doc) doc = await fetchDemoQueue();
+  const state = createQueueState(doc);
+  const persister = createPersister(db, state, queueDocument);
+  if (firstRun) await persister.replaceAll(queueDocument(state));
+
+  const toast = createToast();
+  let ui = null;
+  const bus = createBus({
+    state,
+    onChange(entry) {
+      const ids = [...new Set(entry.changes.map((c) => c.ticket_id))];
+      if (ids.length) persister.ticketsChanged(ids);
+      if (VIEW_COMMANDS.has(entry.id)) persister.viewChanged();
+      if (ui) ui.render(TAG_COMMANDS.has(entry.id));
+    },
+  });
+
+  /** What a control does: dispatch, then say what happened in words. */
+  function uiDispatch(id, payload, control) {
+    const outcome = bus.dispatch(id, payload, { source: 'ui', control });
+    if (!outcome.ok) {
+      toast.show(outcome.error.message, { kind: 'error' });
+      ui.render(false);
+      return false;
+    }
+    const r = outcome.result;
+    if (r && typeof r.changed === 'number') {
+      const seq = outcome.seq;
+      toast.show(`Changed ${r.changed} of ${r.matched} matching tickets.`, {
+        undo: r.changed ? () => { bus.undo(seq); toast.show('Undone.'); } : null,
+      });
+    }
+    if (id === 'select_ticket') list.scrollToSelected();
+    return true;
+  }
+
+  const list = mountQueueList({ state, onSelect: (ticketId) => uiDispatch('select_ticket', { ticket_id: ticketId }, 'queue-list') });
+  const filters = mountFilterBar({ state, dispatch: uiDispatch });
+  const detail = mountDetailPane({ state, dispatch: uiDispatch });
+
+  function renderStats() {
+    const counts = { new: 0, open: 0, pending: 0 };
+    for (const t of state.tickets) if (t.status in counts) counts[t.status] += 1;
+    $('top-stats').textContent = `${counts.new.toLocaleString('en')} new · ${counts.open.toLocaleString('en')} open · ${counts.pending.toLocaleString('en')} pending`;
+    $('queue-name').textContent = state.queueName;
+    const mode = document.body.dataset.webmcp;
+    $('webmcp-state').textContent = mode === 'degraded' ? 'Agent tools: off' : `Agent tools: WebMCP ${mode}`;
+  }
+
+  ui = {
+    render(optionsChanged) {
+      if (optionsChanged) { filters.renderOptions(); detail.renderOptions(); }
+      filters.render();
+      detail.render();
+      list.refresh();
+      renderStats();
+    },
+  };
+  ui.render(true);
+  installShortcuts({ list });
+
+  async function loadQueueFrom(url) {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error('the shell did not hand over the queue');
+    const next = await response.json();
+    replaceQueue(state, next);
+    await persister.replaceAll(queueDocument(state));
+    $('queue-list').scrollTop = 0;
+    ui.render(true);
+    return { tickets: state.tickets.length };
+  }
+
+  installShellApi({
+    summary: () => ({ tickets: state.tickets.length, matches: state.matches.length, selected: state.selectedId, webmcp: document.body.dataset.webmcp, catalogueVersion: CATALOGUE_VERSION, queueName: state.queueName }),
+    dispatch: (id, payload, source = 'shell') => bus.dispatch(id, payload, { source }),
+    log: () => bus.log(),
+    catalogue: () => describeCatalogue(),
+    exportQueue: () => queueDocument(state),
+    loadQueueFrom,
+    flush: async () => { await persister.idle(); return true; },
+  });
+}
+
+boot().catch((err) => {
+  console.error('the console could not start', err);
+  const main = document.querySelector('main');
+  if (main) main.replaceChildren(Object.assign(document.createElement('p'), { className: 'boot-error', textContent: `The console could not start: ${err.message}` }));
+});

@@ -1,0 +1,104 @@
+// The queue a person is triaging: tickets, the people they can go to, canned replies, and the
+// view (filter, open ticket). Only catalogue command handlers change it; everything else reads.
+
+export const STATUSES = ['new', 'open', 'pending', 'solved', 'closed'];
+export const PRIORITIES = ['low', 'normal', 'high', 'urgent'];
+export const EMPTY_FILTER = Object.freeze({ text: '', status: '', priority: '', assignee: '', tag: '' });
+export const UNASSIGNED = '__unassigned__';
+
+export function createQueueState(doc) {
+  const state = {
+    tickets: [],
+    byId: new Map(),
+    assignees: [],
+    templates: [],
+    filter: { ...EMPTY_FILTER },
+    matches: [],
+    selectedId: null,
+    queueName: doc.name || 'Demo queue',
+  };
+  replaceQueue(state, doc);
+  return state;
+}
+
+/** Swap in a whole queue (File › Open queue…); the view starts over. */
+export function replaceQueue(state, doc) {
+  state.tickets = doc.tickets.map(normaliseTicket);
+  state.byId = new Map(state.tickets.map((t) => [t.id, t]));
+  state.assignees = doc.assignees ?? [];
+  if (doc.templates && doc.templates.length) state.templates = doc.templates;
+  state.filter = { ...EMPTY_FILTER, ...(doc.view?.filter ?? {}) };
+  state.selectedId = doc.view?.selectedId && state.byId.has(doc.view.selectedId) ? doc.view.selectedId : null;
+  if (doc.name) state.queueName = doc.name;
+  recomputeMatches(state);
+}
+
+function normaliseTicket(t) {
+  return {
+    id: String(t.id),
+    subject: t.subject ?? '',
+    body: t.body ?? '',
+    requester: t.requester ?? '',
+    created: t.created ?? '',
+    status: t.status ?? 'new',
+    priority: t.priority ?? 'normal',
+    assignee: t.assignee ?? null,
+    tags: Array.isArray(t.tags) ? [...t.tags] : [],
+    reply_draft: t.reply_draft ?? '',
+  };
+}
+
+/** Lower-cased searchable text, cached on the ticket object; dropped when the subject/body change. */
+function haystack(t) {
+  if (t._hay === undefined) {
+    Object.defineProperty(t, '_hay', {
+      value: `${t.id}\n${t.subject}\n${t.body}\n${t.requester}`.toLowerCase(),
+      writable: true, enumerable: false, configurable: true,
+    });
+  }
+  return t._hay;
+}
+
+export function ticketMatches(t, f, needle = (f.text || '').trim().toLowerCase()) {
+  if (f.status && t.status !== f.status) return false;
+  if (f.priority && t.priority !== f.priority) return false;
+  if (f.assignee) {
+    if (f.assignee === UNASSIGNED ? t.assignee !== null : t.assignee !== f.assignee) return false;
+  }
+  if (f.tag && !t.tags.includes(f.tag)) return false;
+  if (needle && !haystack(t).includes(needle)) return false;
+  return true;
+}
+
+export function recomputeMatches(state) {
+  const f = state.filter;
+  const needle = (f.text || '').trim().toLowerCase();
+  const out = [];
+  for (const t of state.tickets) if (ticketMatches(t, f, needle)) out.push(t.id);
+  state.matches = out;
+  return out;
+}
+
+export function allTags(state) {
+  const tags = new Set();
+  for (const t of state.tickets) for (const tag of t.tags) tags.add(tag);
+  return [...tags].sort();
+}
+
+export function assigneeName(state, id) {
+  if (id === null || id === undefined) return 'Unassigned';
+  return state.assignees.find((a) => a.id === id)?.name ?? id;
+}
+
+/** The queue as a document for saving (File › Save queue as…) or IndexedDB. */
+export function queueDocument(state) {
+  return {
+    format: 'understudy-queue',
+    version: 1,
+    name: state.queueName,
+    tickets: state.tickets.map(({ _hay, ...t }) => t),
+    assignees: state.assignees,
+    templates: state.templates,
+    view: { filter: { ...state.filter }, selectedId: state.selectedId },
+  };
+}

@@ -1,0 +1,49 @@
+// Small DOM helpers. Text always goes in through textContent, never innerHTML: ticket
+// subjects and bodies are written by customers.
+
+export const $ = (id) => document.getElementById(id);
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === false || v === null || v === undefined) continue;
+    if (k === 'class') node.className = v;
+    else if (k === 'text') node.textContent = v;
+    else if (k === 'dataset') Object.assign(node.dataset, v);
+    else node.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+
+export function fillSelect(select, options, value) {
+  const current = value ?? select.value;
+  select.replaceChildren(...options.map(([v, label]) => el('option', { value: v, text: label })));
+  select.value = current;
+}
+
+const dateFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short' });
+const dateTimeFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' });
+
+export function shortDate(iso) {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '' : dateFormat.format(d);
+}
+
+export function longDate(iso) {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '' : dateTimeFormat.format(d);
+}
+
+export function requesterName(requester) {
+  return String(requester || '').split('<')[0].trim() || requester;
+}
+
+export function initials(name) {
+  return String(name).split(/\s+/).filter(Boolean).slice(0, 2).map((w) => w[0].toUpperCase()).join('');
+}
+
+export const LABELS = {
+  status: { new: 'New', open: 'Open', pending: 'Pending', solved: 'Solved', closed: 'Closed' },
+  priority: { low: 'Low', normal: 'Normal', high: 'High', urgent: 'Urgent' },
+};

@@ -1,0 +1,107 @@
+// The ticket list, virtualised: only the rows in view exist in the DOM, so a queue of 100,000
+// tickets scrolls like one of 40. It is a single ARIA listbox; the open ticket is its active
+// descendant, and j/k or the arrow keys move through the filtered set.
+import { $, el, shortDate, requesterName, initials, LABELS } from './dom.js';
+import { assigneeName } from '../queue_state.js';
+
+export const ROW_HEIGHT = 58;
+const OVERSCAN = 6;
+
+export function mountQueueList({ state, onSelect }) {
+  const list = $('queue-list');
+  const spacer = $('queue-spacer');
+  const empty = $('queue-empty');
+  const rows = new Map(); // ticket id -> element currently rendered
+  let frame = 0;
+
+  function rowFor(t, index) {
+    const selected = t.id === state.selectedId;
+    const who = assigneeName(state, t.assignee);
+    const row = el('div', {
+      class: `row prio-${t.priority}${selected ? ' selected' : ''}${t.status === 'new' ? ' unread' : ''}`,
+      role: 'option',
+      id: `row-${t.id}`,
+      'aria-selected': selected ? 'true' : 'false',
+      'aria-posinset': index + 1,
+      'aria-setsize': state.matches.length,
+      'aria-label': `${t.id}: ${t.subject}. ${LABELS.status[t.status]}, ${LABELS.priority[t.priority]} priority, ${who}`,
+      dataset: { ticketId: t.id },
+    },
+    el('span', { class: `prio prio-${t.priority}`, title: `${LABELS.priority[t.priority]} priority` }, el('i'), LABELS.priority[t.priority]),
+    el('span', { class: 'main' },
+      el('span', { class: 'line1' }, el('span', { class: 'tid', text: t.id }), el('span', { class: 'subject', text: t.subject })),
+      el('span', { class: 'line2' }, el('span', { class: 'requester', text: requesterName(t.requester) }),
+        ...t.tags.slice(0, 3).map((tag) => el('span', { class: 'tag', text: tag })))),
+    el('span', { class: `status-pill status-${t.status}`, text: LABELS.status[t.status] }),
+    el('span', { class: `who${t.assignee ? '' : ' nobody'}`, title: who },
+      el('span', { class: 'avatar', text: t.assignee ? initials(who) : '–' }), el('span', { class: 'who-name', text: t.assignee ? who.split(' ')[0] : 'Unassigned' })),
+    el('time', { class: 'created', datetime: t.created, text: shortDate(t.created) }));
+    row.style.transform = `translateY(${index * ROW_HEIGHT}px)`;
+    return row;
+  }
+
+  function render() {
+    frame = 0;
+    const total = state.matches.length;
+    spacer.style.height = `${total * ROW_HEIGHT}px`;
+    empty.hidden = total > 0;
+    const top = list.scrollTop;
+    const height = list.clientHeight || 600;
+    const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
+    const last = Math.min(total, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
+    for (const node of rows.values()) node.remove();
+    rows.clear();
+    const fragment = document.createDocumentFragment();
+    for (let i = first; i < last; i += 1) {
+      const t = state.byId.get(state.matches[i]);
+      if (!t) continue;
+      const node = rowFor(t, i);
+      rows.set(t.id, node);
+      fragment.append(node);
+    }
+    list.append(fragment);
+    if (state.selectedId && rows.has(state.selectedId)) list.setAttribute('aria-activedescendant', `row-${state.selectedId}`);
+    else list.removeAttribute('aria-activedescendant');
+  }
+
+  function refresh() {
+    if (!frame) frame = requestAnimationFrame(render);
+  }
+
+  function scrollToSelected() {
+    const index = state.matches.indexOf(state.selectedId);
+    if (index < 0) return;
+    const top = index * ROW_HEIGHT;
+    if (top < list.scrollTop) list.scrollTop = top;
+    else if (top + ROW_HEIGHT > list.scrollTop + list.clientHeight) list.scrollTop = top + ROW_HEIGHT - list.clientHeight;
+  }
+
+  function move(delta) {
+    if (!state.matches.length) return;
+    const index = state.matches.indexOf(state.selectedId);
+    const next = Math.min(state.matches.length - 1, Math.max(0, index < 0 ? 0 : index + delta));
+    onSelect(state.matches[next]);
+  }
+
+  list.addEventListener('scroll', refresh, { passive: true });
+  list.addEventListener('click', (event) => {
+    const row = event.target.closest('.row');
+    if (row) onSelect(row.dataset.ticketId);
+  });
+  list.addEventListener('keydown', (event) => {
+    const keys = { ArrowDown: 1, j: 1, ArrowUp: -1, k: -1, PageDown: 10, PageUp: -10 };
+    if (event.key in keys && !event.ctrlKey && !event.metaKey && !event.altKey) {
+      event.preventDefault();
+      move(keys[event.key]);
+    } else if (event.key === 'Home' || event.key === 'End') {
+      event.preventDefault();
+      if (state.matches.length) onSelect(state.matches[event.key === 'Home' ? 0 : state.matches.length - 1]);
+    } else if (event.key === 'Enter' && state.selectedId) {
+      event.preventDefault();
+      $('assignee-select').focus();
+    }
+  });
+  new ResizeObserver(refresh).observe(list);
+
+  return { refresh, renderNow: render, scrollToSelected, move };
+}

@@ -1,0 +1,40 @@
+// Keyboard-only use: single keys move around when no text field has focus.
+import { $ } from './dom.js';
+
+function typing(target) {
+  return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+}
+
+export function installShortcuts({ list }) {
+  const focus = {
+    '/': 'filter-text',
+    a: 'assignee-select',
+    p: 'priority-select',
+    s: 'status-select',
+    t: 'tag-input',
+    r: 'template-select',
+  };
+  document.addEventListener('keydown', (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === 'Escape') {
+      $('queue-list').focus();
+      return;
+    }
+    if (typing(event.target)) return;
+    if (event.key === 'j' || event.key === 'k') {
+      if (event.target !== $('queue-list')) {
+        event.preventDefault();
+        list.move(event.key === 'j' ? 1 : -1);
+      }
+      return;
+    }
+    const id = focus[event.key];
+    if (id) {
+      const target = $(id);
+      if (target && !target.closest('[hidden]')) {
+        event.preventDefault();
+        target.focus();
+      }
+    }
+  });
+}

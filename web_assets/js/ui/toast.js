@@ -1,0 +1,34 @@
+// One toast at the bottom: results of changes, errors in plain words, and Undo for bulk edits.
+import { $ } from './dom.js';
+
+export function createToast() {
+  const box = $('toast');
+  const text = $('toast-text');
+  const undoButton = $('toast-undo');
+  let timer = null;
+  let undoAction = null;
+
+  undoButton.addEventListener('click', () => {
+    const action = undoAction;
+    hide();
+    if (action) action();
+  });
+
+  function hide() {
+    box.hidden = true;
+    undoAction = null;
+    clearTimeout(timer);
+  }
+
+  function show(message, { kind = 'info', undo = null, ms = 5000 } = {}) {
+    clearTimeout(timer);
+    text.textContent = message;
+    box.dataset.kind = kind;
+    undoAction = undo;
+    undoButton.hidden = !undo;
+    box.hidden = false;
+    timer = setTimeout(hide, kind === 'error' ? ms * 2 : ms);
+  }
+
+  return { show, hide };
+}
