@@ -134,14 +134,16 @@ class ConsoleLink(QObject):
             self._poll_timer.stop()
 
     def _on_take(self, call_id: str, answer: object) -> None:
-        if not isinstance(answer, str):
-            return  # still running
+        # Still running: the page answers "" (PySide6 may also turn a JS null into "").
+        if not isinstance(answer, str) or not answer:
+            return
         pending = self._running.pop(call_id, None)
         if pending is None:
             return
         try:
             payload = json.loads(answer)
         except json.JSONDecodeError:
+            log.warning("unreadable answer from the console: %r", answer[:200])
             pending.callback(CallResult(False, error="the console sent an unreadable answer"))
             return
         if payload.get("ok"):

@@ -22,7 +22,7 @@ export function installShellApi(api) {
     start(callId, method, args) { run(String(callId), String(method), args); return true; },
     take(callId) {
       const value = results.get(callId);
-      if (value === undefined) return null;
+      if (value === undefined) return ''; // still running
       results.delete(callId);
       return value;
     },
