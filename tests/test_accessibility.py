@@ -1,0 +1,57 @@
+"""Every control has an accessible name, and the console works from the keyboard alone."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+UNNAMED_CONTROLS = """(() => {
+  const name = (el) => {
+    if (el.getAttribute('aria-label')) return el.getAttribute('aria-label');
+    const by = el.getAttribute('aria-labelledby');
+    if (by) return by.split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' ');
+    if (el.labels && el.labels.length) return [...el.labels].map((l) => l.textContent).join(' ');
+    if (el.tagName === 'BUTTON') return el.textContent;
+    return '';
+  };
+  return [...document.querySelectorAll('button, select, input, textarea, [role=listbox], [role=option]')]
+    .filter((el) => !name(el).trim())
+    .map((el) => el.outerHTML.slice(0, 80));
+})()"""
+
+
+def test_every_control_has_an_accessible_name(console):
+    console.dispatch("select_ticket", {"ticket_id": "T-1006"})
+    console.qtbot.waitUntil(lambda: console.js("!document.getElementById('detail-card').hidden"))
+    assert console.value(UNNAMED_CONTROLS) == []
+
+
+def test_the_console_works_from_the_keyboard_alone(console):
+    keys = console.window.view.focusProxy()
+    console.window.view.setFocus()
+
+    def press(*seq):
+        for k in seq:
+            QTest.keyClick(keys, k)
+
+    press(Qt.Key.Key_J, Qt.Key.Key_J)
+    console.qtbot.waitUntil(lambda: console.api_json("summary")["selected"] == "T-1002")
+    press(Qt.Key.Key_A)
+    console.qtbot.waitUntil(lambda: console.js("document.activeElement.id") == "assignee-select")
+    press(Qt.Key.Key_E)  # type-ahead to "Elena Vasquez"
+    console.qtbot.waitUntil(lambda: console.dispatch("get_ticket", {"ticket_id": "T-1002"})[
+        "result"]["assignee"] == "elena")
+    press(Qt.Key.Key_Escape, Qt.Key.Key_T)
+    console.qtbot.waitUntil(lambda: console.js("document.activeElement.id") == "tag-input")
+    QTest.keyClicks(keys, "vip")
+    press(Qt.Key.Key_Return)
+    console.qtbot.waitUntil(lambda: "vip" in console.dispatch(
+        "get_ticket", {"ticket_id": "T-1002"})["result"]["tags"])
+    press(Qt.Key.Key_Escape, Qt.Key.Key_Slash)
+    console.qtbot.waitUntil(lambda: console.js("document.activeElement.id") == "filter-text")
+    QTest.keyClicks(keys, "bank feed")
+    press(Qt.Key.Key_Return)
+    console.qtbot.waitUntil(lambda: console.api_json("log")[-1]["id"] == "filter_tickets")
+    assert console.api_json("log")[-1]["payload"] == {"text": "bank feed"}
+    sources = {e["source"] for e in console.api_json("log") if e["id"] != "get_ticket"}
+    assert sources == {"ui"}

@@ -1,0 +1,148 @@
+"""File › Open queue… and Save queue as… through the real window and page."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from understudy_desktop.queue_io import load_queue_file
+from understudy_desktop.shell.queue_preview import QueuePreviewDialog
+
+FIXTURES = Path(__file__).parent / "fixtures" / "queues"
+
+
+def open_and_wait(console, path: Path) -> None:
+    with console.qtbot.waitSignal(console.window.queue_loaded, timeout=60_000):
+        assert console.window.open_queue(path, confirm=False)
+
+
+def problems_of(console, monkeypatch) -> list[tuple[str, str]]:
+    seen: list[tuple[str, str]] = []
+    monkeypatch.setattr(console.window, "show_problem", lambda t, m: seen.append((t, m)))
+    return seen
+
+
+def test_opening_a_helpdesk_csv_replaces_the_queue(console):
+    open_and_wait(console, FIXTURES / "helpdesk_comma.csv")
+    summary = console.api_json("summary")
+    assert summary["tickets"] == 5
+    ticket = console.dispatch("get_ticket", {"ticket_id": "1002"})["result"]
+    assert ticket["status"] == "open"  # "In Progress" in the file
+    assert ticket["priority"] == "normal"  # "Medium"
+    names = {a["id"]: a["name"] for a in console.dispatch("list_assignees", {})["result"]}
+    assert names[ticket["assignee"]] == "Ana García"
+    # A helpdesk export has no templates: the console keeps its own.
+    assert len(console.dispatch("list_templates", {})["result"]) == 8
+    console.qtbot.waitUntil(lambda: "helpdesk_comma.csv" in console.window._status.text())
+
+
+def test_triaged_csv_saves_back_in_the_same_format(console, tmp_path):
+    source = FIXTURES / "helpdesk_comma.csv"
+    open_and_wait(console, source)
+    assert console.dispatch("set_ticket_status", {"ticket_id": "1001", "status": "solved"})["ok"]
+    assert console.dispatch("add_ticket_tag", {"ticket_id": "1001", "tag": "vip"})["ok"]
+    target = tmp_path / "triaged.csv"
+    with console.qtbot.waitSignal(console.window.queue_saved, timeout=30_000):
+        console.window.save_queue(target)
+    again = load_queue_file(target)
+    by_id = {t.id: t for t in again.tickets}
+    assert by_id["1001"].status == "solved"
+    assert "vip" in by_id["1001"].tags
+    assert by_id["1002"].status == "open"
+    with target.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    with source.open(encoding="utf-8", newline="") as f:
+        original = list(csv.reader(f))
+    assert rows[0] == original[0]  # same headers, same order, extra columns kept
+    assert rows[2] == original[2]  # an untouched ticket is written back unchanged
+    assert rows[1][9:] == original[1][9:]  # Group and Satisfaction survive the edit
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        ("{ not json", "JSON"),
+        ("subject,body\nhello,world\n", "id"),
+        ("", "empty"),
+    ],
+)
+def test_a_bad_file_is_refused_and_the_queue_stays(console, tmp_path, monkeypatch, content, words):
+    seen = problems_of(console, monkeypatch)
+    console.dispatch("set_ticket_priority", {"ticket_id": "T-1001", "priority": "urgent"})
+    before = console.api("exportQueue")
+    bad = tmp_path / ("bad.json" if content.startswith("{") else "bad.csv")
+    bad.write_text(content, encoding="utf-8")
+    assert console.window.open_queue(bad, confirm=False) is False
+    assert len(seen) == 1
+    title, message = seen[0]
+    assert title == "This queue could not be opened"
+    assert words.lower() in message.lower()
+    assert console.api("exportQueue") == before
+
+
+def test_an_unknown_encoding_is_refused(console, tmp_path, monkeypatch):
+    seen = problems_of(console, monkeypatch)
+    bad = tmp_path / "binary.csv"
+    bad.write_bytes(bytes(range(256)) * 40)
+    assert console.window.open_queue(bad, confirm=False) is False
+    assert seen and console.api_json("summary")["tickets"] == 40
+
+
+def test_cancelling_the_preview_changes_nothing(console, monkeypatch):
+    monkeypatch.setattr(QueuePreviewDialog, "exec", lambda self: 0)
+    before = console.api("exportQueue")
+    assert console.window.open_queue(FIXTURES / "helpdesk_comma.csv", confirm=True) is False
+    assert console.api("exportQueue") == before
+
+
+def test_customer_text_from_a_file_is_shown_as_text(console, tmp_path):
+    hostile = '<img src=x onerror="document.title=\'pwned\'"></div><b>bold</b>'
+    queue = [{"id": "H-1", "subject": hostile, "description": hostile, "status": "new"}]
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(queue), encoding="utf-8")
+    open_and_wait(console, path)
+    console.dispatch("select_ticket", {"ticket_id": "H-1"})
+    console.qtbot.waitUntil(lambda: console.js("document.getElementById('d-subject').textContent")
+                            == hostile)
+    assert console.js("document.getElementById('d-body').textContent") == hostile
+    assert console.js("document.querySelectorAll('#d-subject *, #d-body *, .row .subject *')"
+                      ".length") == 0
+    assert console.js("document.title") == "Understudy — Triage console"
+
+
+def test_an_opened_queue_survives_a_restart(console_factory, data_dir):
+    first = console_factory(data_dir)
+    open_and_wait(first, FIXTURES / "tickets_array.json")
+    first.flush()
+    first.session.close()
+    second = console_factory(data_dir)
+    summary = second.api_json("summary")
+    assert summary["tickets"] == len(load_queue_file(FIXTURES / "tickets_array.json").tickets)
+    assert second.dispatch("get_ticket", {"ticket_id": "501"})["ok"]
+
+
+@pytest.mark.slow
+def test_a_100k_queue_opens_filters_and_stays_virtualised(console, tmp_path):
+    path = tmp_path / "big.csv"
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "subject", "body", "status", "priority", "tags", "created"])
+        for i in range(100_000):
+            status = "open" if i % 3 else "new"
+            w.writerow([f"B-{i}", f"Bank feed stopped #{i}" if i % 10 == 0 else f"Question {i}",
+                        "text", status, "normal", "bank-feed" if i % 10 == 0 else "",
+                        "2026-11-20T10:00:00Z"])
+    open_and_wait(console, path)
+    assert console.api_json("summary")["tickets"] == 100_000
+    console.qtbot.waitUntil(lambda: console.js("document.querySelectorAll('.row').length") > 0)
+    rendered = console.js("document.querySelectorAll('.row').length")
+    assert 0 < rendered < 80  # only what is on screen exists in the DOM
+    out = console.dispatch("filter_tickets", {"text": "bank feed", "status": "open"})
+    # Every 10th ticket mentions the bank feed; of those, two in three are open.
+    assert out["result"]["matched"] == sum(1 for i in range(0, 100_000, 10) if i % 3)
+    console.js("document.getElementById('queue-list').scrollTop = 200000; true")
+    console.qtbot.waitUntil(lambda: console.js(
+        "Number(document.querySelector('.row').getAttribute('aria-posinset'))") > 1000)
