@@ -9,12 +9,15 @@ UNNAMED_CONTROLS = """(() => {
   const name = (el) => {
     if (el.getAttribute('aria-label')) return el.getAttribute('aria-label');
     const by = el.getAttribute('aria-labelledby');
-    if (by) return by.split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' ');
+    if (by) {
+      return by.split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' ');
+    }
     if (el.labels && el.labels.length) return [...el.labels].map((l) => l.textContent).join(' ');
     if (el.tagName === 'BUTTON') return el.textContent;
     return '';
   };
-  return [...document.querySelectorAll('button, select, input, textarea, [role=listbox], [role=option]')]
+  const controls = 'button, select, input, textarea, [role=listbox], [role=option]';
+  return [...document.querySelectorAll(controls)]
     .filter((el) => !name(el).trim())
     .map((el) => el.outerHTML.slice(0, 80));
 })()"""
@@ -39,14 +42,18 @@ def test_the_console_works_from_the_keyboard_alone(console):
     press(Qt.Key.Key_A)
     console.qtbot.waitUntil(lambda: console.js("document.activeElement.id") == "assignee-select")
     press(Qt.Key.Key_E)  # type-ahead to "Elena Vasquez"
-    console.qtbot.waitUntil(lambda: console.dispatch("get_ticket", {"ticket_id": "T-1002"})[
-        "result"]["assignee"] == "elena")
+    console.qtbot.waitUntil(
+        lambda: (
+            console.dispatch("get_ticket", {"ticket_id": "T-1002"})["result"]["assignee"] == "elena"
+        )
+    )
     press(Qt.Key.Key_Escape, Qt.Key.Key_T)
     console.qtbot.waitUntil(lambda: console.js("document.activeElement.id") == "tag-input")
     QTest.keyClicks(keys, "vip")
     press(Qt.Key.Key_Return)
-    console.qtbot.waitUntil(lambda: "vip" in console.dispatch(
-        "get_ticket", {"ticket_id": "T-1002"})["result"]["tags"])
+    console.qtbot.waitUntil(
+        lambda: "vip" in console.dispatch("get_ticket", {"ticket_id": "T-1002"})["result"]["tags"]
+    )
     press(Qt.Key.Key_Escape, Qt.Key.Key_Slash)
     console.qtbot.waitUntil(lambda: console.js("document.activeElement.id") == "filter-text")
     QTest.keyClicks(keys, "bank feed")

@@ -99,17 +99,20 @@ def test_cancelling_the_preview_changes_nothing(console, monkeypatch):
 
 
 def test_customer_text_from_a_file_is_shown_as_text(console, tmp_path):
-    hostile = '<img src=x onerror="document.title=\'pwned\'"></div><b>bold</b>'
+    hostile = "<img src=x onerror=\"document.title='pwned'\"></div><b>bold</b>"
     queue = [{"id": "H-1", "subject": hostile, "description": hostile, "status": "new"}]
     path = tmp_path / "hostile.json"
     path.write_text(json.dumps(queue), encoding="utf-8")
     open_and_wait(console, path)
     console.dispatch("select_ticket", {"ticket_id": "H-1"})
-    console.qtbot.waitUntil(lambda: console.js("document.getElementById('d-subject').textContent")
-                            == hostile)
+    console.qtbot.waitUntil(
+        lambda: console.js("document.getElementById('d-subject').textContent") == hostile
+    )
     assert console.js("document.getElementById('d-body').textContent") == hostile
-    assert console.js("document.querySelectorAll('#d-subject *, #d-body *, .row .subject *')"
-                      ".length") == 0
+    assert (
+        console.js("document.querySelectorAll('#d-subject *, #d-body *, .row .subject *').length")
+        == 0
+    )
     assert console.js("document.title") == "Understudy — Triage console"
 
 
@@ -132,9 +135,17 @@ def test_a_100k_queue_opens_filters_and_stays_virtualised(console, tmp_path):
         w.writerow(["id", "subject", "body", "status", "priority", "tags", "created"])
         for i in range(100_000):
             status = "open" if i % 3 else "new"
-            w.writerow([f"B-{i}", f"Bank feed stopped #{i}" if i % 10 == 0 else f"Question {i}",
-                        "text", status, "normal", "bank-feed" if i % 10 == 0 else "",
-                        "2026-11-20T10:00:00Z"])
+            w.writerow(
+                [
+                    f"B-{i}",
+                    f"Bank feed stopped #{i}" if i % 10 == 0 else f"Question {i}",
+                    "text",
+                    status,
+                    "normal",
+                    "bank-feed" if i % 10 == 0 else "",
+                    "2026-11-20T10:00:00Z",
+                ]
+            )
     open_and_wait(console, path)
     assert console.api_json("summary")["tickets"] == 100_000
     console.qtbot.waitUntil(lambda: console.js("document.querySelectorAll('.row').length") > 0)
@@ -144,5 +155,9 @@ def test_a_100k_queue_opens_filters_and_stays_virtualised(console, tmp_path):
     # Every 10th ticket mentions the bank feed; of those, two in three are open.
     assert out["result"]["matched"] == sum(1 for i in range(0, 100_000, 10) if i % 3)
     console.js("document.getElementById('queue-list').scrollTop = 200000; true")
-    console.qtbot.waitUntil(lambda: console.js(
-        "Number(document.querySelector('.row').getAttribute('aria-posinset'))") > 1000)
+    console.qtbot.waitUntil(
+        lambda: (
+            console.js("Number(document.querySelector('.row').getAttribute('aria-posinset'))")
+            > 1000
+        )
+    )

@@ -74,10 +74,11 @@ ensure_venv() {
   local stamp="$VENV/.understudy-stamp" want
   want="$(cat "$UNDERSTUDY_ROOT/pyproject.toml" "$UNDERSTUDY_ROOT/requirements.lock" | sha256sum | cut -d' ' -f1)"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$VENV/bin/python" ]; then return; fi
-  if [ ! -x "$VENV/bin/python" ]; then
-    say "creating the virtualenv in .venv"
-    python3 -m venv "$VENV"
-  fi
+  # A changed lock gets a new virtualenv: installing over an old one leaves packages behind
+  # that the lock no longer names (Qt splits its wheels differently between releases).
+  rm -rf "$VENV"
+  say "creating the virtualenv in .venv"
+  python3 -m venv "$VENV"
   say "installing Python packages (first time: about 300 MB, a few minutes)"
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$UNDERSTUDY_ROOT/requirements.lock"
