@@ -32,6 +32,8 @@ def test_every_control_has_an_accessible_name(console):
 def test_the_console_works_from_the_keyboard_alone(console):
     keys = console.window.view.focusProxy()
     console.window.view.setFocus()
+    # Keys typed before the page has focus are dropped: wait until both Qt and the page agree.
+    console.qtbot.waitUntil(lambda: keys.hasFocus() and console.js("document.hasFocus()"))
 
     def press(*seq):
         for k in seq:

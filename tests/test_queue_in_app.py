@@ -16,7 +16,13 @@ FIXTURES = Path(__file__).parent / "fixtures" / "queues"
 
 def open_and_wait(console, path: Path) -> None:
     with console.qtbot.waitSignal(console.window.queue_loaded, timeout=60_000):
-        assert console.window.open_queue(path, confirm=False)
+        console.window.open_queue(path, confirm=False)
+
+
+def open_and_fail(console, path: Path, confirm: bool = False) -> str:
+    with console.qtbot.waitSignal(console.window.queue_failed, timeout=60_000) as blocker:
+        console.window.open_queue(path, confirm=confirm)
+    return str(blocker.args[0])
 
 
 def problems_of(console, monkeypatch) -> list[tuple[str, str]]:
@@ -75,7 +81,7 @@ def test_a_bad_file_is_refused_and_the_queue_stays(console, tmp_path, monkeypatc
     before = console.api("exportQueue")
     bad = tmp_path / ("bad.json" if content.startswith("{") else "bad.csv")
     bad.write_text(content, encoding="utf-8")
-    assert console.window.open_queue(bad, confirm=False) is False
+    open_and_fail(console, bad)
     assert len(seen) == 1
     title, message = seen[0]
     assert title == "This queue could not be opened"
@@ -87,14 +93,15 @@ def test_an_unknown_encoding_is_refused(console, tmp_path, monkeypatch):
     seen = problems_of(console, monkeypatch)
     bad = tmp_path / "binary.csv"
     bad.write_bytes(bytes(range(256)) * 40)
-    assert console.window.open_queue(bad, confirm=False) is False
+    message = open_and_fail(console, bad)
+    assert "encoded" in message.lower()
     assert seen and console.api_json("summary")["tickets"] == 40
 
 
 def test_cancelling_the_preview_changes_nothing(console, monkeypatch):
     monkeypatch.setattr(QueuePreviewDialog, "exec", lambda self: 0)
     before = console.api("exportQueue")
-    assert console.window.open_queue(FIXTURES / "helpdesk_comma.csv", confirm=True) is False
+    assert open_and_fail(console, FIXTURES / "helpdesk_comma.csv", confirm=True) == "cancelled"
     assert console.api("exportQueue") == before
 
 

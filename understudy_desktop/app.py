@@ -79,13 +79,22 @@ def run(paths: DataPaths, open_file: Path | None, quit_after_load: bool) -> int:
     assert isinstance(app, QApplication)
     session = open_session(paths)
     window = session.window
-    if quit_after_load:
-        # Used by the smoke test and the benchmark: start, wait for the console, stop.
-        window.link.ready_changed.connect(lambda ready: ready and QTimer.singleShot(0, app.quit))
-    if open_file is not None:
-        window.link.ready_changed.connect(
-            lambda ready: ready and window.open_queue(open_file, confirm=False)
-        )
+
+    def first_ready(ready: bool) -> None:
+        # Only the first time: a reload later must not re-open the file or quit.
+        if not ready:
+            return
+        window.link.ready_changed.disconnect(first_ready)
+        if open_file is not None:
+            if quit_after_load:
+                window.queue_loaded.connect(lambda _n: app.quit())
+                window.queue_failed.connect(lambda _m: app.exit(2))
+            window.open_queue(open_file, confirm=False)
+        elif quit_after_load:
+            # Used by smoke tests and benchmarks: start, wait for the console, stop.
+            QTimer.singleShot(0, app.quit)
+
+    window.link.ready_changed.connect(first_ready)
     window.load_console()
     window.show()
     if os.environ.get("QT_QPA_PLATFORM") == "offscreen":

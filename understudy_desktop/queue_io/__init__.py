@@ -14,7 +14,11 @@ from understudy_desktop.queue_io.reader import (
     load_queue_file,
     preview_queue_file,
 )
-from understudy_desktop.queue_io.writer import save_queue_file, write_atomically
+from understudy_desktop.queue_io.writer import (
+    queue_document_json,
+    save_queue_file,
+    write_atomically,
+)
 
 __all__ = [
     "FIELDS",
@@ -35,6 +39,7 @@ __all__ = [
     "field_label",
     "load_queue_file",
     "preview_queue_file",
+    "queue_document_json",
     "save_queue_file",
     "write_atomically",
 ]

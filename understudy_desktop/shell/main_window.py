@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -11,17 +10,28 @@ from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
 from PySide6.QtWebEngineWidgets import QWebEngineView
-from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMessageBox, QWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QWidget,
+)
 
 from understudy_desktop import APP_NAME
 from understudy_desktop.queue_io import (
+    LoadedQueue,
     QueueFileError,
+    QueuePreview,
     QueueSource,
     load_queue_file,
     preview_queue_file,
+    queue_document_json,
     save_queue_file,
 )
 from understudy_desktop.shell.about import about_facts
+from understudy_desktop.shell.background import BackgroundJob
 from understudy_desktop.shell.queue_preview import QueuePreviewDialog
 from understudy_desktop.web.console_link import CallResult, ConsoleLink
 from understudy_desktop.web.handoff import Handoff
@@ -38,6 +48,7 @@ class MainWindow(QMainWindow):
     """Owns the view and page; the profile belongs to the app and must outlive them."""
 
     queue_loaded = Signal(int)
+    queue_failed = Signal(str)
     queue_saved = Signal(str)
 
     def __init__(
@@ -61,6 +72,13 @@ class MainWindow(QMainWindow):
 
         self._status = QLabel("Starting…")
         self._status.setAccessibleName("Status")
+        self._progress = QProgressBar()
+        self._progress.setRange(0, 0)  # busy indicator: reading a file has no useful percentage
+        self._progress.setMaximumWidth(160)
+        self._progress.setAccessibleName("Working")
+        self._progress.setVisible(False)
+        self._busy: str | None = None
+        self.statusBar().addPermanentWidget(self._progress)
         self.statusBar().addPermanentWidget(self._status)
         self._build_menus()
 
@@ -153,32 +171,46 @@ class MainWindow(QMainWindow):
         if path:
             self.open_queue(Path(path), confirm=True)
 
-    def open_queue(self, path: Path, confirm: bool) -> bool:
-        """Load a queue file into the console; on any problem the current queue stays."""
-        try:
-            if confirm:
-                preview = preview_queue_file(path)
-                dialog = QueuePreviewDialog(preview, self)
-                if dialog.exec() != QueuePreviewDialog.DialogCode.Accepted:
-                    return False
-                loaded = preview.queue  # already read in full; no second pass over the file
-            else:
-                loaded = load_queue_file(path)
-        except QueueFileError as exc:
-            self.show_problem("This queue could not be opened", str(exc))
-            return False
-        document = {
-            "format": "understudy-queue",
-            "version": 1,
-            "tickets": [t.model_dump(mode="json") for t in loaded.tickets],
-            "assignees": [a.model_dump(mode="json") for a in loaded.assignees],
-            "templates": [t.model_dump(mode="json") for t in loaded.templates],
-        }
-        url = self._handoff.put(json.dumps(document).encode())
+    def open_queue(self, path: Path, confirm: bool) -> None:
+        """Load a queue file into the console; on any problem the current queue stays.
 
-        def done(result: CallResult) -> None:
-            if not result.ok:
-                self.show_problem("This queue could not be opened", result.error)
+        The file is read on a worker thread (a 100k-ticket CSV takes seconds); the outcome is
+        `queue_loaded` or `queue_failed`. With `confirm`, the preview dialog asks first.
+        """
+        if self._busy is not None:
+            self.show_problem("Still busy", "Wait until the current queue has finished opening.")
+            return
+
+        def read() -> tuple[QueuePreview | LoadedQueue, bytes]:
+            # Parsing and serialising for the page both happen here, off the GUI thread.
+            result: QueuePreview | LoadedQueue
+            result = preview_queue_file(path) if confirm else load_queue_file(path)
+            queue = result.queue if isinstance(result, QueuePreview) else result
+            return result, queue_document_json(queue)
+
+        job = BackgroundJob(read, self)
+        job.succeeded.connect(lambda answer: self._queue_read(path, *answer))
+        job.failed.connect(lambda exc: self._queue_failed(exc))
+        self._set_busy(f"Opening {path.name}…")
+        job.start()
+
+    def _queue_read(self, path: Path, result: QueuePreview | LoadedQueue, document: bytes) -> None:
+        if isinstance(result, QueuePreview):
+            dialog = QueuePreviewDialog(result, self)
+            if dialog.exec() != QueuePreviewDialog.DialogCode.Accepted:
+                self._set_busy(None)
+                self.queue_failed.emit("cancelled")
+                return
+            loaded = result.queue  # already read in full; no second pass over the file
+        else:
+            loaded = result
+        self._set_busy(f"Showing {len(loaded.tickets):,} tickets…")
+        url = self._handoff.put(document)
+
+        def done(answer: CallResult) -> None:
+            self._set_busy(None)
+            if not answer.ok:
+                self._queue_failed(QueueFileError(answer.error))
                 return
             self._queue_source = loaded.source
             self._queue_path = path
@@ -188,7 +220,27 @@ class MainWindow(QMainWindow):
             self.refresh_status()
 
         self.link.call("loadQueueFrom", [url], done, timeout_s=120)
-        return True
+
+    def _queue_failed(self, exc: object) -> None:
+        self._set_busy(None)
+        if isinstance(exc, QueueFileError):
+            message = str(exc)
+        else:
+            log.exception(
+                "opening a queue failed", exc_info=exc if isinstance(exc, Exception) else None
+            )
+            message = f"Something went wrong while reading the file: {exc}"
+        self.show_problem("This queue could not be opened", message)
+        self.queue_failed.emit(message)
+
+    def _set_busy(self, text: str | None) -> None:
+        self._busy = text
+        self.open_queue_action.setEnabled(text is None)
+        self._progress.setVisible(text is not None)
+        if text is None:
+            self.statusBar().clearMessage()
+        else:
+            self.statusBar().showMessage(text)
 
     def choose_queue_save_path(self) -> None:
         start = str(self._queue_path) if self._queue_path else "queue.json"

@@ -95,14 +95,18 @@ async function boot() {
   installShortcuts({ list });
 
   async function loadQueueFrom(url) {
+    const t0 = performance.now();
     const response = await fetch(url);
     if (!response.ok) throw new Error('the shell did not hand over the queue');
     const next = await response.json();
+    const t1 = performance.now();
     replaceQueue(state, next);
-    await persister.replaceAll(queueDocument(state));
     $('queue-list').scrollTop = 0;
     ui.render(true);
-    return { tickets: state.tickets.length };
+    const t2 = performance.now();
+    await persister.replaceAll(queueDocument(state));
+    const t3 = performance.now();
+    return { tickets: state.tickets.length, ms: { fetch: t1 - t0, show: t2 - t1, store: t3 - t2 } };
   }
 
   installShellApi({

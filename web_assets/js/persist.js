@@ -1,10 +1,15 @@
 // IndexedDB persistence of the queue on the app's own origin (understudy://app), so a person's
-// triage survives closing the app. Tickets are one record each, so a change writes only what
-// changed; the queue's order, people, templates and view live in one "meta" record.
+// triage survives closing the app.
+//
+// Tickets are stored in chunks of CHUNK_SIZE, in queue order: one record per ticket made a
+// 100,000-ticket queue take ~10 s to store (per-record overhead), one record for everything
+// would rewrite 60 MB for every edit. A change rewrites only the chunks it touched. The
+// queue's people, templates, view and chunk count live in one "meta" record.
 
 const DB_NAME = 'understudy';
 const DB_VERSION = 1;
 const FLUSH_DELAY_MS = 40;
+export const CHUNK_SIZE = 500;
 
 function promisify(request) {
   return new Promise((resolve, reject) => {
@@ -26,7 +31,7 @@ export async function openDatabase(indexedDB = globalThis.indexedDB) {
   const request = indexedDB.open(DB_NAME, DB_VERSION);
   request.onupgradeneeded = () => {
     const db = request.result;
-    if (!db.objectStoreNames.contains('tickets')) db.createObjectStore('tickets', { keyPath: 'id' });
+    if (!db.objectStoreNames.contains('chunks')) db.createObjectStore('chunks');
     if (!db.objectStoreNames.contains('meta')) db.createObjectStore('meta');
   };
   return promisify(request);
@@ -36,32 +41,36 @@ function plainTicket(t) {
   return { id: t.id, subject: t.subject, body: t.body, requester: t.requester, created: t.created, status: t.status, priority: t.priority, assignee: t.assignee, tags: [...t.tags], reply_draft: t.reply_draft };
 }
 
-function metaOf(doc) {
-  return { name: doc.name, assignees: doc.assignees, templates: doc.templates, view: doc.view, order: doc.tickets.map((t) => t.id), savedAt: new Date().toISOString() };
+function chunkOf(tickets, index) {
+  return tickets.slice(index * CHUNK_SIZE, (index + 1) * CHUNK_SIZE).map(plainTicket);
+}
+
+function metaOf(doc, chunks) {
+  return { name: doc.name, assignees: doc.assignees, templates: doc.templates, view: doc.view, chunks, count: doc.tickets.length, savedAt: new Date().toISOString() };
 }
 
 /** The stored queue, or null the first time (the caller then starts from the demo queue). */
 export async function loadQueue(db) {
   if (!db) return null;
-  const tx = db.transaction(['tickets', 'meta'], 'readonly');
-  const [meta, tickets] = await Promise.all([
+  const tx = db.transaction(['chunks', 'meta'], 'readonly');
+  const [meta, chunks] = await Promise.all([
     promisify(tx.objectStore('meta').get('queue')),
-    promisify(tx.objectStore('tickets').getAll()),
+    promisify(tx.objectStore('chunks').getAll(IDBKeyRange.bound(0, Number.MAX_SAFE_INTEGER))),
   ]);
   if (!meta) return null;
-  const byId = new Map(tickets.map((t) => [t.id, t]));
-  const ordered = meta.order.map((id) => byId.get(id)).filter(Boolean);
-  return { format: 'understudy-queue', version: 1, name: meta.name, tickets: ordered, assignees: meta.assignees, templates: meta.templates, view: meta.view };
+  const tickets = chunks.slice(0, meta.chunks).flat();
+  return { format: 'understudy-queue', version: 1, name: meta.name, tickets, assignees: meta.assignees, templates: meta.templates, view: meta.view };
 }
 
 /** Replace everything stored with `doc`, in one transaction: all or nothing. */
 export async function saveWholeQueue(db, doc) {
   if (!db) return;
-  const tx = db.transaction(['tickets', 'meta'], 'readwrite');
-  const store = tx.objectStore('tickets');
+  const tx = db.transaction(['chunks', 'meta'], 'readwrite');
+  const store = tx.objectStore('chunks');
   store.clear();
-  for (const t of doc.tickets) store.put(plainTicket(t));
-  tx.objectStore('meta').put(metaOf(doc), 'queue');
+  const chunks = Math.ceil(doc.tickets.length / CHUNK_SIZE);
+  for (let i = 0; i < chunks; i += 1) store.put(chunkOf(doc.tickets, i), i);
+  tx.objectStore('meta').put(metaOf(doc, chunks), 'queue');
   await done(tx);
 }
 
@@ -70,10 +79,16 @@ export async function saveWholeQueue(db, doc) {
  * `idle()` resolves once everything handed over so far is on disk.
  */
 export function createPersister(db, state, queueDocument) {
-  const dirty = new Set();
+  const dirtyChunks = new Set();
   let metaDirty = false;
   let timer = null;
   let chain = Promise.resolve();
+  let indexOf = null; // ticket id -> position; rebuilt when the whole queue is replaced
+
+  function positions() {
+    if (!indexOf) indexOf = new Map(state.tickets.map((t, i) => [t.id, i]));
+    return indexOf;
+  }
 
   function schedule() {
     if (timer === null) timer = setTimeout(flush, FLUSH_DELAY_MS);
@@ -81,31 +96,39 @@ export function createPersister(db, state, queueDocument) {
 
   function flush() {
     timer = null;
-    if (!db || (!dirty.size && !metaDirty)) return chain;
-    const ids = [...dirty];
-    dirty.clear();
+    if (!db || (!dirtyChunks.size && !metaDirty)) return chain;
+    const chunks = [...dirtyChunks];
+    dirtyChunks.clear();
     const writeMeta = metaDirty;
     metaDirty = false;
     chain = chain.then(async () => {
-      const tx = db.transaction(['tickets', 'meta'], 'readwrite');
-      const store = tx.objectStore('tickets');
-      for (const id of ids) {
-        const t = state.byId.get(id);
-        if (t) store.put(plainTicket(t));
+      const tx = db.transaction(['chunks', 'meta'], 'readwrite');
+      const store = tx.objectStore('chunks');
+      for (const i of chunks) store.put(chunkOf(state.tickets, i), i);
+      if (writeMeta) {
+        const doc = { name: state.queueName, assignees: state.assignees, templates: state.templates, view: { filter: { ...state.filter }, selectedId: state.selectedId }, tickets: state.tickets };
+        tx.objectStore('meta').put(metaOf(doc, Math.ceil(state.tickets.length / CHUNK_SIZE)), 'queue');
       }
-      if (writeMeta) tx.objectStore('meta').put(metaOf(queueDocument(state)), 'queue');
       await done(tx);
     }).catch((err) => console.error('could not save to IndexedDB', err));
     return chain;
   }
 
   return {
-    ticketsChanged(ids) { for (const id of ids) dirty.add(id); schedule(); },
+    ticketsChanged(ids) {
+      const at = positions();
+      for (const id of ids) {
+        const i = at.get(id);
+        if (i !== undefined) dirtyChunks.add(Math.floor(i / CHUNK_SIZE));
+      }
+      schedule();
+    },
     viewChanged() { metaDirty = true; schedule(); },
     async replaceAll(doc) {
       if (timer !== null) { clearTimeout(timer); timer = null; }
-      dirty.clear();
+      dirtyChunks.clear();
       metaDirty = false;
+      indexOf = null;
       chain = chain.then(() => saveWholeQueue(db, doc));
       return chain;
     },
