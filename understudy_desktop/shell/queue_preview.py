@@ -80,7 +80,7 @@ class QueuePreviewDialog(QDialog):
         self.preview = preview
         self.setWindowTitle("Open queue")
         self.setModal(True)
-        self.resize(760, 560)
+        self.resize(900, 640)
 
         layout = QVBoxLayout(self)
 

@@ -43,7 +43,7 @@ export function mountDetailPane({ state, dispatch }) {
   });
 
   function renderOptions() {
-    fillSelect(assignee, [['', 'Unassigned'], ...state.assignees.map((a) => [a.id, a.role ? `${a.name} — ${a.role}` : a.name])]);
+    fillSelect(assignee, [['', 'Unassigned'], ...state.assignees.map((a) => [a.id, a.name])]);
     fillSelect(priority, PRIORITIES.map((p) => [p, LABELS.priority[p]]));
     fillSelect(status, STATUSES.map((s) => [s, LABELS.status[s]]));
     fillSelect(template, [['', 'Choose a template…'], ...state.templates.map((t) => [t.id, t.name])], '');

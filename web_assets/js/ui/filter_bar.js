@@ -88,8 +88,10 @@ export function mountFilterBar({ state, dispatch }) {
     const filtered = Object.values(state.filter).some(Boolean);
     $('match-count').textContent = filtered ? `${matched.toLocaleString('en')} of ${total.toLocaleString('en')} match` : `${total.toLocaleString('en')} tickets`;
     $('filter-clear').hidden = !filtered;
-    for (const id of ['bulk-tag-input', 'bulk-tag-button', 'bulk-priority', 'bulk-status', 'bulk-assign']) $(id).disabled = !filtered || matched === 0;
-    document.querySelector('.bulk').title = filtered ? '' : 'Filter the queue first; these change every matching ticket.';
+    // Bulk changes only make sense on a narrowed set: they appear once a filter is on.
+    const bulk = document.querySelector('.bulk');
+    bulk.hidden = !filtered || matched === 0;
+    $('bulk-label').textContent = `Change all ${matched.toLocaleString('en')} ${matched === 1 ? 'match' : 'matches'}:`;
   }
 
   return { render, renderOptions };
