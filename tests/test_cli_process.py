@@ -1,0 +1,50 @@
+"""The `understudy` command as a person (or the installer's launcher) runs it: a real process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+FIXTURES = Path(__file__).parent / "fixtures" / "queues"
+
+
+def run_app(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    return subprocess.run(
+        [sys.executable, "-m", "understudy_desktop", "--data-dir", str(data_dir), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
+
+
+def test_the_app_starts_loads_the_console_and_quits(tmp_path):
+    done = run_app("--quit-after-load", data_dir=tmp_path / "data")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "data" / "browser-profile").is_dir()
+    assert "Release of profile requested" not in done.stderr  # view deleted before profile
+
+
+def test_a_queue_file_on_the_command_line_is_opened(tmp_path):
+    done = run_app(
+        str(FIXTURES / "helpdesk_comma.csv"), "--quit-after-load", data_dir=tmp_path / "data"
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_a_bad_queue_file_exits_with_a_plain_message(tmp_path):
+    bad = tmp_path / "broken.json"
+    bad.write_text("{ nope", encoding="utf-8")
+    done = run_app(str(bad), "--quit-after-load", data_dir=tmp_path / "data")
+    assert done.returncode == 2
+    assert "This queue could not be opened" in done.stderr
+
+
+def test_a_missing_file_is_an_argument_error(tmp_path):
+    done = run_app(str(tmp_path / "nope.csv"), data_dir=tmp_path / "data")
+    assert done.returncode == 2
+    assert "there is no file at" in done.stderr
