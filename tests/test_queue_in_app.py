@@ -168,3 +168,23 @@ def test_a_100k_queue_opens_filters_and_stays_virtualised(console, tmp_path):
             > 1000
         )
     )
+
+
+def test_the_demo_queue_saves_as_json_and_csv_and_opens_again(console_factory, tmp_path):
+    first = console_factory(tmp_path / "a")
+    first.dispatch("apply_template", {"ticket_id": "T-1006", "template_id": "refund_approved"})
+    for name in ("saved.json", "saved.csv"):
+        with first.qtbot.waitSignal(first.window.queue_saved, timeout=30_000):
+            first.window.save_queue(tmp_path / name)
+    from_json = load_queue_file(tmp_path / "saved.json")
+    assert len(from_json.tickets) == 40
+    assert {a.id for a in from_json.assignees} == {"priya", "marcus", "elena", "tomasz", "aisha"}
+    drafts = {t.id: t.reply_draft for t in from_json.tickets}
+    assert drafts["T-1006"].startswith("Hi Derek")
+    from_csv = load_queue_file(tmp_path / "saved.csv")
+    assert [t.id for t in from_csv.tickets] == [t.id for t in from_json.tickets]
+    second = console_factory(tmp_path / "b")
+    open_and_wait(second, tmp_path / "saved.json")
+    assert second.dispatch("get_ticket", {"ticket_id": "T-1006"})["result"]["reply_draft"] == (
+        drafts["T-1006"]
+    )
