@@ -14,7 +14,7 @@ def test_console_loads_through_the_scheme(console):
     assert console.page.url().toString() == "understudy://app/index.html"
     summary = console.api_json("summary")
     assert summary["tickets"] == 40
-    assert summary["webmcp"] == "degraded"  # QtWebEngine's Chromium 140 has no WebMCP
+    assert summary["webmcp"] == "bridged"  # Chromium 140 has no WebMCP: our shim supplies it
     assert console.js("document.title") == "Understudy — Triage console"
     assert console.js("document.querySelectorAll('#queue-list .row').length") > 5
 

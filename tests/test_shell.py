@@ -130,13 +130,13 @@ def test_about_names_versions_and_webmcp_mode(console):
     assert f"Qt {qVersion()} (PySide6 {pyside_version})" in text
     assert f"Chromium {qWebEngineChromiumVersion()}" in text
     assert "Chromium 140." in text  # the engine DESIGN.md measured: no native WebMCP
-    assert "WebMCP: not available" in text
+    assert "WebMCP: bridged" in text
     assert about_facts("bridged").as_text().count("bridged") == 1
 
 
 def test_status_bar_shows_queue_and_webmcp(console):
     console.qtbot.waitUntil(lambda: "40 tickets" in console.window._status.text())
-    assert "WebMCP degraded" in console.window._status.text()
+    assert "WebMCP bridged" in console.window._status.text()
 
 
 def test_shutdown_deletes_view_before_profile_without_warnings(console_factory, data_dir):

@@ -33,6 +33,7 @@ from understudy_desktop.queue_io import (
 from understudy_desktop.shell.about import about_facts
 from understudy_desktop.shell.background import BackgroundJob
 from understudy_desktop.shell.queue_preview import QueuePreviewDialog
+from understudy_desktop.bridge.page_bridge import PageBridge
 from understudy_desktop.web.console_link import CallResult, ConsoleLink
 from understudy_desktop.web.handoff import Handoff
 from understudy_desktop.web.page import ConsolePage
@@ -67,7 +68,8 @@ class MainWindow(QMainWindow):
         self.view.setPage(self.page)
         self.view.setAccessibleName("Triage console")
         self.setCentralWidget(self.view)
-        self.link = ConsoleLink(self.page, self)
+        self.bridge = PageBridge(self.page)
+        self.link = ConsoleLink(self.bridge, self)
         self.link.ready_changed.connect(self._on_ready_changed)
 
         self._status = QLabel("Starting…")

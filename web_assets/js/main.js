@@ -15,8 +15,11 @@ import { installShortcuts } from './ui/shortcuts.js';
 const TAG_COMMANDS = new Set(['set_ticket_tags', 'add_ticket_tag', 'remove_ticket_tag', 'tag_matching_tickets', 'untag_matching_tickets']);
 const VIEW_COMMANDS = new Set(['filter_tickets', 'select_ticket']);
 
+/** native: the browser's own WebMCP; bridged: the desktop shell's shim; degraded: neither. */
 function webmcpState() {
-  return 'modelContext' in document ? 'native' : 'degraded';
+  if (!('modelContext' in document)) return 'degraded';
+  const register = document.modelContext.registerTool;
+  return /\{\s*\[native code\]\s*\}/.test(Function.prototype.toString.call(register)) ? 'native' : 'bridged';
 }
 
 async function fetchDemoQueue() {
