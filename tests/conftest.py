@@ -102,8 +102,9 @@ class Console:
         assert result.ok, result.error
 
 
-def start_console(qtbot: Any, data_root: Path) -> Console:
-    session = open_session(DataPaths(data_root))
+def start_console(qtbot: Any, data_root: Path, agent: bool = False) -> Console:
+    # The agent endpoint starts only where a test needs it (uvicorn adds ~0.3 s per console).
+    session = open_session(DataPaths(data_root), agent_port=0 if agent else None)
     window = session.window
     window.resize(1400, 900)
     with qtbot.waitSignal(window.link.ready_changed, timeout=JS_TIMEOUT_MS):
@@ -123,12 +124,20 @@ def console(qtbot: Any, data_dir: Path) -> Iterator[Console]:
 
 
 @pytest.fixture
+def agent_console(qtbot: Any, data_dir: Path) -> Iterator[Console]:
+    """A console with its MCP endpoint running."""
+    c = start_console(qtbot, data_dir, agent=True)
+    yield c
+    c.session.close()
+
+
+@pytest.fixture
 def console_factory(qtbot: Any) -> Iterator[Any]:
     """Start (and stop) consoles on a chosen data dir, for restart tests."""
     started: list[Console] = []
 
-    def start(root: Path) -> Console:
-        c = start_console(qtbot, root)
+    def start(root: Path, agent: bool = False) -> Console:
+        c = start_console(qtbot, root, agent)
         started.append(c)
         return c
 

@@ -185,6 +185,7 @@ def test_the_demo_queue_saves_as_json_and_csv_and_opens_again(console_factory, t
     assert [t.id for t in from_csv.tickets] == [t.id for t in from_json.tickets]
     second = console_factory(tmp_path / "b")
     open_and_wait(second, tmp_path / "saved.json")
-    assert second.dispatch("get_ticket", {"ticket_id": "T-1006"})["result"]["reply_draft"] == (
-        drafts["T-1006"]
+    assert (
+        second.dispatch("get_ticket", {"ticket_id": "T-1006"})["result"]["reply_draft"]
+        == (drafts["T-1006"])
     )

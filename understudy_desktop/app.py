@@ -15,6 +15,9 @@ from PySide6.QtWidgets import QApplication
 from shiboken6 import delete, isValid
 
 from understudy_desktop import APP_NAME, __version__
+from understudy_desktop.agent.runtime_file import AgentRuntime, remove_runtime, write_runtime
+from understudy_desktop.agent.server import AgentServer
+from understudy_desktop.agent.tool_port import QtToolPort
 from understudy_desktop.chromium_flags import apply_chromium_flags
 from understudy_desktop.paths import DataPaths, web_assets_dir
 from understudy_desktop.shell.main_window import MainWindow
@@ -52,8 +55,14 @@ class Session:
     profile: QWebEngineProfile
     window: MainWindow
     handoff: Handoff
+    paths: DataPaths
+    agent: AgentServer | None = None
 
     def close(self) -> None:
+        if self.agent is not None:
+            self.agent.stop()
+            remove_runtime(self.paths.root, os.getpid())
+            self.agent = None
         # Chromium warns (and may lose IndexedDB writes) if a profile goes before its pages:
         # delete the window (view + page) first, then the profile.
         if isValid(self.window):
@@ -63,21 +72,34 @@ class Session:
             delete(self.profile)
 
 
-def open_session(paths: DataPaths) -> Session:
+def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
+    """A console window on `paths`; with `agent_port` (0 = any free port) an MCP endpoint."""
     handoff = Handoff()
     profile = make_profile(paths, handoff)
     window = MainWindow(profile, handoff)
     icon = web_assets_dir() / "img" / "understudy.svg"
     if icon.exists():
         window.setWindowIcon(QIcon(str(icon)))
-    return Session(profile, window, handoff)
+    session = Session(profile, window, handoff, paths)
+    if agent_port is not None:
+        tool_port = QtToolPort(window.bridge, window)
+        server = AgentServer(tool_port)
+        server.start(agent_port)
+        write_runtime(
+            paths.root, AgentRuntime(server.url, server.port_number, server.token, os.getpid())
+        )
+        window.attach_agent(tool_port, paths.root, server.url, server.token)
+        session.agent = server
+    return session
 
 
-def run(paths: DataPaths, open_file: Path | None, quit_after_load: bool) -> int:
+def run(
+    paths: DataPaths, open_file: Path | None, quit_after_load: bool, agent_port: int | None = 0
+) -> int:
     prepare_qt()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
-    session = open_session(paths)
+    session = open_session(paths, agent_port)
     window = session.window
 
     def first_ready(ready: bool) -> None:

@@ -32,6 +32,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="start, wait until the console is ready, then quit (for smoke tests)",
     )
+    parser.add_argument(
+        "--mcp-port",
+        type=int,
+        default=0,
+        metavar="PORT",
+        help="loopback port for the agent (MCP) endpoint; 0 picks a free one (default)",
+    )
+    parser.add_argument(
+        "--no-agent", action="store_true", help="do not start the agent (MCP) endpoint"
+    )
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING"])
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
@@ -46,4 +56,5 @@ def main(argv: list[str] | None = None) -> int:
     # Imported late: argument errors and --help must not pay for starting Qt.
     from understudy_desktop.app import run
 
-    return run(paths, args.file, args.quit_after_load)
+    agent_port = None if args.no_agent else args.mcp_port
+    return run(paths, args.file, args.quit_after_load, agent_port)

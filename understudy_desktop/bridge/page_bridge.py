@@ -73,7 +73,7 @@ class _ChannelObject(QObject):
 
     toPage = Signal(str)  # noqa: N815 (the name JavaScript sees)
 
-    def __init__(self, receive: Callable[[str], None]) -> None:
+    def __init__(self, receive: Callable[[str], bool]) -> None:
         super().__init__()
         self._receive = receive
 

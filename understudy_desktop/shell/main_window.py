@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from understudy_desktop import APP_NAME
+from understudy_desktop.agent.tool_port import QtToolPort
+from understudy_desktop.bridge.page_bridge import PageBridge
 from understudy_desktop.queue_io import (
     LoadedQueue,
     QueueFileError,
@@ -32,8 +35,8 @@ from understudy_desktop.queue_io import (
 )
 from understudy_desktop.shell.about import about_facts
 from understudy_desktop.shell.background import BackgroundJob
+from understudy_desktop.shell.connect_dialog import ConnectAgentDialog, client_snippets
 from understudy_desktop.shell.queue_preview import QueuePreviewDialog
-from understudy_desktop.bridge.page_bridge import PageBridge
 from understudy_desktop.web.console_link import CallResult, ConsoleLink
 from understudy_desktop.web.handoff import Handoff
 from understudy_desktop.web.page import ConsolePage
@@ -43,6 +46,7 @@ log = logging.getLogger(__name__)
 
 QUEUE_FILTER = "Ticket queues (*.csv *.json);;CSV files (*.csv);;JSON files (*.json)"
 LATER = "Arrives with Tool Packs in a later version."
+AGENT_RECENT_S = 120  # an agent that called within this many seconds counts as connected
 
 
 class MainWindow(QMainWindow):
@@ -80,7 +84,11 @@ class MainWindow(QMainWindow):
         self._progress.setAccessibleName("Working")
         self._progress.setVisible(False)
         self._busy: str | None = None
+        self._agent: tuple[QtToolPort, Path, str, str] | None = None
+        self._agent_status = QLabel("Agents: off")
+        self._agent_status.setAccessibleName("Agent connection")
         self.statusBar().addPermanentWidget(self._progress)
+        self.statusBar().addPermanentWidget(self._agent_status)
         self.statusBar().addPermanentWidget(self._status)
         self._build_menus()
 
@@ -165,6 +173,13 @@ class MainWindow(QMainWindow):
         view_menu.addActions([self.library_action, reload_action])
 
         help_menu = bar.addMenu("&Help")
+        self.connect_agent_action = self._action(
+            "&Connect an agent…",
+            None,
+            self.show_connect_agent,
+            "Settings to paste into Claude, Codex or another MCP client.",
+        )
+        help_menu.addAction(self.connect_agent_action)
         help_menu.addAction(self._action(f"&About {APP_NAME}", None, self.show_about))
 
     # --- queue files ------------------------------------------------------------------------
@@ -280,6 +295,34 @@ class MainWindow(QMainWindow):
         )
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         box.open()
+
+    def attach_agent(self, port: QtToolPort, data_dir: Path, url: str, token: str) -> None:
+        """Show agent activity in the status bar and enable Help › Connect an agent…."""
+        self._agent = (port, data_dir, url, token)
+        port.activity_changed.connect(self._show_agent_activity)
+        self._show_agent_activity()
+
+    def _show_agent_activity(self) -> None:
+        if self._agent is None:
+            self._agent_status.setText("Agents: off")
+            return
+        activity = self._agent[0].activity
+        recent = activity.sessions or (time.time() - activity.last_seen < AGENT_RECENT_S)
+        if not activity.last_seen or not recent:
+            self._agent_status.setText("No agent connected")
+            return
+        who = activity.client or "An agent"
+        last = f" · last tool: {activity.last_tool}" if activity.last_tool else ""
+        self._agent_status.setText(f"{who} connected{last}")
+
+    def show_connect_agent(self) -> None:
+        if self._agent is None:
+            self.show_problem(
+                "Agents are off", "Understudy was started without its agent endpoint."
+            )
+            return
+        _port, data_dir, url, token = self._agent
+        ConnectAgentDialog(client_snippets(data_dir, url, token), self).exec()
 
     def show_about(self) -> None:
         QMessageBox.about(self, f"About {APP_NAME}", about_facts(self._webmcp_state).as_text())

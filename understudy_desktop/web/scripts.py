@@ -45,14 +45,19 @@ def _asset(relative: str) -> str:
 def bridge_scripts(with_shim: bool = True) -> list[InjectedScript]:
     scripts = []
     if with_shim:
-        scripts.append(InjectedScript("understudy-webmcp-shim", MAIN_WORLD,
-                                      _asset("js/webmcp/shim.js")))
-    scripts.append(InjectedScript("understudy-webmcp-relay", MAIN_WORLD,
-                                  _asset("js/webmcp/relay.js")))
-    scripts.append(InjectedScript(
-        "understudy-bridge", BRIDGE_WORLD,
-        _qwebchannel_source() + "\n;\n" + _asset("js/webmcp/bridge.js"),
-    ))
+        scripts.append(
+            InjectedScript("understudy-webmcp-shim", MAIN_WORLD, _asset("js/webmcp/shim.js"))
+        )
+    scripts.append(
+        InjectedScript("understudy-webmcp-relay", MAIN_WORLD, _asset("js/webmcp/relay.js"))
+    )
+    scripts.append(
+        InjectedScript(
+            "understudy-bridge",
+            BRIDGE_WORLD,
+            _qwebchannel_source() + "\n;\n" + _asset("js/webmcp/bridge.js"),
+        )
+    )
     return scripts
 
 

@@ -96,7 +96,9 @@
     const controller = new AbortController();
     instance.dispatchEvent(new ToolActivatedEvent('toolactivated', { toolName: entry.name }));
     return new Promise((resolve, reject) => {
+      let aborted = false;
       const onAbort = () => {
+        aborted = true;
         if (fromAgent) instance.dispatchEvent(new ToolCancelEvent('toolcancel', { toolName: entry.name }));
         controller.abort(signal.reason);
         reject(abortError(signal));
@@ -105,6 +107,7 @@
       Promise.resolve()
         .then(() => entry.execute.call(undefined, clone(input), { signal: controller.signal }))
         .then((result) => resolve(serialise(result)), (err) => {
+          if (aborted) return; // the caller already heard AbortError; a tool unwinding is not a failure
           console.error(`WebMCP tool execution failed: Uncaught ${err?.name ?? 'Error'}: ${err?.message ?? err}`);
           reject(domError('UnknownError', 'Tool was executed but the invocation failed. For example, the script function threw an error'));
         })

@@ -1,0 +1,57 @@
+"""Tool results for agents: compact, within budget, and failures as isError with a code.
+
+Failures are results, never protocol exceptions, so the model sees them and can recover.
+Error texts name what went wrong (a field, a keyword, a tool) but never echo input values.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import mcp_types as types
+
+OUTPUT_BUDGET = 1500  # characters of text an agent receives per call (Chrome's guidance)
+ERROR_META_KEY = "understudy/error"
+
+# The stable codes an agent can rely on.
+INVALID_INPUT = "invalid_input"
+NOT_FOUND = "not_found"
+TIMEOUT = "timeout"
+CANCELLED = "cancelled"
+TOOL_ERROR = "tool_error"
+BUSY = "busy"
+
+
+def error_result(code: str, message: str) -> types.CallToolResult:
+    text = fit(f"{code}: {message}")
+    return types.CallToolResult(
+        content=[types.TextContent(text=text)],
+        structured_content={"code": code, "message": message[:500]},
+        is_error=True,
+        _meta={ERROR_META_KEY: {"code": code}},
+    )
+
+
+def fit(text: str, budget: int = OUTPUT_BUDGET) -> str:
+    """Cut text to the budget with a notice saying how much was left out."""
+    if len(text) <= budget:
+        return text
+    notice = f" … [cut: the result was {len(text):,} characters; the limit is {budget:,}]"
+    return text[: budget - len(notice)] + notice
+
+
+def success_result(raw: str) -> types.CallToolResult:
+    """The page's tool answered `raw` (a string, usually JSON)."""
+    structured: dict[str, Any] | None = None
+    try:
+        parsed = json.loads(raw)
+        if isinstance(parsed, dict) and len(raw) <= OUTPUT_BUDGET:
+            structured = parsed
+    except ValueError:
+        pass
+    return types.CallToolResult(
+        content=[types.TextContent(text=fit(raw))],
+        structured_content=structured,
+        is_error=False,
+    )

@@ -1,0 +1,62 @@
+"""agent.json in the data dir: where the running app's MCP endpoint is, and its token.
+
+Readable by the user alone (0600): the token is what stops another local user's program
+from driving the console.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+RUNTIME_NAME = "agent.json"
+
+
+@dataclass(frozen=True)
+class AgentRuntime:
+    url: str
+    port: int
+    token: str
+    pid: int
+
+    @staticmethod
+    def path_in(data_dir: Path) -> Path:
+        return data_dir / RUNTIME_NAME
+
+
+def write_runtime(data_dir: Path, runtime: AgentRuntime) -> Path:
+    """Atomically write agent.json with owner-only permissions from the first byte."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    target = AgentRuntime.path_in(data_dir)
+    fd, tmp = tempfile.mkstemp(prefix=".agent-", suffix=".json", dir=data_dir)
+    try:
+        os.chmod(tmp, 0o600)  # mkstemp already uses 0600; say so explicitly for other platforms
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(asdict(runtime), f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def read_runtime(data_dir: Path) -> AgentRuntime | None:
+    try:
+        raw = json.loads(AgentRuntime.path_in(data_dir).read_text(encoding="utf-8"))
+        return AgentRuntime(
+            url=str(raw["url"]), port=int(raw["port"]), token=str(raw["token"]), pid=int(raw["pid"])
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def remove_runtime(data_dir: Path, pid: int) -> None:
+    """Remove agent.json if it is still ours (a newer instance may have replaced it)."""
+    current = read_runtime(data_dir)
+    if current is not None and current.pid == pid:
+        AgentRuntime.path_in(data_dir).unlink(missing_ok=True)

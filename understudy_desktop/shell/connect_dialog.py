@@ -1,0 +1,88 @@
+"""Help › Connect an agent…: the exact configuration to paste into an MCP client."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from PySide6.QtGui import QFontDatabase, QGuiApplication
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+def proxy_command(data_dir: Path) -> list[str]:
+    """How a client starts `understudy-mcp` on this machine, pointing at this data dir."""
+    beside = Path(sys.executable).with_name("understudy-mcp")
+    found = str(beside) if beside.exists() else shutil.which("understudy-mcp")
+    base = [found] if found else [sys.executable, "-m", "understudy_desktop.agent.stdio_proxy"]
+    return [*base, "--data-dir", str(data_dir)]
+
+
+def client_snippets(data_dir: Path, url: str, token: str) -> dict[str, str]:
+    command, *args = proxy_command(data_dir)
+    desktop = {"mcpServers": {"understudy": {"command": command, "args": args}}}
+    toml_args = ", ".join(json.dumps(a) for a in args)
+    return {
+        "Claude Desktop": json.dumps(desktop, indent=2),
+        "Claude Code": "claude mcp add understudy -- "
+        + " ".join(json.dumps(p) if " " in p else p for p in [command, *args]),
+        "Codex": f"[mcp_servers.understudy]\ncommand = {json.dumps(command)}\nargs = [{toml_args}]",
+        "Other (HTTP)": (
+            f"URL: {url}\nHeader: Authorization: Bearer {token}\n\n"
+            "The address and token change each time Understudy starts; the clients above "
+            "find them by themselves."
+        ),
+    }
+
+
+class ConnectAgentDialog(QDialog):
+    def __init__(self, snippets: dict[str, str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Connect an agent")
+        self.resize(720, 420)
+        layout = QVBoxLayout(self)
+        intro = QLabel(
+            "Paste this into your AI client's settings. The client then sees the tools you "
+            "teach Understudy, and starts Understudy when it is not running."
+        )
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        self.tabs = QTabWidget()
+        self.tabs.setAccessibleName("Client")
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        for name, text in snippets.items():
+            page = QWidget()
+            box = QVBoxLayout(page)
+            editor = QPlainTextEdit(text)
+            editor.setReadOnly(True)
+            editor.setFont(mono)
+            editor.setAccessibleName(f"Configuration for {name}")
+            box.addWidget(editor)
+            row = QHBoxLayout()
+            row.addStretch(1)
+            copy = QPushButton("Copy")
+            copy.setAccessibleName(f"Copy the configuration for {name}")
+            copy.clicked.connect(lambda _=False, t=text, b=copy: self._copy(t, b))
+            row.addWidget(copy)
+            box.addLayout(row)
+            self.tabs.addTab(page, name)
+        layout.addWidget(self.tabs)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    @staticmethod
+    def _copy(text: str, button: QPushButton) -> None:
+        QGuiApplication.clipboard().setText(text)
+        button.setText("Copied")
