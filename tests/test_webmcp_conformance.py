@@ -43,7 +43,7 @@ def ensure_chromium() -> str:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (stdlib name)
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
