@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,6 +120,14 @@ def run(
     window.link.ready_changed.connect(first_ready)
     window.load_console()
     window.show()
+    # Ctrl+C in a terminal, or SIGTERM from a session manager, closes the app the normal way
+    # (agent.json removed, profile released after the view). Python only sees signals while
+    # it runs, so a timer wakes it up now and then.
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: app.quit())
+    wake = QTimer()
+    wake.start(250)
+    wake.timeout.connect(lambda: None)
     if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
         log.info("running offscreen: the window is not visible")
     code = app.exec()
