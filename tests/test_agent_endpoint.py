@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 
@@ -272,3 +273,41 @@ def test_the_page_main_world_cannot_reach_qt_or_the_bridge(agent_console):
         "channel": "undefined",
         "hook": "undefined",
     }
+
+
+def test_the_status_bar_names_the_agent_and_its_last_tool(agent):
+    url, token = endpoint(agent)
+    status = agent.window._agent_status
+    assert status.text() == "No agent connected"
+
+    async def go():
+        async with mcp_client(url, token) as c:
+            await c.call_tool("lookup_order", {"order": "INV-1"})
+
+    run_client(agent.qtbot, go)
+    agent.qtbot.waitUntil(lambda: "last tool: lookup_order" in status.text())
+    assert status.text().startswith("mcp connected")  # the SDK client's default name
+
+
+def test_connect_an_agent_shows_configs_with_a_copy_button(agent_console, data_dir, qtbot):
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QPushButton
+
+    from understudy_desktop.shell.connect_dialog import ConnectAgentDialog, client_snippets
+
+    server = agent_console.session.agent
+    snippets = client_snippets(data_dir, server.url, server.token)
+    assert list(snippets) == ["Claude Desktop", "Claude Code", "Codex", "Other (HTTP)"]
+    desktop = json.loads(snippets["Claude Desktop"])["mcpServers"]["understudy"]
+    assert desktop["command"].endswith("understudy-mcp") or desktop["args"][:2] == [
+        "-m",
+        "understudy_desktop.agent.stdio_proxy",
+    ]
+    assert desktop["args"][-2:] == ["--data-dir", str(data_dir)]
+    assert server.token in snippets["Other (HTTP)"]
+    dialog = ConnectAgentDialog(snippets)
+    qtbot.addWidget(dialog)
+    copy = dialog.tabs.widget(0).findChild(QPushButton)
+    copy.click()
+    assert QGuiApplication.clipboard().text() == snippets["Claude Desktop"]
+    assert copy.text() == "Copied"
