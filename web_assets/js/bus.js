@@ -30,7 +30,7 @@ export function createBus({ state, catalogue = CATALOGUE, now = () => new Date()
     for (const fn of listeners) fn(entry);
   }
 
-  function dispatch(id, payload = {}, { source = 'ui', control = null } = {}) {
+  function dispatch(id, payload = {}, { source = 'ui', control = null, provenance = null, run = null } = {}) {
     const command = Object.hasOwn(catalogue, id) ? catalogue[id] : undefined;
     if (!command) {
       return { ok: false, error: { code: 'unknown_command', message: `"${String(id).slice(0, 64)}" is not a command of this console.`, problems: [] } };
@@ -58,6 +58,8 @@ export function createBus({ state, catalogue = CATALOGUE, now = () => new Date()
       payload: structuredClone(payload),
       source,
       control,
+      provenance,
+      run,
       at: now().toISOString(),
       mutates: command.mutates,
       result: summarise(result),
@@ -76,15 +78,29 @@ export function createBus({ state, catalogue = CATALOGUE, now = () => new Date()
     }
   }
 
+  /**
+   * Revert one logged change. A field someone changed again since is left alone (its current
+   * value is no longer what this entry wrote) and reported in `kept`: undoing a tool's run
+   * must never roll back a person's own later work.
+   */
   function undoEntry(targetSeq) {
     const entry = entries.find((e) => e.seq === targetSeq);
     if (!entry || !entry.changes.length) return false;
-    revertChanges(entry.changes);
+    const reverted = [];
+    const kept = [];
+    for (let i = entry.changes.length - 1; i >= 0; i -= 1) {
+      const c = entry.changes[i];
+      const t = state.byId.get(c.ticket_id);
+      if (!t) continue;
+      if (JSON.stringify(t[c.field]) !== JSON.stringify(c.after)) { kept.push(c); continue; }
+      t[c.field] = Array.isArray(c.before) ? [...c.before] : c.before;
+      reverted.push(c);
+    }
     recomputeMatches(state);
-    const ticketIds = [...new Set(entry.changes.map((c) => c.ticket_id))];
     entry.changes = [];
-    onChange({ seq: targetSeq, id: entry.id, undone: true, changes: ticketIds.map((ticket_id) => ({ ticket_id })) });
-    return true;
+    entry.undone = true;
+    onChange({ seq: targetSeq, id: entry.id, undone: true, changes: reverted.map((c) => ({ ticket_id: c.ticket_id })) });
+    return { reverted: reverted.length, kept: kept.map((c) => ({ ticket_id: c.ticket_id, field: c.field })) };
   }
 
   return {

@@ -40,7 +40,7 @@ function change(undo, ticket, field, value) {
   const before = ticket[field];
   const same = Array.isArray(before) ? JSON.stringify(before) === JSON.stringify(value) : before === value;
   if (same) return false;
-  undo.push({ ticket_id: ticket.id, field, before: Array.isArray(before) ? [...before] : before });
+  undo.push({ ticket_id: ticket.id, field, before: Array.isArray(before) ? [...before] : before, after: Array.isArray(value) ? [...value] : value });
   ticket[field] = Array.isArray(value) ? [...value] : value;
   return true;
 }
@@ -330,14 +330,20 @@ const commands = [
   },
 ];
 
+// Which payload fields name an entity (a ticket, a template, a person). A taught tool turns
+// these into parameters by default: a frozen ticket id would keep hitting last week's ticket.
+for (const c of commands) {
+  c.entityFields = ['ticket_id'].filter((f) => f in c.payloadSchema.properties);
+}
+
 export const CATALOGUE = Object.freeze(Object.fromEntries(commands.map((c) => [c.id, Object.freeze(c)])));
 
 /** The catalogue as data (no handlers): what Tool Packs, the page and agents may read. */
 export function describeCatalogue() {
   return {
     version: CATALOGUE_VERSION,
-    commands: commands.map(({ id, title, description, mutates, returnsCustomerText, payloadSchema }) => ({
-      id, title, description, mutates, returnsCustomerText, payloadSchema,
+    commands: commands.map(({ id, title, description, mutates, returnsCustomerText, payloadSchema, entityFields }) => ({
+      id, title, description, mutates, returnsCustomerText, payloadSchema, entityFields,
     })),
   };
 }

@@ -28,7 +28,7 @@ test('each mutation keeps an undo record that restores the exact previous values
   const out = bus.dispatch('set_matching_priority', { priority: 'urgent' });
   assert.ok(out.result.changed > 0);
   assert.notEqual(snapshot(state), before);
-  assert.equal(bus.undo(out.seq), true);
+  assert.deepEqual(bus.undo(out.seq), { reverted: out.result.changed, kept: [] });
   assert.equal(snapshot(state), before);
   assert.equal(bus.undo(out.seq), false, 'an undone entry cannot be undone twice');
 });
@@ -74,4 +74,16 @@ test('payloads are copied: changing the caller object later does not change the 
   bus.dispatch('set_ticket_priority', payload);
   payload.priority = 'low';
   assert.equal(bus.log()[0].payload.priority, 'high');
+});
+
+test('undo leaves alone a field someone changed again since', () => {
+  const { state, bus } = makeBus();
+  bus.dispatch('filter_tickets', { status: 'new' });
+  const bulk = bus.dispatch('set_matching_priority', { priority: 'urgent' });
+  const someone = state.matches[0];
+  bus.dispatch('set_ticket_priority', { ticket_id: someone, priority: 'low' });
+  const undone = bus.undo(bulk.seq);
+  assert.deepEqual(undone.kept, [{ ticket_id: someone, field: 'priority' }]);
+  assert.equal(undone.reverted, bulk.result.changed - 1);
+  assert.equal(state.byId.get(someone).priority, 'low');
 });

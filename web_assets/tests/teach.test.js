@@ -1,0 +1,216 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeBus } from './helpers.js';
+import { createRecorder } from '../js/teach/recorder.js';
+import { provenanceFor } from '../js/teach/provenance.js';
+import { generalize, generalizePair, GeneralizeError } from '../js/teach/generalize.js';
+import { compile, lintSchema, plainSummary } from '../js/teach/compile.js';
+import { runTool, compact } from '../js/teach/runner.js';
+
+// A person's dispatch, as the console's controls make it.
+function person(bus, id, payload, control) {
+  const out = bus.dispatch(id, payload, { source: 'ui', control, provenance: provenanceFor(id, payload, control) });
+  assert.equal(out.ok, true, JSON.stringify(out.error));
+  return out;
+}
+
+function teachAssignRefund(bus, ticket) {
+  const rec = createRecorder({ bus });
+  rec.start('assign refund');
+  person(bus, 'select_ticket', { ticket_id: ticket }, 'queue-list');
+  person(bus, 'set_ticket_assignee', { ticket_id: ticket, assignee: 'priya' }, 'assignee-select');
+  person(bus, 'set_ticket_priority', { ticket_id: ticket, priority: 'high' }, 'priority-select');
+  person(bus, 'apply_template', { ticket_id: ticket, template_id: 'refund_approved' }, 'template-apply');
+  return rec.stop();
+}
+
+function publishable(draft, meta = {}) {
+  for (const p of draft.params) p.description = p.description || `The ${p.name}.`;
+  const { definition, problems } = compile(draft, { name: 'assign_refund', description: 'Assign a refund ticket to Priya, raise it and fill the refund reply.', ...meta });
+  assert.deepEqual(problems, []);
+  return definition;
+}
+
+const approvedOf = (definition) => definition.steps.map((s) => s.command);
+
+test('the recorder keeps commands, payloads, results and provenance of UI dispatches only', () => {
+  const { bus } = makeBus();
+  const rec = createRecorder({ bus });
+  rec.start();
+  person(bus, 'filter_tickets', { text: 'refund' }, 'filter-text');
+  bus.dispatch('set_ticket_priority', { ticket_id: 'T-1001', priority: 'low' }, { source: 'shell' });
+  const recording = rec.stop();
+  assert.equal(recording.steps.length, 1);
+  assert.deepEqual(recording.steps[0].provenance, { text: 'typed' });
+  assert.equal(recording.steps[0].result.matched > 0, true);
+});
+
+test('entity ids become one parameter; later steps bind to the first step result', () => {
+  const { bus } = makeBus();
+  const draft = generalize(teachAssignRefund(bus, 'T-1006'));
+  assert.deepEqual(draft.steps[0].args.ticket_id, { from: 'param', name: 'ticket_id' });
+  for (const step of draft.steps.slice(1)) assert.equal(step.args.ticket_id.from, 'step');
+  assert.deepEqual(draft.params.map((p) => p.name), ['ticket_id', 'assignee', 'priority', 'template_id']);
+  assert.deepEqual(draft.warnings, []);
+});
+
+test('a mutation on a ticket no step picked is reported as an unexplained selection', () => {
+  const { bus } = makeBus();
+  const rec = createRecorder({ bus });
+  rec.start();
+  person(bus, 'set_ticket_priority', { ticket_id: 'T-1002', priority: 'urgent' }, 'priority-select');
+  const draft = generalize(rec.stop());
+  assert.equal(draft.warnings.length, 1);
+  assert.equal(draft.warnings[0].code, 'unexplained_selection');
+  assert.deepEqual(draft.steps[0].args.ticket_id, { from: 'param', name: 'ticket_id' });
+});
+
+test('frozen-id regression: the tool acts on its argument, not on the recorded ticket', async () => {
+  const { state, bus } = makeBus();
+  const draft = generalize(teachAssignRefund(bus, 'T-1006'));
+  for (const p of draft.params) if (p.name !== 'ticket_id') p.bound = false;
+  const definition = publishable(draft);
+  assert.deepEqual(Object.keys(definition.inputSchema.properties), ['ticket_id']);
+  const beforeA = JSON.stringify(state.byId.get('T-1006'));
+  const out = await runTool({ definition, approvedCommands: approvedOf(definition), input: { ticket_id: 'T-1022' }, bus });
+  assert.equal(out.ok, true, JSON.stringify(out));
+  const b = state.byId.get('T-1022');
+  assert.equal(b.assignee, 'priya');
+  assert.equal(b.priority, 'high');
+  assert.match(b.reply_draft, /^Hi /);
+  assert.equal(JSON.stringify(state.byId.get('T-1006')), beforeA, 'the recorded ticket is not touched again');
+  assert.deepEqual(out.changed, ['T-1022']);
+});
+
+test('a tampered step list is refused by the approved allow-list and changes nothing', async () => {
+  const { state, bus } = makeBus();
+  const definition = publishable(generalize(teachAssignRefund(bus, 'T-1006')));
+  const approved = approvedOf(definition);
+  const before = JSON.stringify(state.tickets);
+  const tampered = structuredClone(definition);
+  tampered.steps.splice(1, 0, { command: 'set_matching_status', args: { status: { from: 'const', value: 'closed' } } });
+  const out = await runTool({ definition: tampered, approvedCommands: approved, input: { ticket_id: 'T-1019', assignee: 'priya', priority: 'high', template_id: 'refund_approved' }, bus });
+  assert.equal(out.isError, true);
+  assert.equal(out.code, 'not_approved');
+  assert.equal(out.failedStep, 2);
+  assert.equal(JSON.stringify(state.tickets.map(({ reply_draft, ...t }) => t)), JSON.stringify(JSON.parse(before).map(({ reply_draft, ...t }) => t)));
+  assert.equal(state.byId.get('T-1019').status, 'new');
+});
+
+test('a failing step rolls back the run and names the step', async () => {
+  const { state, bus } = makeBus();
+  const draft = generalize(teachAssignRefund(bus, 'T-1006'));
+  const definition = publishable(draft);
+  const before = JSON.stringify(state.byId.get('T-1030'));
+  const out = await runTool({ definition, approvedCommands: approvedOf(definition), input: { ticket_id: 'T-1030', assignee: 'priya', priority: 'high', template_id: 'no_such_template' }, bus });
+  assert.equal(out.code, 'step_failed');
+  assert.equal(out.failedStep, 4);
+  assert.equal(out.rolledBack, true);
+  assert.equal(JSON.stringify(state.byId.get('T-1030')), before);
+});
+
+test("aborting between steps undoes the run but keeps a person's own edits", async () => {
+  const { state, bus } = makeBus();
+  const definition = publishable(generalize(teachAssignRefund(bus, 'T-1006')));
+  const controller = new AbortController();
+  let steps = 0;
+  const out = await runTool({
+    definition, approvedCommands: approvedOf(definition), bus, signal: controller.signal,
+    input: { ticket_id: 'T-1019', assignee: 'priya', priority: 'high', template_id: 'refund_approved' },
+    tick: async () => {
+      steps += 1;
+      if (steps === 3) {
+        // Meanwhile, a person sets a different assignee by hand, then the call is cancelled.
+        bus.dispatch('set_ticket_assignee', { ticket_id: 'T-1019', assignee: 'marcus' }, { source: 'ui' });
+        controller.abort();
+      }
+    },
+  });
+  assert.equal(out.code, 'cancelled');
+  const t = state.byId.get('T-1019');
+  assert.equal(t.assignee, 'marcus', "the person's edit survives the rollback");
+  assert.equal(t.priority, 'normal', "the run's own change is undone");
+  assert.deepEqual(out.kept, [{ ticket_id: 'T-1019', field: 'assignee' }]);
+});
+
+test('a set-based routine generalises to one phrase and runs for another', async () => {
+  const { state, bus } = makeBus();
+  const rec = createRecorder({ bus });
+  rec.start();
+  person(bus, 'filter_tickets', { text: 'bank feed' }, 'filter-text');
+  person(bus, 'tag_matching_tickets', { tag: 'bank-issue' }, 'bulk-tag');
+  person(bus, 'set_matching_priority', { priority: 'high' }, 'bulk-priority');
+  const draft = generalize(rec.stop());
+  assert.deepEqual(draft.params.map((p) => p.name), ['phrase', 'tag', 'priority']);
+  draft.params.find((p) => p.name === 'tag').bound = false;
+  draft.params.find((p) => p.name === 'priority').bound = false;
+  const definition = publishable(draft, { name: 'triage_phrase', description: 'Tag tickets matching a phrase as bank issues and raise them.' });
+  assert.deepEqual(Object.keys(definition.inputSchema.properties), ['phrase']);
+  assert.equal(definition.annotations.readOnlyHint, false);
+  const out = await runTool({ definition, approvedCommands: approvedOf(definition), input: { phrase: 'invoice' }, bus });
+  assert.equal(out.ok, true);
+  const invoices = state.tickets.filter((t) => `${t.id}\n${t.subject}\n${t.body}\n${t.requester}`.toLowerCase().includes('invoice'));
+  assert.ok(invoices.length > 0);
+  for (const t of invoices) {
+    assert.ok(t.tags.includes('bank-issue'));
+    assert.equal(t.priority, 'high');
+  }
+});
+
+test('two recordings pair: differing values become parameters, a different sequence is an error', () => {
+  const { bus } = makeBus();
+  const a = teachAssignRefund(bus, 'T-1006');
+  const rec = createRecorder({ bus });
+  rec.start();
+  person(bus, 'select_ticket', { ticket_id: 'T-1022' }, 'queue-list');
+  person(bus, 'set_ticket_assignee', { ticket_id: 'T-1022', assignee: 'marcus' }, 'assignee-select');
+  person(bus, 'set_ticket_priority', { ticket_id: 'T-1022', priority: 'high' }, 'priority-select');
+  person(bus, 'apply_template', { ticket_id: 'T-1022', template_id: 'refund_approved' }, 'template-apply');
+  const b = rec.stop();
+  const draft = generalizePair(a, b);
+  assert.deepEqual(draft.params.map((p) => p.name), ['ticket_id', 'assignee']);
+  assert.deepEqual(draft.steps[2].args.priority, { from: 'const', value: 'high' });
+  const shorter = { ...b, steps: b.steps.slice(0, 2) };
+  assert.throws(() => generalizePair(a, shorter), GeneralizeError);
+});
+
+test('budgets and lint block publishing with a message that says what to fix', () => {
+  const { bus } = makeBus();
+  const draft = generalize(teachAssignRefund(bus, 'T-1006'));
+  const { problems } = compile(draft, { name: 'This Name Is Far Too Long For A Tool', description: 'x'.repeat(501) });
+  assert.ok(problems.some((p) => p.startsWith('Name:')));
+  assert.ok(problems.some((p) => p.includes('limit is 500')));
+  assert.ok(problems.some((p) => p.startsWith('Parameter ticket_id: describe')));
+  draft.params[0].description = 'y'.repeat(151);
+  assert.ok(compile(draft, { name: 'ok_name', description: 'ok' }).problems.some((p) => p.includes('limit is 150')));
+  assert.ok(compile(draft, { name: 'understudy_x', description: 'ok' }).problems.some((p) => p.includes('reserved')));
+});
+
+test('the schema lint refuses $ref, unknown keywords, non-object roots and impossible schemas', () => {
+  assert.deepEqual(lintSchema({ type: 'object', properties: { a: { type: 'string' } } }), []);
+  assert.ok(lintSchema({ type: 'array' }).length);
+  assert.ok(lintSchema({ type: 'object', properties: { a: { $ref: '#/x' } } }).some((p) => p.includes('$ref')));
+  assert.ok(lintSchema({ type: 'object', properties: { a: { type: 'string', frobnicate: 1 } } }).some((p) => p.includes('frobnicate')));
+  assert.ok(lintSchema({ type: 'object', properties: { a: { type: 'string', minLength: 5, maxLength: 2 } } }).length);
+  assert.ok(lintSchema({ type: 'object', properties: {}, required: ['a'], additionalProperties: false }).length);
+  assert.ok(lintSchema({ type: 'object', properties: { a: { enum: [] } } }).length);
+});
+
+test('annotations come from the catalogue and the summary is composed from the steps', () => {
+  const { bus } = makeBus();
+  const rec = createRecorder({ bus });
+  rec.start();
+  person(bus, 'filter_tickets', { text: 'vat' }, 'filter-text');
+  const draft = generalize(rec.stop());
+  draft.params[0].description = 'Words to look for.';
+  const { definition } = compile(draft, { name: 'find_vat', description: 'Find VAT questions.' });
+  assert.deepEqual(definition.annotations, { readOnlyHint: true, untrustedContentHint: false });
+  assert.match(plainSummary(definition), /only reads/);
+});
+
+test('results are kept inside the output budget by trimming lists', () => {
+  const big = { ok: true, changed: Array.from({ length: 500 }, (_, i) => `T-${i}`) };
+  const out = compact(big);
+  assert.ok(JSON.stringify(out).length <= 1500);
+  assert.equal(out.changed_more, 500 - out.changed.length);
+});
