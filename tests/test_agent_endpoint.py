@@ -22,8 +22,17 @@ def agent(agent_console):
     """The running console with the test tools registered by the page, as the mirror sees them."""
     agent_console.js(REGISTER_TEST_TOOLS)
     bridge = agent_console.window.bridge
-    agent_console.qtbot.waitUntil(lambda: len(bridge.tools) == 5)
+    agent_console.qtbot.waitUntil(lambda: len(bridge.tools) == 5 + len(META_TOOLS))
     return agent_console
+
+
+META_TOOLS = [
+    "understudy_draft_tool",
+    "understudy_list_recordings",
+    "understudy_publish_tool",
+    "understudy_run_tool",
+]
+TEST_TOOLS = ["archive_ticket", "chatty", "explode", "lookup_order", "slow"]
 
 
 def endpoint(console):
@@ -51,13 +60,8 @@ def test_tools_are_listed_sorted_with_annotations_mapped(agent):
             return (await c.list_tools()).tools, c.server_capabilities
 
     tools, caps = run_client(agent.qtbot, go)
-    assert [t.name for t in tools] == [
-        "archive_ticket",
-        "chatty",
-        "explode",
-        "lookup_order",
-        "slow",
-    ]
+    assert [t.name for t in tools] == sorted(TEST_TOOLS + META_TOOLS)
+    tools = [t for t in tools if not t.name.startswith("understudy_")]
     lookup = tools[3]
     assert lookup.title == "Look up an order"
     assert lookup.input_schema["required"] == ["order"]
@@ -211,8 +215,9 @@ def test_a_reload_empties_the_list_and_the_page_tools_return(agent):
         async with mcp_client(url, token) as c:
             return [t.name for t in (await c.list_tools()).tools]
 
-    # The console page itself registers no tools yet; the test tools were the old document's.
-    assert run_client(agent.qtbot, go) == []
+    # The test tools were the old document's; the console registers its meta-tools again.
+    agent.qtbot.waitUntil(lambda: len(agent.window.bridge.tools) == len(META_TOOLS))
+    assert run_client(agent.qtbot, go) == META_TOOLS
 
 
 # --- security ---------------------------------------------------------------------------

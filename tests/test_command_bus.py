@@ -91,7 +91,10 @@ def _center(console, selector: str) -> QPoint:
 
 
 def _comparable(entry: dict) -> dict:
-    return {k: v for k, v in entry.items() if k not in ("seq", "at", "source", "control")}
+    # Who dispatched it, and how, differ by design; the command itself must not.
+    return {
+        k: v for k, v in entry.items() if k not in ("seq", "at", "source", "control", "provenance")
+    }
 
 
 def test_a_click_and_a_dispatch_make_the_same_log_entry(console_factory, tmp_path):

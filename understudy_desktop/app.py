@@ -86,9 +86,15 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
         tool_port = QtToolPort(window.bridge, window)
         server = AgentServer(tool_port)
         server.start(agent_port)
-        write_runtime(
-            paths.root, AgentRuntime(server.url, server.port_number, server.token, os.getpid())
-        )
+        runtime = AgentRuntime(server.url, server.port_number, server.token, os.getpid())
+
+        def announce(ready: bool) -> None:
+            # agent.json appears once the console (and its meta-tools) is ready, so a client
+            # that started us never sees an empty tool list.
+            if ready:
+                write_runtime(paths.root, runtime)
+
+        window.link.ready_changed.connect(announce)
         window.attach_agent(tool_port, paths.root, server.url, server.token)
         session.agent = server
     return session

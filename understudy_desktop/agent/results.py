@@ -23,11 +23,17 @@ TOOL_ERROR = "tool_error"
 BUSY = "busy"
 
 
-def error_result(code: str, message: str) -> types.CallToolResult:
+def error_result(
+    code: str, message: str, details: dict[str, Any] | None = None
+) -> types.CallToolResult:
     text = fit(f"{code}: {message}")
+    structured = {**(details or {}), "code": code, "message": message[:500]}
+    structured.pop("isError", None)
+    if len(json.dumps(structured)) > OUTPUT_BUDGET:
+        structured = {"code": code, "message": message[:500]}
     return types.CallToolResult(
         content=[types.TextContent(text=text)],
-        structured_content={"code": code, "message": message[:500]},
+        structured_content=structured,
         is_error=True,
         _meta={ERROR_META_KEY: {"code": code}},
     )
@@ -42,14 +48,21 @@ def fit(text: str, budget: int = OUTPUT_BUDGET) -> str:
 
 
 def success_result(raw: str) -> types.CallToolResult:
-    """The page's tool answered `raw` (a string, usually JSON)."""
+    """The page's tool answered `raw` (a string, usually JSON).
+
+    Taught tools report failure by resolving `{"isError": true, "code": …}` (a rejected tool
+    reaches agents only as an opaque UnknownError); that becomes an isError result here.
+    """
     structured: dict[str, Any] | None = None
     try:
         parsed = json.loads(raw)
-        if isinstance(parsed, dict) and len(raw) <= OUTPUT_BUDGET:
-            structured = parsed
     except ValueError:
-        pass
+        parsed = None
+    if isinstance(parsed, dict) and parsed.get("isError") is True:
+        code = str(parsed.get("code") or TOOL_ERROR)
+        return error_result(code, str(parsed.get("message") or "the tool failed"), parsed)
+    if isinstance(parsed, dict) and len(raw) <= OUTPUT_BUDGET:
+        structured = parsed
     return types.CallToolResult(
         content=[types.TextContent(text=fit(raw))],
         structured_content=structured,

@@ -3,7 +3,12 @@
 import { createBus } from './bus.js';
 import { CATALOGUE_VERSION, describeCatalogue } from './catalogue.js';
 import { createQueueState, replaceQueue, queueDocument } from './queue_state.js';
-import { openDatabase, loadQueue, createPersister } from './persist.js';
+import { openDatabase, loadQueue, createPersister, createRecordStore } from './persist.js';
+import { provenanceFor } from './teach/provenance.js';
+import { createRecorder } from './teach/recorder.js';
+import { createRegistry } from './teach/registry.js';
+import { createMetaTools, createApprovals } from './teach/meta_tools.js';
+import { mountTeachUi } from './ui/teach_ui.js';
 import { mountQueueList } from './ui/queue_list.js';
 import { mountFilterBar } from './ui/filter_bar.js';
 import { mountDetailPane } from './ui/detail_pane.js';
@@ -38,6 +43,7 @@ async function boot() {
   const firstRun = !doc;
   if (!doc) doc = await fetchDemoQueue();
   const state = createQueueState(doc);
+  state.badges = new Map(); // ticket id -> { by, tool }: which taught tool last changed it
   const persister = createPersister(db, state, queueDocument);
   if (firstRun) await persister.replaceAll(queueDocument(state));
 
@@ -55,7 +61,7 @@ async function boot() {
 
   /** What a control does: dispatch, then say what happened in words. */
   function uiDispatch(id, payload, control) {
-    const outcome = bus.dispatch(id, payload, { source: 'ui', control });
+    const outcome = bus.dispatch(id, payload, { source: 'ui', control, provenance: provenanceFor(id, payload, control) });
     if (!outcome.ok) {
       toast.show(outcome.error.message, { kind: 'error' });
       ui.render(false);
@@ -95,7 +101,34 @@ async function boot() {
     },
   };
   ui.render(true);
-  installShortcuts({ list });
+
+  // ---- teach: recordings, drafts, approvals, taught tools, meta-tools -------------------
+  const recorder = createRecorder({ bus });
+  const recordingStore = createRecordStore(db, 'recordings');
+  const recordingMap = new Map((await recordingStore.all()).map((r) => [r.id, r]));
+  const recordings = {
+    all: () => [...recordingMap.values()],
+    values: () => recordingMap.values(),
+    get: (id) => recordingMap.get(id),
+    save: (r) => { recordingMap.set(r.id, r); recordingStore.put(r); },
+    remove: (id) => { recordingMap.delete(id); recordingStore.delete(id); },
+  };
+  const drafts = new Map();
+  let teachUi = null;
+  const registry = createRegistry({
+    bus,
+    store: createRecordStore(db, 'tools'),
+    onChange: () => teachUi?.renderLibrary(),
+    onRunStep: (...args) => teachUi?.onRunStep(...args),
+    onRunEnd: (...args) => { teachUi?.onRunEnd(...args); list.refresh(); },
+  });
+  const approvals = createApprovals({ registry, onPending: () => teachUi?.renderApproval() });
+  const metaTools = createMetaTools({ recordings, drafts, registry, approvals });
+  teachUi = mountTeachUi({ state, recorder, recordings, drafts, registry, approvals, toast, shellDecides: () => false });
+  await registry.restore();
+  const pageLife = new AbortController(); // the meta-tools live as long as the page
+  await metaTools.registerAll(pageLife.signal);
+  installShortcuts({ list, teach: teachUi });
 
   async function loadQueueFrom(url) {
     const t0 = performance.now();
@@ -120,6 +153,10 @@ async function boot() {
     exportQueue: () => queueDocument(state),
     loadQueueFrom,
     flush: async () => { await persister.idle(); return true; },
+    teach: () => { teachUi.toggleTeach(); return recorder.active; },
+    recordings: () => recordings.all(),
+    tools: () => registry.list(),
+    pendingApprovals: () => approvals.list().map((r) => ({ draftId: r.draft.id, name: r.draft.definition.name })),
   });
 }
 

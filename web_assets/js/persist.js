@@ -7,7 +7,7 @@
 // queue's people, templates, view and chunk count live in one "meta" record.
 
 const DB_NAME = 'understudy';
-const DB_VERSION = 1;
+const DB_VERSION = 2; // 2: recordings and taught tools
 const FLUSH_DELAY_MS = 40;
 export const CHUNK_SIZE = 500;
 
@@ -33,6 +33,8 @@ export async function openDatabase(indexedDB = globalThis.indexedDB) {
     const db = request.result;
     if (!db.objectStoreNames.contains('chunks')) db.createObjectStore('chunks');
     if (!db.objectStoreNames.contains('meta')) db.createObjectStore('meta');
+    if (!db.objectStoreNames.contains('recordings')) db.createObjectStore('recordings', { keyPath: 'id' });
+    if (!db.objectStoreNames.contains('tools')) db.createObjectStore('tools', { keyPath: 'name' });
   };
   return promisify(request);
 }
@@ -136,5 +138,29 @@ export function createPersister(db, state, queueDocument) {
       if (timer !== null) { clearTimeout(timer); return flush(); }
       return chain;
     },
+  };
+}
+
+/** Small keyed stores (recordings, taught tools): whole records, written as they change. */
+export function createRecordStore(db, storeName) {
+  let chain = Promise.resolve();
+  const write = (fn) => {
+    if (!db) return Promise.resolve();
+    chain = chain.then(async () => {
+      const tx = db.transaction([storeName], 'readwrite');
+      fn(tx.objectStore(storeName));
+      await done(tx);
+    }).catch((err) => console.error(`could not save ${storeName}`, err));
+    return chain;
+  };
+  return {
+    async all() {
+      if (!db) return [];
+      const tx = db.transaction([storeName], 'readonly');
+      return promisify(tx.objectStore(storeName).getAll());
+    },
+    put: (record) => write((store) => store.put(structuredClone(record))),
+    delete: (key) => write((store) => store.delete(key)),
+    idle: () => chain,
   };
 }

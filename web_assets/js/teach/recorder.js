@@ -17,9 +17,11 @@ export function createRecorder({ bus, now = () => new Date() }) {
       control: entry.control,
       provenance: { ...(entry.provenance ?? {}) },
     });
+    if (api.onStep) api.onStep();
   }
 
-  return {
+  const api = {
+    onStep: null,
     get recording() { return current; },
     get active() { return current !== null; },
     start(name = '') {
@@ -38,4 +40,5 @@ export function createRecorder({ bus, now = () => new Date() }) {
       return done;
     },
   };
+  return api;
 }

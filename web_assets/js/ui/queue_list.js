@@ -14,6 +14,13 @@ export function mountQueueList({ state, onSelect }) {
   const rows = new Map(); // ticket id -> element currently rendered
   let frame = 0;
 
+  function badgeFor(id) {
+    const badge = state.badges?.get(id);
+    if (!badge) return null;
+    const text = `by ${badge.by === 'agent' ? 'agent' : 'you'} via tool ${badge.tool}`;
+    return el('span', { class: `badge ${badge.by}`, title: `Performed ${text}`, text });
+  }
+
   function rowFor(t, index) {
     const selected = t.id === state.selectedId;
     const who = assigneeName(state, t.assignee);
@@ -31,7 +38,8 @@ export function mountQueueList({ state, onSelect }) {
     el('span', { class: 'main' },
       el('span', { class: 'line1' }, el('span', { class: 'tid', text: t.id }), el('span', { class: 'subject', text: t.subject })),
       el('span', { class: 'line2' }, el('span', { class: 'requester', text: requesterName(t.requester) }),
-        ...t.tags.slice(0, 3).map((tag) => el('span', { class: 'tag', text: tag })))),
+        ...t.tags.slice(0, 3).map((tag) => el('span', { class: 'tag', text: tag })),
+        badgeFor(t.id))),
     el('span', { class: `status-pill status-${t.status}`, text: LABELS.status[t.status] }),
     el('span', { class: `who${t.assignee ? '' : ' nobody'}`, title: who },
       el('span', { class: 'avatar', text: t.assignee ? initials(who) : '–' }), el('span', { class: 'who-name', text: t.assignee ? who.split(' ')[0] : 'Unassigned' })),

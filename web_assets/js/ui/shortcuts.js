@@ -5,7 +5,7 @@ function typing(target) {
   return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
 }
 
-export function installShortcuts({ list }) {
+export function installShortcuts({ list, teach }) {
   const focus = {
     '/': 'filter-text',
     a: 'assignee-select',
@@ -15,12 +15,22 @@ export function installShortcuts({ list }) {
     r: 'template-select',
   };
   document.addEventListener('keydown', (event) => {
+    if ((event.ctrlKey || event.metaKey) && event.shiftKey && !event.altKey) {
+      const key = event.key.toLowerCase();
+      if (key === 'r') { event.preventDefault(); teach.toggleTeach(); return; }
+      if (key === 'l') { event.preventDefault(); teach.showRecordings(); return; }
+    }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.key === 'Escape') {
       $('queue-list').focus();
       return;
     }
     if (typing(event.target)) return;
+    if (event.key === 'l') {
+      event.preventDefault();
+      teach.openLibrary();
+      return;
+    }
     if (event.key === 'j' || event.key === 'k') {
       if (event.target !== $('queue-list')) {
         event.preventDefault();

@@ -1,0 +1,162 @@
+// The taught tools: publishing, the 16-tool cap, disable/enable/revoke, usage counts, and the
+// WebMCP registration of each (one AbortController per tool: aborting it is how a tool leaves
+// the page, since the API has no unregisterTool). The stored approval (hash and command ids)
+// is what every run is checked against.
+import canonicalize from '../../node_modules/canonicalize/lib/canonicalize.js';
+import { runTool } from './runner.js';
+
+export const MAX_TAUGHT_TOOLS = 16;
+
+export async function definitionHash(definition) {
+  const { name, title, description, inputSchema, annotations, steps } = definition;
+  const bytes = new TextEncoder().encode(canonicalize({ name, title, description, inputSchema, annotations, steps }));
+  const digest = await crypto.subtle.digest('SHA-256', bytes);
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+export class RegistryError extends Error {
+  constructor(code, message) { super(message); this.code = code; }
+}
+
+export function createRegistry({ bus, store, modelContext = () => document.modelContext, now = () => new Date(), onChange = () => {}, onRunStep = () => {}, onRunEnd = () => {} }) {
+  const tools = new Map(); // name -> entry
+
+  const activeCount = () => [...tools.values()].filter((t) => t.status === 'active').length;
+
+  function save(entry) {
+    const { controller: _c, ...record } = entry;
+    return store.put(record);
+  }
+
+  async function execute(entry, input, signal, by) {
+    const current = await definitionHash(entry.definition);
+    let outcome;
+    if (current !== entry.approved.hash) {
+      outcome = { isError: true, code: 'not_approved', message: `${entry.definition.name} changed since it was approved; a person has to review it again.` };
+    } else {
+      outcome = await runTool({
+        definition: entry.definition,
+        approvedCommands: entry.approved.commands,
+        input,
+        signal,
+        bus,
+        by,
+        onStep: (step) => onRunStep(entry.definition.name, step, by),
+      });
+    }
+    entry.stats.invocations += 1;
+    if (outcome.ok) entry.stats.successes += 1;
+    else entry.stats.lastFailure = { at: now().toISOString(), code: outcome.code, message: outcome.message, step: outcome.failedStep ?? null };
+    save(entry);
+    onRunEnd(entry.definition.name, outcome, by);
+    onChange();
+    return outcome;
+  }
+
+  async function register(entry) {
+    const mc = modelContext();
+    entry.controller = new AbortController();
+    if (!mc) return; // degraded: the library still runs tools for a person
+    const d = entry.definition;
+    await mc.registerTool({
+      name: d.name,
+      title: d.title || undefined,
+      description: d.description,
+      inputSchema: d.inputSchema,
+      annotations: d.annotations,
+      execute: (input, client) => execute(entry, input, client?.signal ?? null, 'agent'),
+    }, { signal: entry.controller.signal });
+  }
+
+  return {
+    get size() { return tools.size; },
+    activeCount,
+    list: () => [...tools.values()].map(({ controller: _c, ...t }) => structuredClone(t)),
+    get: (name) => tools.get(name) ?? null,
+
+    /** Publish an approved definition: stored, counted against the cap, registered. */
+    async publish(definition, { author = 'person', approvedHash = null } = {}) {
+      if (tools.has(definition.name)) throw new RegistryError('name_taken', `A tool named ${definition.name} exists already. Choose another name.`);
+      if (activeCount() >= MAX_TAUGHT_TOOLS) throw new RegistryError('cap_reached', `You already have ${MAX_TAUGHT_TOOLS} active tools, the most agents can choose from well. Disable or revoke one in the library first.`);
+      const hash = await definitionHash(definition);
+      if (approvedHash !== null && approvedHash !== hash) throw new RegistryError('not_approved', 'The tool changed after it was approved. Review it again.');
+      const entry = {
+        name: definition.name,
+        definition: structuredClone(definition),
+        approved: { hash, commands: definition.steps.map((s) => s.command), at: now().toISOString() },
+        status: 'active',
+        author,
+        createdAt: now().toISOString(),
+        stats: { invocations: 0, successes: 0, lastFailure: null },
+      };
+      tools.set(entry.name, entry);
+      await register(entry);
+      await save(entry);
+      onChange();
+      return entry;
+    },
+
+    async disable(name) {
+      const entry = tools.get(name);
+      if (!entry || entry.status !== 'active') return false;
+      entry.controller?.abort();
+      entry.status = 'disabled';
+      await save(entry);
+      onChange();
+      return true;
+    },
+
+    async enable(name) {
+      const entry = tools.get(name);
+      if (!entry || entry.status !== 'disabled') return false;
+      if (activeCount() >= MAX_TAUGHT_TOOLS) throw new RegistryError('cap_reached', `${MAX_TAUGHT_TOOLS} tools are active already. Disable another first.`);
+      entry.status = 'active';
+      await register(entry);
+      await save(entry);
+      onChange();
+      return true;
+    },
+
+    async revoke(name) {
+      const entry = tools.get(name);
+      if (!entry) return false;
+      entry.controller?.abort();
+      tools.delete(name);
+      await store.delete(name);
+      onChange();
+      return true;
+    },
+
+    /** A person runs a tool from the library (same checks and counts as an agent's call). */
+    runByPerson(name, input) {
+      const entry = tools.get(name);
+      if (!entry) return Promise.resolve({ isError: true, code: 'not_found', message: `There is no tool named ${name}.` });
+      if (entry.status !== 'active') return Promise.resolve({ isError: true, code: 'disabled', message: `${name} is disabled. Enable it in the library first.` });
+      return execute(entry, input, null, 'person');
+    },
+
+    /** An agent runs a tool by name (understudy_run_tool). */
+    runByAgent(name, input, signal) {
+      const entry = tools.get(name);
+      if (!entry || entry.status !== 'active') return Promise.resolve({ isError: true, code: 'not_found', message: `No active tool is named ${String(name).slice(0, 64)}. Call understudy_list_tools or ask the person to publish it.` });
+      return execute(entry, input, signal, 'agent');
+    },
+
+    /** Load stored tools and register the active ones (restore on page load). */
+    async restore() {
+      for (const record of await store.all()) {
+        const entry = { ...record, controller: null };
+        tools.set(entry.name, entry);
+        if (entry.status === 'active') {
+          try {
+            await register(entry);
+          } catch (err) {
+            entry.status = 'disabled';
+            console.warn(`could not register ${entry.name}: ${err.message}`);
+          }
+        }
+      }
+      onChange();
+    },
+  };
+}
