@@ -117,7 +117,9 @@ export function createMetaTools({ recordings, drafts, registry, approvals, model
         if (published && published.approved && draft.publishedAs === draft.definition.name) return { status: 'published', name: draft.definition.name };
         const approval = approvals.request(draft);
         if (!args.poll && approval.state === 'pending') {
-          await Promise.race([approval.decided, new Promise((r) => setTimeout(r, APPROVAL_WAIT_MS)), abortPromise(client?.signal)]);
+          // Tests may shorten the hold; the page never reads it from an agent's arguments.
+          const wait = globalThis.__understudyApprovalWaitMs ?? APPROVAL_WAIT_MS;
+          await Promise.race([approval.decided, new Promise((r) => setTimeout(r, wait)), abortPromise(client?.signal)]);
         }
         if (approval.state === 'pending') {
           return { status: 'awaiting_approval', message: 'A person has to approve this tool in the Understudy window, and you cannot approve it yourself. Ask the user to return to Understudy, then call again with poll: true.' };
