@@ -284,3 +284,97 @@ def test_a_seventeenth_tool_is_refused_with_a_message(console):
     assert len(console.api_json("tools")) == 16
     meta_and_taught = console.window.bridge.tools
     assert len([t for t in meta_and_taught if not t.name.startswith("understudy_")]) == 16
+
+
+@pytest.mark.slow
+def test_a_broken_step_is_repaired_and_the_rest_kept(console, tmp_path):
+    teach_assign_refund(console, "T-1006")
+    console.js(
+        "(() => { for (const b of document.querySelectorAll('#teach-panel .params input[type=checkbox]'))"
+        " { if (!b.getAttribute('aria-label').startsWith('ticket_id') && b.checked) b.click(); }"
+        " return true; })()"
+    )
+    publish_from_editor(console, "assign_refund")
+    console.qtbot.waitUntil(lambda: len(console.api_json("tools")) == 1)
+    # A new queue arrives in which nobody is called Priya: the assign step now fails.
+    queue = {
+        "format": "understudy-queue",
+        "version": 1,
+        "tickets": [
+            {
+                "id": "N-1",
+                "subject": "Refund please",
+                "body": "Charged twice.",
+                "requester": "Kim <kim@example.com>",
+                "created": "2026-11-20T10:00:00Z",
+                "status": "new",
+                "priority": "normal",
+                "assignee": None,
+                "tags": [],
+            }
+        ],
+        "assignees": [{"id": "ana", "name": "Ana García"}],
+        "templates": [
+            {
+                "id": "refund_approved",
+                "name": "Refund approved",
+                "body": "Hi {{requester_first_name}}, refunded.",
+            }
+        ],
+    }
+    path = tmp_path / "next.json"
+    path.write_text(json.dumps(queue), encoding="utf-8")
+    with console.qtbot.waitSignal(console.window.queue_loaded, timeout=30_000):
+        console.window.open_queue(path, confirm=False)
+    assert console.api_json("tools")[0]["stats"]["invocations"] == 0
+    # Run it from the library form: it fails at step 2 and changes nothing.
+    console.js("document.getElementById('library-button').click(); true")
+    console.js("document.querySelector('[data-tool=assign_refund] .btn.primary').click(); true")
+    console.qtbot.waitUntil(
+        lambda: console.js("Boolean(document.querySelector('#library-panel form'))")
+    )
+    console.js(
+        "(() => { const i = document.querySelector('#library-panel form [name=ticket_id]');"
+        " i.value = 'N-1'; document.querySelector('#library-panel form button').click();"
+        " return true; })()"
+    )
+    console.qtbot.waitUntil(
+        lambda: (console.api_json("tools")[0]["stats"]["lastFailure"] or {}).get("step") == 2
+    )
+    assert console.dispatch("get_ticket", {"ticket_id": "N-1"})["result"]["reply_draft"] == ""
+    # Repair step 2: the person assigns to Ana instead, and approves the repaired tool.
+    console.js("document.getElementById('library-button').click(); true")
+    console.qtbot.waitUntil(
+        lambda: console.js(
+            "Boolean([...document.querySelectorAll('#library-panel .btn')]"
+            ".find((b) => b.textContent === 'Repair step 2'))"
+        )
+    )
+    console.js(
+        "[...document.querySelectorAll('#library-panel .btn')]"
+        ".find((b) => b.textContent === 'Repair step 2').click(); true"
+    )
+    console.qtbot.waitUntil(lambda: console.js("document.body.classList.contains('recording')"))
+    console.dispatch("select_ticket", {"ticket_id": "N-1"})
+    choose(console, "#assignee-select", "ana")
+    click(console, "#teach-button")
+    console.qtbot.waitUntil(
+        lambda: console.js("Boolean(document.getElementById('approve-button'))")
+    )
+    click(console, "#approve-button")
+    console.qtbot.waitUntil(lambda: console.api_json("tools")[0]["stats"]["lastFailure"] is None)
+    tool = console.api_json("tools")[0]
+    assert [s["command"] for s in tool["definition"]["steps"]] == [
+        "select_ticket",
+        "set_ticket_assignee",
+        "apply_template",
+    ]
+    assert tool["definition"]["steps"][1]["args"]["assignee"] == {"from": "const", "value": "ana"}
+    # Runs again, now end to end.
+    console.js(
+        "window.understudyShell.api.dispatch('set_ticket_assignee', {ticket_id: 'N-1',"
+        " assignee: null}); true"
+    )
+    result = console.call("runTool", "assign_refund", {"ticket_id": "N-1"})
+    assert result.ok and result.value["ok"] is True
+    assert console.dispatch("get_ticket", {"ticket_id": "N-1"})["result"]["assignee"] == "ana"

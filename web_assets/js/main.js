@@ -156,6 +156,7 @@ async function boot() {
     teach: () => { teachUi.toggleTeach(); return recorder.active; },
     recordings: () => recordings.all(),
     tools: () => registry.list(),
+    runTool: (name, input) => registry.runByPerson(name, input),
     pendingApprovals: () => approvals.list().map((r) => ({ draftId: r.draft.id, name: r.draft.definition.name })),
   });
 }

@@ -6,6 +6,7 @@ import { provenanceFor } from '../js/teach/provenance.js';
 import { generalize, generalizePair, GeneralizeError } from '../js/teach/generalize.js';
 import { compile, lintSchema, plainSummary } from '../js/teach/compile.js';
 import { runTool, compact } from '../js/teach/runner.js';
+import { repairDefinition, RepairError } from '../js/teach/repair.js';
 
 // A person's dispatch, as the console's controls make it.
 function person(bus, id, payload, control) {
@@ -177,6 +178,8 @@ test('two recordings pair: differing values become parameters, a different seque
 test('budgets and lint block publishing with a message that says what to fix', () => {
   const { bus } = makeBus();
   const draft = generalize(teachAssignRefund(bus, 'T-1006'));
+  assert.equal(draft.params[0].description, 'The ticket id, for example T-1001.', 'the catalogue suggests a description');
+  draft.params[0].description = '';
   const { problems } = compile(draft, { name: 'This Name Is Far Too Long For A Tool', description: 'x'.repeat(501) });
   assert.ok(problems.some((p) => p.startsWith('Name:')));
   assert.ok(problems.some((p) => p.includes('limit is 500')));
@@ -213,4 +216,20 @@ test('results are kept inside the output budget by trimming lists', () => {
   const out = compact(big);
   assert.ok(JSON.stringify(out).length <= 1500);
   assert.equal(out.changed_more, 500 - out.changed.length);
+});
+
+test('repair replaces one step, keeps its ticket parameter and every other step', async () => {
+  const { state, bus } = makeBus();
+  const draft = generalize(teachAssignRefund(bus, 'T-1006'));
+  for (const p of draft.params) if (p.name !== 'ticket_id') p.bound = false;
+  const definition = publishable(draft);
+  const retaught = { command: 'set_ticket_assignee', payload: { ticket_id: 'T-1011', assignee: 'marcus' }, provenance: { ticket_id: 'context', assignee: 'picked' } };
+  const repaired = repairDefinition(definition, 1, [retaught]);
+  assert.deepEqual(repaired.steps[1].args.ticket_id, definition.steps[1].args.ticket_id);
+  assert.deepEqual(repaired.steps[1].args.assignee, { from: 'const', value: 'marcus' });
+  assert.deepEqual(repaired.steps.filter((_, i) => i !== 1), definition.steps.filter((_, i) => i !== 1));
+  const out = await runTool({ definition: repaired, approvedCommands: repaired.steps.map((s) => s.command), input: { ticket_id: 'T-1014' }, bus });
+  assert.equal(out.ok, true);
+  assert.equal(state.byId.get('T-1014').assignee, 'marcus');
+  assert.throws(() => repairDefinition(definition, 1, [retaught, retaught]), RepairError);
 });

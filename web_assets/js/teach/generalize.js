@@ -67,7 +67,9 @@ export function generalize(recording, { catalogue = CATALOGUE } = {}) {
         const base = paramNameFor(field);
         let name = base;
         for (let n = 2; params.some((p) => p.name === name); n += 1) name = `${base}_${n}`;
-        param = { name, field, command: step.command, recorded: structuredClone(value), description: '', bound: true, fallback: false, kind: command.entityFields.includes(field) ? 'entity' : kind };
+        // The catalogue's own words for the field are a sensible first description.
+        const description = command.payloadSchema.properties[field]?.description ?? '';
+        param = { name, field, command: step.command, recorded: structuredClone(value), description, bound: true, fallback: false, kind: command.entityFields.includes(field) ? 'entity' : kind };
         params.push(param);
       }
       args[field] = { from: 'param', name: param.name };

@@ -192,7 +192,8 @@ export function createApprovals({ registry, onPending = () => {} }) {
       const record = pending.get(id);
       if (!record || record.state !== 'pending') return null;
       try {
-        await registry.publish(record.draft.definition, { author });
+        if (record.draft.replaces) await registry.replace(record.draft.definition, { author });
+        else await registry.publish(record.draft.definition, { author });
         record.draft.publishedAs = record.draft.definition.name;
         record.result = { status: 'published', name: record.draft.definition.name, tool: publicTool(record.draft.definition) };
       } catch (err) {

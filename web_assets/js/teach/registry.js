@@ -96,6 +96,21 @@ export function createRegistry({ bus, store, modelContext = () => document.model
       return entry;
     },
 
+    /** A repaired (re-approved) definition replaces the tool under the same name. */
+    async replace(definition, { author = 'person' } = {}) {
+      const entry = tools.get(definition.name);
+      if (!entry) throw new RegistryError('not_found', `There is no tool named ${definition.name} to repair.`);
+      entry.controller?.abort();
+      entry.definition = structuredClone(definition);
+      entry.approved = { hash: await definitionHash(definition), commands: definition.steps.map((s) => s.command), at: now().toISOString() };
+      entry.stats.lastFailure = null;
+      entry.repairedBy = author;
+      if (entry.status === 'active') await register(entry);
+      await save(entry);
+      onChange();
+      return entry;
+    },
+
     async disable(name) {
       const entry = tools.get(name);
       if (!entry || entry.status !== 'active') return false;

@@ -7,6 +7,7 @@ import { generalize, generalizePair, describeStep, GeneralizeError } from '../te
 import { compile, plainSummary, BUDGET } from '../teach/compile.js';
 import { publicTool } from '../teach/meta_tools.js';
 import { MAX_TAUGHT_TOOLS } from '../teach/registry.js';
+import { repairDefinition, RepairError } from '../teach/repair.js';
 
 const VERBS = {
   set_ticket_assignee: 'assign', set_ticket_priority: 'prioritise', set_ticket_status: 'set_status',
@@ -28,7 +29,7 @@ function dryRun(definition, draft) {
   const recorded = Object.fromEntries(draft.params.map((p) => [p.name, p.recorded]));
   return definition.steps.map((step, i) => {
     const shown = Object.entries(step.args).map(([field, spec]) => {
-      if (spec.from === 'param') return `${field} = ${JSON.stringify(recorded[spec.name])} (parameter ${spec.name})`;
+      if (spec.from === 'param') return spec.name in recorded ? `${field} = ${JSON.stringify(recorded[spec.name])} (parameter ${spec.name})` : `${field} = the parameter ${spec.name}`;
       if (spec.from === 'step') return `${field} = from step ${spec.step + 1}`;
       return `${field} = ${JSON.stringify(spec.value)}`;
     });
@@ -42,6 +43,7 @@ export function mountTeachUi({ state, recorder, recordings, drafts, registry, ap
   const library = $('library-panel');
   const overlay = $('approval');
   let openDraftId = null;
+  let repairing = null; // { tool, step } while a person re-does one step
 
   // ---- teach ----------------------------------------------------------------------------
   function toggleTeach() {
@@ -50,6 +52,10 @@ export function mountTeachUi({ state, recorder, recordings, drafts, registry, ap
       document.body.classList.remove('recording');
       teachButton.setAttribute('aria-pressed', 'false');
       $('teach-label').textContent = 'Teach';
+      if (repairing) {
+        finishRepair(recording);
+        return;
+      }
       if (!recording.steps.length) {
         toast.show('Nothing was recorded. Press Teach, do the routine once, then Stop.');
         return;
@@ -183,7 +189,7 @@ export function mountTeachUi({ state, recorder, recordings, drafts, registry, ap
       el('table', { class: 'params' },
         el('thead', {}, el('tr', {}, el('th', { text: 'Parameter' }), el('th', { text: 'Name' }), el('th', { text: 'Recorded' }), el('th', { text: 'Description' }), el('th', { text: 'Default to recorded' }))),
         el('tbody', {}, ...rows)),
-      warnings,
+      ...(warnings ? [warnings] : []),
       problemsBox,
       el('div', { class: 'card-row' }, publish),
     );
@@ -198,7 +204,7 @@ export function mountTeachUi({ state, recorder, recordings, drafts, registry, ap
     const tool = publicTool(definition);
     const card = $('approval-card');
     const params = Object.entries(tool.inputSchema.properties).map(([name, schema]) => el('tr', {},
-      el('td', {}, el('code', { text: name })), el('td', { text: schema.enum ? schema.enum.join(' | ') : String(schema.type ?? '') }),
+      el('td', {}, el('code', { text: name })), el('td', { text: schema.enum ? schema.enum.join(' | ') : [].concat(schema.type ?? []).map((t) => (t === 'null' ? 'empty' : t)).join(' or ') }),
       el('td', { text: tool.inputSchema.required.includes(name) ? 'required' : 'optional' }), el('td', { text: schema.description ?? '' })));
     const children = [
       el('h2', { id: 'approval-title', text: `Publish the tool ${tool.name}?` }),
@@ -248,13 +254,19 @@ export function mountTeachUi({ state, recorder, recordings, drafts, registry, ap
         try { await (t.status === 'active' ? registry.disable(t.name) : registry.enable(t.name)); } catch (err) { toast.show(err.message, { kind: 'error' }); }
       });
       buttons.push(toggle);
+      const failedStep = t.stats.lastFailure?.step;
+      if (failedStep) {
+        const repair = el('button', { type: 'button', class: 'btn', title: 'Re-do the step that failed; the rest of the tool stays as it is' }, `Repair step ${failedStep}`);
+        repair.addEventListener('click', () => startRepair(registry.get(t.name), failedStep - 1));
+        buttons.push(repair);
+      }
       const revoke = el('button', { type: 'button', class: 'btn danger' }, 'Revoke');
       revoke.addEventListener('click', () => registry.revoke(t.name));
       buttons.push(revoke);
       return el('div', { class: 'card', dataset: { tool: t.name } },
         el('div', { class: 'card-row' }, el('strong', { text: t.name }), el('span', { class: `status-tag ${t.status}`, text: t.status })),
         el('p', { class: 'stat', text: t.definition.description }),
-        el('p', { class: 'stat', text: `By ${t.author} · ${new Date(t.createdAt).toLocaleDateString('en-GB')} · ${t.stats.invocations} run${t.stats.invocations === 1 ? '' : 's'} · ${rate}` }),
+        el('p', { class: 'stat', text: `${t.author === 'agent' ? 'Drafted by an agent, approved by you' : 'Made by you'} · ${new Date(t.createdAt).toLocaleDateString('en-GB')} · ${t.stats.invocations} run${t.stats.invocations === 1 ? '' : 's'} · ${rate}` }),
         el('p', { class: 'stat', text: failure }),
         el('div', { class: 'card-row' }, ...buttons));
     });
@@ -289,6 +301,36 @@ export function mountTeachUi({ state, recorder, recordings, drafts, registry, ap
   }
   $('library-button').addEventListener('click', openLibrary);
   $('recordings-button').addEventListener('click', showRecordings);
+
+  // ---- repair -----------------------------------------------------------------------------
+  function startRepair(tool, stepIndex) {
+    repairing = { tool: tool.name, step: stepIndex };
+    library.hidden = true;
+    const title = CATALOGUE[tool.definition.steps[stepIndex].command]?.title ?? 'the step';
+    recorder.start(`Repair of ${tool.name}`);
+    document.body.classList.add('recording');
+    teachButton.setAttribute('aria-pressed', 'true');
+    $('teach-label').textContent = 'Stop repairing';
+    toast.show(`Repairing ${tool.name}: do step ${stepIndex + 1} (${title}) again the way it should be done, then press Stop.`, { ms: 10000 });
+  }
+
+  function finishRepair(recording) {
+    const { tool: name, step } = repairing;
+    repairing = null;
+    const entry = registry.get(name);
+    if (!entry) return;
+    try {
+      const definition = repairDefinition(entry.definition, step, recording.steps);
+      const id = `repair-${Date.now().toString(36)}`;
+      const draft = { params: [], steps: definition.steps, warnings: [] };
+      const repairDraft = { id, draft, definition, problems: [], replaces: name, by: 'person' };
+      drafts.set(id, repairDraft);
+      approvals.request(repairDraft);
+    } catch (err) {
+      if (err instanceof RepairError) toast.show(err.message, { kind: 'error' });
+      else throw err;
+    }
+  }
 
   // ---- a running tool: toast, highlight, badges ----------------------------------------
   let highlighted = null;

@@ -1,0 +1,40 @@
+// Fail-and-repair: a person re-does one broken step; every other step stays as approved.
+// The new step keeps the broken step's parameters and bindings where its fields match (so a
+// ticket id stays a parameter), and takes the re-taught values as constants otherwise. The
+// result is a new definition under the same name, which must be approved again.
+import { CATALOGUE } from '../catalogue.js';
+
+export class RepairError extends Error {}
+
+export function repairDefinition(definition, stepIndex, recordedSteps) {
+  if (!definition.steps[stepIndex]) throw new RepairError(`The tool has no step ${stepIndex + 1}.`);
+  if (recordedSteps.length !== 1) {
+    throw new RepairError(`Re-do just the one step (you recorded ${recordedSteps.length}). Press Repair again to retry.`);
+  }
+  const [recorded] = recordedSteps;
+  const command = CATALOGUE[recorded.command];
+  if (!command) throw new RepairError(`"${recorded.command}" is not a command of this console.`);
+  const old = definition.steps[stepIndex];
+  const args = {};
+  for (const [field, value] of Object.entries(recorded.payload)) {
+    const before = old.args[field];
+    if (before && (before.from === 'param' || before.from === 'step')) args[field] = structuredClone(before);
+    else args[field] = { from: 'const', value: structuredClone(value) };
+  }
+  // A parameter the old step used that the new one does not: it must still exist in the
+  // schema only if another step uses it.
+  const repaired = structuredClone(definition);
+  repaired.steps[stepIndex] = { command: recorded.command, args };
+  const used = new Set(repaired.steps.flatMap((s) => Object.values(s.args).filter((a) => a.from === 'param').map((a) => a.name)));
+  for (const name of Object.keys(repaired.inputSchema.properties)) {
+    if (!used.has(name)) {
+      delete repaired.inputSchema.properties[name];
+      repaired.inputSchema.required = repaired.inputSchema.required.filter((r) => r !== name);
+    }
+  }
+  repaired.annotations = {
+    readOnlyHint: !repaired.steps.some((s) => CATALOGUE[s.command]?.mutates),
+    untrustedContentHint: repaired.steps.some((s) => CATALOGUE[s.command]?.returnsCustomerText),
+  };
+  return repaired;
+}
