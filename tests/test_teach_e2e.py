@@ -290,8 +290,10 @@ def test_a_seventeenth_tool_is_refused_with_a_message(console):
 def test_a_broken_step_is_repaired_and_the_rest_kept(console, tmp_path):
     teach_assign_refund(console, "T-1006")
     console.js(
-        "(() => { for (const b of document.querySelectorAll('#teach-panel .params input[type=checkbox]'))"
-        " { if (!b.getAttribute('aria-label').startsWith('ticket_id') && b.checked) b.click(); }"
+        "(() => { const boxes = '#teach-panel .params input[type=checkbox]';"
+        " for (const b of document.querySelectorAll(boxes)) {"
+        "   const ticket = b.getAttribute('aria-label').startsWith('ticket_id');"
+        "   if (!ticket && b.checked) b.click(); }"
         " return true; })()"
     )
     publish_from_editor(console, "assign_refund")
