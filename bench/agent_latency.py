@@ -97,7 +97,7 @@ def main() -> int:
     calls = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     prepare_qt()
     app = QApplication.instance() or QApplication([])
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         session = open_session(DataPaths(Path(tmp)), agent_port=0)
         window = session.window
         window.load_console()

@@ -17,21 +17,15 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-if hasattr(os, "geteuid") and os.geteuid() == 0:
-    os.environ["QTWEBENGINE_DISABLE_SANDBOX"] = "1"
+from harness import application, js, js_async, start_console, wait
+from PySide6.QtCore import QTimer
 
-from PySide6.QtCore import QEventLoop, QTimer
-from PySide6.QtWidgets import QApplication
-
-from understudy_desktop.app import open_session, prepare_qt
-from understudy_desktop.paths import DataPaths, web_assets_dir
+from understudy_desktop.paths import web_assets_dir
 from understudy_desktop.queue_io import load_queue_file
 
 DEFAULT_SIZES = [1_000, 10_000, 100_000]
@@ -94,33 +88,6 @@ def write_csv(path: Path, n: int) -> None:
             )
 
 
-def wait(app: QApplication, predicate, timeout_s: float = 300) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise TimeoutError("benchmark step timed out")
-        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
-
-
-def js(app: QApplication, page, script: str):
-    box: list = []
-    page.runJavaScript(script, 0, box.append)
-    wait(app, lambda: bool(box), 120)
-    return box[0]
-
-
-def js_async(app: QApplication, page, script: str):
-    """Run an async expression; the page stores its result in window.__bench."""
-    js(
-        app,
-        page,
-        "window.__bench = undefined;"
-        f"(async () => {{ window.__bench = await ({script}); }})(); true",
-    )
-    wait(app, lambda: js(app, page, "window.__bench !== undefined"), 300)
-    return js(app, page, "window.__bench")
-
-
 FILTER_JS = """(() => {
   const api = window.understudyShell.api; const times = [];
   for (let i = 0; i < 7; i++) {
@@ -157,18 +124,11 @@ HEARTBEAT_JS = """(() => { clearInterval(window.__beat); window.__longest = 0;
 
 def main() -> int:
     sizes = [int(a) for a in sys.argv[1:]] or DEFAULT_SIZES
-    prepare_qt()
-    app = QApplication.instance() or QApplication([])
+    app = application()
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        session = open_session(DataPaths(Path(tmp) / "data"))
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
+        session = start_console(app, Path(tmp) / "data")
         window = session.window
-        window.resize(1400, 900)
-        ready: list[bool] = []
-        window.link.ready_changed.connect(ready.append)
-        window.load_console()
-        window.show()
-        wait(app, lambda: bool(ready))
         for n in sizes:
             path = Path(tmp) / f"queue-{n}.csv"
             write_csv(path, n)

@@ -1,0 +1,68 @@
+"""Shared pieces of the benchmarks: an offscreen console and ways to wait on it."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+if hasattr(os, "geteuid") and os.geteuid() == 0:
+    os.environ["QTWEBENGINE_DISABLE_SANDBOX"] = "1"
+
+from PySide6.QtCore import QEventLoop
+from PySide6.QtWidgets import QApplication
+
+from understudy_desktop.app import Session, open_session, prepare_qt
+from understudy_desktop.paths import DataPaths
+
+
+def application() -> QApplication:
+    prepare_qt()
+    app = QApplication.instance() or QApplication([])
+    assert isinstance(app, QApplication)
+    return app
+
+
+def wait(app: QApplication, predicate: Callable[[], Any], timeout_s: float = 300) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError("benchmark step timed out")
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+
+
+def js(app: QApplication, page: Any, script: str) -> Any:
+    box: list[Any] = []
+    page.runJavaScript(script, 0, box.append)
+    wait(app, lambda: bool(box), 120)
+    return box[0]
+
+
+def js_async(app: QApplication, page: Any, expression: str) -> Any:
+    """Await a promise in the page; the value (or the page's error) comes back through JSON."""
+    js(
+        app,
+        page,
+        "window.__bench = undefined; (async () => { try {"
+        f" window.__bench = JSON.stringify({{value: await ({expression})}});"
+        " } catch (e) { window.__bench = JSON.stringify({error: String(e)}); } })(); true",
+    )
+    wait(app, lambda: js(app, page, "window.__bench !== undefined"), 300)
+    answer = json.loads(js(app, page, "window.__bench"))
+    if "error" in answer:
+        raise RuntimeError(f"the page failed: {answer['error']}")
+    return answer["value"]
+
+
+def start_console(app: QApplication, root: Path, agent: bool = False) -> Session:
+    session = open_session(DataPaths(root), agent_port=0 if agent else None)
+    window = session.window
+    window.resize(1400, 900)
+    window.load_console()
+    window.show()
+    wait(app, lambda: window.link.ready)
+    return session

@@ -1,0 +1,179 @@
+"""What a taught tool costs: time from a person's Approve to the tool being callable, and
+the time of one run over 1 / 100 / 10,000 matching tickets (in the page, and through the
+MCP endpoint with the client in its own process).
+
+The tool is taught once through the console's own controls: filter for a phrase, tag the
+matches, set their priority; the phrase and the priority stay parameters. Runs alternate the
+priority (high, low, …) so that every run really changes all matching tickets.
+Usage: .venv/bin/python bench/teach_costs.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx2
+from harness import application, js, js_async, start_console, wait
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from PySide6.QtCore import QTimer
+
+SIZES = [1, 100, 10_000]
+RUNS = 3
+TOOL = "tag_phrase"
+
+TEACH = """(() => {
+  const $ = (id) => document.getElementById(id);
+  $('teach-button').click();
+  $('filter-text').value = 'bank feed';
+  $('filter-text').dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'}));
+  $('bulk-tag-input').value = 'bank-issue';
+  $('bulk-tag-form').requestSubmit();
+  const p = $('bulk-priority'); p.value = 'high'; p.dispatchEvent(new Event('change'));
+  $('teach-button').click();
+  for (const b of document.querySelectorAll('#teach-panel .params input[type=checkbox]')) {
+    const keep = ['phrase', 'priority'].some((n) => b.getAttribute('aria-label').startsWith(n));
+    if (!keep && b.checked) b.click();
+  }
+  const n = $('draft-name'); n.value = 'tag_phrase'; n.dispatchEvent(new Event('input'));
+  $('draft-publish').click();
+  return Boolean($('approve-button'));
+})()"""
+
+APPROVE_AND_WAIT = """(async () => {
+  const t0 = performance.now();
+  document.getElementById('approve-button').click();
+  const mc = document.modelContext;
+  for (;;) {
+    if ((await mc.getTools()).some((t) => t.name === 'tag_phrase')) return performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 0));
+  }
+})()"""
+
+
+# Every run alternates the priority so that it really changes all matching tickets.
+PAGE_RUNS = f"""(async () => {{
+  const times = [];
+  const api = window.understudyShell.api;
+  for (let i = 0; i < {RUNS}; i++) {{
+    const args = {{phrase: 'bank feed', priority: i % 2 ? 'low' : 'high'}};
+    const t0 = performance.now();
+    const out = await api.runTool('{TOOL}', args);
+    if (!out.ok) throw new Error(out.message);
+    times.push(performance.now() - t0);
+  }}
+  return times;
+}})()"""
+
+
+def queue(n: int) -> dict:
+    tickets = []
+    for i in range(n + max(10, n // 10)):
+        match = i < n
+        tickets.append(
+            {
+                "id": f"B-{i}",
+                "subject": "Bank feed stopped" if match else "Question about VAT",
+                "body": "Please help.",
+                "requester": "Kim <kim@example.com>",
+                "created": "2026-11-20T10:00:00Z",
+                "status": "open",
+                "priority": "normal",
+                "assignee": None,
+                "tags": [],
+            }
+        )
+    return {
+        "format": "understudy-queue",
+        "version": 1,
+        "tickets": tickets,
+        "assignees": [{"id": "priya", "name": "Priya Raman"}],
+        "templates": [],
+    }
+
+
+async def client_runs(url: str, token: str, n: int) -> list[float]:
+    times = []
+    async with (
+        httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(60, read=600)
+        ) as http,
+        Client(streamable_http_client(url, http_client=http), mode="legacy") as c,
+    ):
+        for i in range(n):
+            args = {"phrase": "bank feed", "priority": "high" if i % 2 else "low"}
+            t0 = time.perf_counter()
+            result = await c.call_tool(TOOL, args, read_timeout_seconds=600)
+            times.append((time.perf_counter() - t0) * 1000)
+            if result.is_error:
+                raise RuntimeError(result.content[0].text)
+    return times
+
+
+def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "--client":
+        print(json.dumps(asyncio.run(client_runs(sys.argv[2], sys.argv[3], int(sys.argv[4])))))
+        return 0
+    app = application()
+    rows = []
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
+        session = start_console(app, Path(tmp) / "data", agent=True)
+        window, server = session.window, session.agent
+        assert server is not None
+        assert js(app, window.page, TEACH) is True
+        started = time.perf_counter()
+        in_page_ms = js_async(app, window.page, APPROVE_AND_WAIT)
+        wait(app, lambda: window.bridge.tool(TOOL) is not None)
+        listed_ms = (time.perf_counter() - started) * 1000
+
+        for n in SIZES:
+            path = Path(tmp) / f"q{n}.json"
+            path.write_text(json.dumps(queue(n)), encoding="utf-8")
+            loaded: list[int] = []
+            window.queue_loaded.connect(loaded.append)
+            window.open_queue(path, confirm=False)
+            wait(app, lambda loaded=loaded: bool(loaded))
+            window.queue_loaded.disconnect()
+            page_runs = js_async(app, window.page, PAGE_RUNS)
+            client = subprocess.Popen(
+                [sys.executable, __file__, "--client", server.url, server.token, str(RUNS)],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            watcher = QTimer()
+            watcher.timeout.connect(lambda c=client: c.poll() is not None and app.quit())
+            watcher.start(20)
+            app.exec()
+            watcher.stop()
+            out, _ = client.communicate()
+            if client.returncode != 0:
+                raise RuntimeError("the benchmark client failed")
+            endpoint_runs = json.loads(out)
+            rows.append((n, statistics.median(page_runs), statistics.median(endpoint_runs)))
+        session.close()
+
+    print()
+    print("Taught tool costs (offscreen QtWebEngine, this machine)")
+    print(f"Approve -> callable in the page:      {in_page_ms:8.1f} ms")
+    print(f"Approve -> listed to agents (mirror): {listed_ms:8.1f} ms")
+    print()
+    print(f"{'matching tickets':>16} | {'run in page (ms)':>16} | {'run via MCP (ms)':>16}")
+    print("-" * 56)
+    for n, page_ms, endpoint_ms in rows:
+        print(f"{n:>16,} | {page_ms:>16.1f} | {endpoint_ms:>16.1f}")
+    print(
+        f"(median of {RUNS} runs each, every run changing all matches; tool: filter a phrase,"
+        " tag the matches, set their priority)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
