@@ -380,3 +380,52 @@ def test_a_broken_step_is_repaired_and_the_rest_kept(console, tmp_path):
     result = console.call("runTool", "assign_refund", {"ticket_id": "N-1"})
     assert result.ok and result.value["ok"] is True
     assert console.dispatch("get_ticket", {"ticket_id": "N-1"})["result"]["assignee"] == "ana"
+
+
+@pytest.mark.slow
+def test_library_disable_enable_badges_highlight_and_recording_housekeeping(console):
+    teach_assign_refund(console, "T-1006")
+    publish_from_editor(console, "assign_refund")
+    console.qtbot.waitUntil(lambda: console.window.bridge.tool("assign_refund") is not None)
+    # A person runs it: the row gets a "you" badge and the driven control lights up.
+    result = console.call(
+        "runTool",
+        "assign_refund",
+        {"ticket_id": "T-1014", "assignee": "priya", "template_id": "refund_approved"},
+    )
+    assert result.ok and result.value["ok"] is True
+    assert console.js("document.querySelectorAll('.is-highlighted').length") == 1
+    assert "step 3" in console.js("document.getElementById('run-toast').textContent")
+    console.qtbot.waitUntil(
+        lambda: (
+            console.js("document.querySelector('#row-T-1014 .badge')?.textContent ?? ''")
+            == "by you via tool assign_refund"
+        )
+    )
+    # Disable frees the slot and takes the tool away from agents; Enable brings it back.
+    console.js("document.getElementById('library-button').click(); true")
+    console.js(
+        "[...document.querySelectorAll('[data-tool=assign_refund] .btn')]"
+        ".find((b) => b.textContent === 'Disable').click(); true"
+    )
+    console.qtbot.waitUntil(lambda: console.window.bridge.tool("assign_refund") is None)
+    assert console.api_json("tools")[0]["status"] == "disabled"
+    console.qtbot.waitUntil(
+        lambda: (
+            "0 of 16 active" in console.js("document.getElementById('library-panel').textContent")
+        )
+    )
+    console.js(
+        "[...document.querySelectorAll('[data-tool=assign_refund] .btn')]"
+        ".find((b) => b.textContent === 'Enable').click(); true"
+    )
+    console.qtbot.waitUntil(lambda: console.window.bridge.tool("assign_refund") is not None)
+    # Recordings can be renamed and deleted.
+    console.js("document.getElementById('recordings-button').click(); true")
+    console.js(
+        "(() => { const i = document.querySelector('#teach-panel .card input');"
+        " i.value = 'Refund routine'; i.dispatchEvent(new Event('change')); return true; })()"
+    )
+    console.qtbot.waitUntil(lambda: console.api_json("recordings")[0]["name"] == "Refund routine")
+    console.js("document.querySelector('#teach-panel .card .btn.danger').click(); true")
+    console.qtbot.waitUntil(lambda: console.api_json("recordings") == [])
