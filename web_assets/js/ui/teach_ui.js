@@ -43,6 +43,7 @@ export function mountTeachUi({ state, recorder, recordings, drafts, registry, ap
   const library = $('library-panel');
   const overlay = $('approval');
   let openDraftId = null;
+  let draftSeq = 0; // draft ids must be unique even when two are opened in the same millisecond
   let repairing = null; // { tool, step } while a person re-does one step
 
   // ---- teach ----------------------------------------------------------------------------
@@ -134,7 +135,8 @@ export function mountTeachUi({ state, recorder, recordings, drafts, registry, ap
 
   function openEditor(recording, draft) {
     const meta = suggestMeta(recording);
-    const id = `draft-p${Date.now().toString(36)}`;
+    draftSeq += 1;
+    const id = `draft-p${draftSeq}`;
     const entry = { id, draft, meta, recordingId: recording.id, by: 'person' };
     drafts.set(id, entry);
     openDraftId = id;
@@ -198,7 +200,11 @@ export function mountTeachUi({ state, recorder, recordings, drafts, registry, ap
   // ---- approval overlay -----------------------------------------------------------------
   function renderApproval() {
     const pending = approvals.list();
-    if (!pending.length) { overlay.hidden = true; return; }
+    if (!pending.length) {
+      overlay.hidden = true;
+      $('approval-card').replaceChildren(); // no stale Approve button left behind
+      return;
+    }
     const record = pending[0];
     const { definition, draft } = record.draft;
     const tool = publicTool(definition);
@@ -321,7 +327,8 @@ export function mountTeachUi({ state, recorder, recordings, drafts, registry, ap
     if (!entry) return;
     try {
       const definition = repairDefinition(entry.definition, step, recording.steps);
-      const id = `repair-${Date.now().toString(36)}`;
+      draftSeq += 1;
+      const id = `repair-${draftSeq}`;
       const draft = { params: [], steps: definition.steps, warnings: [] };
       const repairDraft = { id, draft, definition, problems: [], replaces: name, by: 'person' };
       drafts.set(id, repairDraft);
