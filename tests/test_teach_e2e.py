@@ -227,7 +227,7 @@ def test_the_publish_call_times_out_to_awaiting_approval_then_poll_publishes_onc
 def publish_from_editor(console, name: str) -> None:
     """The person's path: the editor the app opened after Stop, then the overlay."""
     console.js(
-        "(() => { const fields = '#teach-panel .params input[type=text]';"
+        "(() => { const fields = '#teach-panel .params input[type=text]:not(.param-name)';"
         " for (const i of document.querySelectorAll(fields))"
         " { i.value = 'The value to use.'; i.dispatchEvent(new Event('input')); }"
         f" const n = document.getElementById('draft-name'); n.value = {json.dumps(name)};"
@@ -249,6 +249,11 @@ def test_a_person_publishes_without_an_agent_and_tools_come_back_after_restart(
 ):
     first = console_factory(data_dir)
     teach_assign_refund(first, "T-1006")
+    # The person renames a parameter in the editor before publishing.
+    first.js(
+        "(() => { const i = document.querySelector('#teach-panel .param-name');"
+        " i.value = 'ticket'; i.dispatchEvent(new Event('change')); return true; })()"
+    )
     publish_from_editor(first, "handle_refund")
     first.qtbot.waitUntil(lambda: [t["name"] for t in first.api_json("tools")] == ["handle_refund"])
     assert first.api_json("tools")[0]["author"] == "person"
@@ -260,7 +265,7 @@ def test_a_person_publishes_without_an_agent_and_tools_come_back_after_restart(
     second = console_factory(data_dir)
     second.qtbot.waitUntil(lambda: second.window.bridge.tool("handle_refund") is not None)
     tool = second.window.bridge.tool("handle_refund")
-    assert tool.input_schema["required"] == ["ticket_id", "assignee", "template_id"]
+    assert tool.input_schema["required"] == ["ticket", "assignee", "template_id"]
 
 
 @pytest.mark.slow

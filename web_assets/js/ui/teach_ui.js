@@ -159,7 +159,19 @@ export function mountTeachUi({ state, recorder, recordings, drafts, registry, ap
       const fallback = el('input', { type: 'checkbox', 'aria-label': `${p.name} falls back to the recorded value` });
       fallback.checked = p.fallback;
       fallback.addEventListener('change', () => { p.fallback = fallback.checked; refresh(); });
-      return el('tr', {}, el('td', {}, bind), el('td', {}, el('code', { text: p.name })), el('td', { text: JSON.stringify(p.recorded) }), el('td', {}, desc), el('td', {}, fallback));
+      const rename = el('input', { type: 'text', value: p.name, class: 'param-name', 'aria-label': `Name of parameter ${p.name}`, size: 12 });
+      rename.addEventListener('change', () => {
+        const next = rename.value.trim();
+        if (!/^[a-z][a-z0-9_]{0,39}$/.test(next) || draft.params.some((o) => o !== p && o.name === next)) {
+          toast.show('A parameter name uses lower-case letters, digits and _, and differs from the others.', { kind: 'error' });
+          rename.value = p.name;
+          return;
+        }
+        for (const step of draft.steps) for (const a of Object.values(step.args)) if (a.from === 'param' && a.name === p.name) a.name = next;
+        p.name = next;
+        refresh();
+      });
+      return el('tr', {}, el('td', {}, bind), el('td', {}, rename), el('td', { text: JSON.stringify(p.recorded) }), el('td', {}, desc), el('td', {}, fallback));
     });
     const problemsBox = el('ul', { class: 'problems', hidden: true });
     const publish = el('button', { type: 'button', class: 'btn primary', id: 'draft-publish' }, 'Publish…');
