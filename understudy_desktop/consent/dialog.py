@@ -1,0 +1,111 @@
+"""The native approval dialog: the one place where a consent is granted.
+
+Its text is composed by the app from the action and its arguments. Escape rejects. It is not
+modal, so the person can look at the console before deciding.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from understudy_desktop.consent.ledger import ConsentLedger, DialogApproval
+
+
+class ConsentDialog(QDialog):
+    decided = Signal(bool)  # True: approved (and granted); False: rejected
+
+    def __init__(
+        self,
+        ledger: ConsentLedger,
+        key: str,
+        headline: str,
+        details: str,
+        requester: str,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._ledger = ledger
+        self._key = key
+        self._done = False
+        self.setWindowTitle("Understudy needs your approval")
+        self.setMinimumWidth(520)
+        layout = QVBoxLayout(self)
+        self.headline = QLabel(headline)
+        self.headline.setWordWrap(True)
+        self.headline.setTextFormat(Qt.TextFormat.PlainText)  # arguments are shown, never rendered
+        font = self.headline.font()
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        font.setBold(True)
+        self.headline.setFont(font)
+        layout.addWidget(self.headline)
+        self.details = QLabel(details)
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.PlainText)
+        layout.addWidget(self.details)
+        who = QLabel(
+            f"Asked by: {requester}"
+            if requester
+            else "Asked by: an agent that did not say its name"
+        )
+        who.setTextFormat(Qt.TextFormat.PlainText)
+        layout.addWidget(who)
+        note = QLabel("Only you can approve this. The agent waits for your answer.")
+        note.setWordWrap(True)
+        layout.addWidget(note)
+        buttons = QDialogButtonBox()
+        self.approve_button = QPushButton("Approve")
+        self.reject_button = QPushButton("Reject")
+        self.approve_button.setAccessibleName("Approve")
+        self.reject_button.setAccessibleName("Reject")
+        buttons.addButton(self.reject_button, QDialogButtonBox.ButtonRole.RejectRole)
+        buttons.addButton(self.approve_button, QDialogButtonBox.ButtonRole.AcceptRole)
+        self.reject_button.setDefault(True)  # Enter alone never approves
+        self.approve_button.clicked.connect(self._on_approve)
+        self.reject_button.clicked.connect(self._on_reject)
+        layout.addWidget(buttons)
+
+    def _on_approve(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        # The one and only grant in the app: a person clicked Approve for this exact key.
+        self._ledger.grant(DialogApproval(self._key))
+        self.decided.emit(True)
+        self.accept()
+
+    def _on_reject(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        self.decided.emit(False)
+        self.reject()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt name)
+        if event.key() == Qt.Key.Key_Escape:
+            self._on_reject()
+            return
+        super().keyPressEvent(event)
+
+    def reject(self) -> None:
+        # Closing the window counts as Reject.
+        if not self._done:
+            self._done = True
+            self.decided.emit(False)
+        super().reject()
+
+    def present(self) -> None:
+        """Show it in front, even when the main window is in the background."""
+        self.show()
+        self.raise_()
+        self.activateWindow()
+        QApplication.alert(self)
