@@ -72,3 +72,33 @@ REGISTER_TEST_TOOLS = """(() => {
     }) });
   return true;
 })()"""
+
+
+def approve_page_tools(console, names) -> None:
+    """The person approves page tools as they are registered now (the test plays the person:
+    it writes the approval record a dialog's Approve would write)."""
+    from understudy_desktop.consent.approvals import definition_hash
+
+    bridge = console.window.bridge
+    console.qtbot.waitUntil(lambda: all(bridge.tool(n) is not None for n in names))
+    for name in names:
+        tool = bridge.tool(name)
+        mirrored = {
+            "name": tool.name,
+            "title": tool.title,
+            "description": tool.description,
+            "inputSchema": tool.input_schema,
+            "annotations": tool.annotations,
+        }
+        definition = {k: v for k, v in mirrored.items() if v is not None}
+        console.session.consent.approvals.record(name, definition_hash(definition))
+
+
+def approve_in_dialog(console, timeout_ms: int = 10_000):
+    """A person clicks Approve in the native consent dialog once it is open."""
+    gate = console.session.consent.gate
+    console.qtbot.waitUntil(lambda: bool(gate.open_dialogs()), timeout=timeout_ms)
+    dialog = gate.open_dialogs()[0]
+    text = dialog.headline.text()
+    dialog.approve_button.click()
+    return text

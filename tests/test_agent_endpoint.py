@@ -10,11 +10,12 @@ import anyio
 import httpx2
 import mcp_types as types
 import pytest
-from agent_helpers import REGISTER_TEST_TOOLS, mcp_client, run_client
+from agent_helpers import REGISTER_TEST_TOOLS, approve_page_tools, mcp_client, run_client
 from PySide6.QtCore import QTimer
 
 from understudy_desktop.agent.runtime_file import read_runtime
 from understudy_desktop.agent.server import AgentServer
+from understudy_desktop.consent.approvals import definition_hash
 
 
 @pytest.fixture
@@ -23,6 +24,7 @@ def agent(agent_console):
     agent_console.js(REGISTER_TEST_TOOLS)
     bridge = agent_console.window.bridge
     agent_console.qtbot.waitUntil(lambda: len(bridge.tools) == 5 + len(META_TOOLS))
+    approve_page_tools(agent_console, TEST_TOOLS)
     return agent_console
 
 
@@ -60,7 +62,7 @@ def test_tools_are_listed_sorted_with_annotations_mapped(agent):
             return (await c.list_tools()).tools, c.server_capabilities
 
     tools, caps = run_client(agent.qtbot, go)
-    assert [t.name for t in tools] == sorted(TEST_TOOLS + META_TOOLS)
+    assert [t.name for t in tools] == sorted([*TEST_TOOLS, *META_TOOLS, "understudy_revoke_tool"])
     tools = [t for t in tools if not t.name.startswith("understudy_")]
     lookup = tools[3]
     assert lookup.title == "Look up an order"
@@ -180,6 +182,13 @@ def test_a_new_page_tool_reaches_clients_as_list_changed_legacy(agent):
         "document.modelContext.registerTool({name: 'late_tool', description: 'Added later.',"
         " execute: () => 1}); true"
     )
+    # Approved ahead of time (as a person would), so it is listed the moment it appears.
+    agent.session.consent.approvals.record(
+        "late_tool",
+        definition_hash(
+            {"name": "late_tool", "title": "", "description": "Added later.", "annotations": {}}
+        ),
+    )
     QTimer.singleShot(800, lambda: agent.js(register))
     names = run_client(agent.qtbot, go)
     assert seen == ["notifications/tools/list_changed"]
@@ -202,6 +211,12 @@ def test_a_new_page_tool_reaches_clients_over_subscriptions_listen(agent):
         "document.modelContext.registerTool({name: 'later_tool', description: 'Added later.',"
         " execute: () => 1}); true"
     )
+    agent.session.consent.approvals.record(
+        "later_tool",
+        definition_hash(
+            {"name": "later_tool", "title": "", "description": "Added later.", "annotations": {}}
+        ),
+    )
     QTimer.singleShot(800, lambda: agent.js(register))
     assert "later_tool" in run_client(agent.qtbot, go)
 
@@ -217,7 +232,7 @@ def test_a_reload_empties_the_list_and_the_page_tools_return(agent):
 
     # The test tools were the old document's; the console registers its meta-tools again.
     agent.qtbot.waitUntil(lambda: len(agent.window.bridge.tools) == len(META_TOOLS))
-    assert run_client(agent.qtbot, go) == META_TOOLS
+    assert run_client(agent.qtbot, go) == sorted([*META_TOOLS, "understudy_revoke_tool"])
 
 
 # --- security ---------------------------------------------------------------------------

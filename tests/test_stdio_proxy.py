@@ -10,7 +10,7 @@ import time
 import anyio
 import mcp_types as types
 import pytest
-from agent_helpers import REGISTER_TEST_TOOLS, run_client
+from agent_helpers import REGISTER_TEST_TOOLS, approve_page_tools, run_client
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from PySide6.QtCore import QTimer
 
@@ -29,6 +29,9 @@ def proxy_params(data_dir) -> StdioServerParameters:
 def test_the_proxy_lists_calls_and_forwards_list_changed(agent_console, data_dir):
     agent_console.js(REGISTER_TEST_TOOLS)
     agent_console.qtbot.waitUntil(lambda: len(agent_console.window.bridge.tools) == 9)
+    approve_page_tools(
+        agent_console, ["archive_ticket", "chatty", "explode", "lookup_order", "slow"]
+    )
     seen: list[str] = []
 
     async def on_message(message):
@@ -69,7 +72,8 @@ def test_the_proxy_lists_calls_and_forwards_list_changed(agent_console, data_dir
     ]
     assert called.structured_content == {"order": "INV-7", "status": "paid", "detail": "short"}
     assert bad.is_error and bad.structured_content["code"] == "invalid_input"
-    assert "via_proxy" in later
+    assert "via_proxy" not in later  # registered by the page, but nobody approved it
+    assert len(later) == len(names)
     agent_console.qtbot.waitUntil(lambda: agent_console.js("window.__signals.slow.aborted") is True)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from agent_helpers import mcp_client, run_client
+from agent_helpers import approve_in_dialog, mcp_client, run_client
 from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtTest import QTest
 
@@ -57,13 +57,14 @@ def teach_assign_refund(console, ticket_id: str) -> None:
 
 
 def approve_when_asked(console) -> QTimer:
-    """A person watching the window: clicks Approve as soon as the overlay shows it."""
+    """A person at the window: clicks Approve in the native dialog as soon as it opens."""
     timer = QTimer()
+    gate = console.session.consent.gate
 
     def look() -> None:
-        if console.js("Boolean(document.getElementById('approve-button'))"):
+        if gate.open_dialogs():
             timer.stop()
-            click(console, "#approve-button")
+            gate.open_dialogs()[0].approve_button.click()
 
     timer.timeout.connect(look)
     timer.start(100)
@@ -163,8 +164,7 @@ def test_the_publish_call_times_out_to_awaiting_approval_then_poll_publishes_onc
     console = agent_console
     teach_assign_refund(console, "T-1006")
     server = console.session.agent
-    # A shorter hold than 45 s keeps the test quick; the page reads it from the meta-tool.
-    console.js("window.__understudyApprovalWaitMs = 500; true")
+    server.approval_hold_s = 0.5  # a shorter hold than 45 s keeps the test quick
 
     async def ask():
         async with mcp_client(server.url, server.token) as c:
@@ -200,10 +200,12 @@ def test_the_publish_call_times_out_to_awaiting_approval_then_poll_publishes_onc
     draft_id, first = run_client(console.qtbot, ask, 60)
     assert first["status"] == "awaiting_approval"
     assert "cannot approve" in first["message"]
-    click(console, "#approve-button")
-    console.qtbot.waitUntil(
-        lambda: any(t["name"] == "assign_refund_b" for t in console.api_json("tools"))
-    )
+    # The dialog stayed open after the agent's call returned; the person approves now.
+    assert approve_in_dialog(console) == 'Publish tool "assign_refund_b"'
+    # The approval waits in the ledger for the agent's retry: nothing is published yet.
+    console.qtbot.wait(300)
+    assert console.api_json("tools") == []
+    assert console.session.consent.gate.ledger.pending() == 1
 
     async def retry():
         async with mcp_client(server.url, server.token) as c:
@@ -222,6 +224,8 @@ def test_the_publish_call_times_out_to_awaiting_approval_then_poll_publishes_onc
     again, once_more = run_client(console.qtbot, retry, 30)
     assert again["status"] == "published" and once_more["status"] == "published"
     assert [t["name"] for t in console.api_json("tools")] == ["assign_refund_b"]
+    assert console.session.consent.gate.ledger.pending() == 0
+    assert console.session.consent.gate.open_dialogs() == []  # the second retry asked no one
 
 
 def publish_from_editor(console, name: str) -> None:
@@ -237,10 +241,14 @@ def publish_from_editor(console, name: str) -> None:
         lambda: console.js("!document.getElementById('draft-publish').disabled")
     )
     console.js("document.getElementById('draft-publish').click(); true")
+    # In the desktop app the overlay only says it is waiting; the native dialog decides.
     console.qtbot.waitUntil(
-        lambda: console.js("Boolean(document.getElementById('approve-button'))")
+        lambda: (
+            "Waiting for your approval in the Understudy dialog"
+            in console.js("document.getElementById('approval').textContent")
+        )
     )
-    console.js("document.getElementById('approve-button').click(); true")
+    approve_in_dialog(console)
 
 
 @pytest.mark.slow
@@ -365,10 +373,7 @@ def test_a_broken_step_is_repaired_and_the_rest_kept(console, tmp_path):
     console.dispatch("select_ticket", {"ticket_id": "N-1"})
     choose(console, "#assignee-select", "ana")
     click(console, "#teach-button")
-    console.qtbot.waitUntil(
-        lambda: console.js("Boolean(document.getElementById('approve-button'))")
-    )
-    click(console, "#approve-button")
+    assert approve_in_dialog(console) == 'Repair tool "assign_refund"'
     console.qtbot.waitUntil(lambda: console.api_json("tools")[0]["stats"]["lastFailure"] is None)
     tool = console.api_json("tools")[0]
     assert [s["command"] for s in tool["definition"]["steps"]] == [

@@ -20,6 +20,10 @@ from understudy_desktop.agent.runtime_file import AgentRuntime, remove_runtime, 
 from understudy_desktop.agent.server import AgentServer
 from understudy_desktop.agent.tool_port import QtToolPort
 from understudy_desktop.chromium_flags import apply_chromium_flags
+from understudy_desktop.consent.approvals import ApprovalStore
+from understudy_desktop.consent.gate import ConsentGate
+from understudy_desktop.consent.ledger import ConsentLedger
+from understudy_desktop.consent.service import ConsentService
 from understudy_desktop.paths import DataPaths, web_assets_dir
 from understudy_desktop.shell.main_window import MainWindow
 from understudy_desktop.web.handoff import Handoff
@@ -57,6 +61,7 @@ class Session:
     window: MainWindow
     handoff: Handoff
     paths: DataPaths
+    consent: ConsentService
     agent: AgentServer | None = None
 
     def close(self) -> None:
@@ -81,10 +86,14 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
     icon = web_assets_dir() / "img" / "understudy.svg"
     if icon.exists():
         window.setWindowIcon(QIcon(str(icon)))
-    session = Session(profile, window, handoff, paths)
+    # Sensitive actions are decided in the native dialog whether or not agents are enabled:
+    # a person's own Publish in the console goes through it too.
+    gate = ConsentGate(ConsentLedger(), window)
+    consent = ConsentService(gate, ApprovalStore(paths.root), window.link, window.bridge, window)
+    session = Session(profile, window, handoff, paths, consent)
     if agent_port is not None:
         tool_port = QtToolPort(window.bridge, window)
-        server = AgentServer(tool_port)
+        server = AgentServer(tool_port, consent=consent, approvals=consent.approvals)
         server.start(agent_port)
         runtime = AgentRuntime(server.url, server.port_number, server.token, os.getpid())
 

@@ -21,6 +21,7 @@ TIMEOUT = "timeout"
 CANCELLED = "cancelled"
 TOOL_ERROR = "tool_error"
 BUSY = "busy"
+APPROVAL_CHANGED = "approval_changed"
 
 
 def error_result(

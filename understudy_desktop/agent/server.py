@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import hmac
 import ipaddress
+import json
 import logging
 import secrets
 import socket
@@ -34,10 +35,38 @@ from understudy_desktop.agent import results
 from understudy_desktop.agent.schema_check import argument_problems
 from understudy_desktop.agent.tool_port import QtToolPort
 from understudy_desktop.bridge.page_bridge import PageTool
+from understudy_desktop.consent.approvals import ApprovalStore, definition_hash
+from understudy_desktop.consent.service import ConsentService
 
 log = logging.getLogger(__name__)
 
 MCP_PATH = "/mcp"
+APPROVAL_HOLD_S = 45.0
+# The console's own tools, always listed. Everything else the page registers is listed only
+# while its current definition matches an approval record.
+META_TOOLS = frozenset(
+    {
+        "understudy_list_recordings",
+        "understudy_draft_tool",
+        "understudy_publish_tool",
+        "understudy_run_tool",
+    }
+)
+REVOKE_TOOL = types.Tool(
+    name="understudy_revoke_tool",
+    title="Revoke a taught tool",
+    description=(
+        "Ask the person to revoke a taught tool. A dialog asks them; you cannot approve it "
+        "yourself. Holds up to 45 s, then answers awaiting_approval; poll: true checks again."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "poll": {"type": "boolean"}},
+        "required": ["name"],
+        "additionalProperties": False,
+    },
+    annotations=types.ToolAnnotations(title="Revoke a taught tool", destructive_hint=True),
+)
 DEFAULT_CALL_TIMEOUT_S = 30.0
 WEBMCP_META_KEY = "understudy/webmcp-annotations"
 
@@ -98,6 +127,8 @@ class AgentServer:
         port: QtToolPort,
         host: str = "127.0.0.1",
         call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
+        consent: ConsentService | None = None,
+        approvals: ApprovalStore | None = None,
     ) -> None:
         if not is_loopback(host):
             raise ValueError(f"the agent endpoint only listens on loopback, not {host}")
@@ -105,6 +136,9 @@ class AgentServer:
         self.port_number = 0
         self.token = secrets.token_urlsafe(32)
         self.call_timeout_s = call_timeout_s
+        self.approval_hold_s = APPROVAL_HOLD_S
+        self._consent = consent
+        self._approvals = approvals
         self._port = port
         self._bus = InMemorySubscriptionBus()
         self._legacy_sessions: dict[str, ServerSession] = {}
@@ -124,7 +158,12 @@ class AgentServer:
             ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
         ) -> types.ListToolsResult:
             self._port.note_activity(client=self._client_name(ctx))
-            return types.ListToolsResult(tools=[mcp_tool(t) for t in self._port.snapshot()])
+            visible = await self._visible_tools()
+            tools = [mcp_tool(t) for t in visible]
+            if self._consent is not None:
+                tools.append(REVOKE_TOOL)
+            tools.sort(key=lambda t: t.name)
+            return types.ListToolsResult(tools=tools)
 
         async def call_tool(
             ctx: ServerRequestContext, params: types.CallToolRequestParams
@@ -169,14 +208,120 @@ class AgentServer:
         except AttributeError:
             return ""
 
+    # --- approvals -------------------------------------------------------------------------
+    async def _definitions(self) -> dict[str, Any]:
+        """The page's taught-tool definitions (steps included), fetched for this request."""
+        if self._consent is None:
+            return {}
+
+        def ask(resolve: Any) -> None:
+            self._consent_link_call("toolDefinitions", [], resolve)
+
+        answer = await self._port.on_qt(ask)
+        return answer if isinstance(answer, dict) else {}
+
+    def _consent_link_call(self, method: str, args: list[Any], resolve: Any) -> None:
+        assert self._consent is not None
+        self._consent._link.call(method, args, lambda r: resolve(r.value if r.ok else None))
+
+    def _approved(self, tool: PageTool, definitions: dict[str, Any]) -> bool:
+        if self._approvals is None or tool.name in META_TOOLS:
+            return True
+        entry = definitions.get(tool.name)
+        mirrored = {
+            "name": tool.name,
+            "title": tool.title,
+            "description": tool.description,
+            "inputSchema": tool.input_schema,
+            "annotations": tool.annotations,
+        }
+        if isinstance(entry, dict) and isinstance(entry.get("definition"), dict):
+            definition = entry["definition"]
+            # What the page registered must be what the definition says, or the approval of
+            # one would be used to expose the other.
+            if definition.get("description") != tool.description or (
+                definition.get("inputSchema") != tool.input_schema
+            ):
+                return False
+        else:
+            definition = {k: v for k, v in mirrored.items() if v is not None}
+        return self._approvals.matches(tool.name, definition_hash(definition))
+
+    async def _visible_tools(self) -> list[PageTool]:
+        snapshot = self._port.snapshot()
+        definitions = await self._definitions()
+        return [t for t in snapshot if self._approved(t, definitions)]
+
+    async def _hold_back(self, name: str) -> None:
+        """Tell the page a tool no longer matches its approval (the library shows why)."""
+        if self._consent is None:
+            return
+        reason = "it changed after you approved it; approve it again to give it back to agents"
+        await self._port.on_qt(
+            lambda resolve: self._consent_link_call("markNeedsReview", [name, reason], resolve)
+        )
+
+    async def _sensitive(self, name: str, arguments: dict[str, Any], client: str) -> Any:
+        assert self._consent is not None
+        consent = self._consent
+        poll = bool(arguments.get("poll"))
+        requester = client or "an agent"
+        if name == "understudy_publish_tool":
+            draft_id = str(arguments.get("draft_id", ""))
+
+            def work(resolve: Any) -> None:
+                consent.publish(draft_id, requester, self.approval_hold_s, poll, resolve)
+        else:
+            target = str(arguments.get("name", ""))
+
+            def work(resolve: Any) -> None:
+                consent.revoke(target, requester, self.approval_hold_s, poll, resolve)
+
+        self._port.note_activity(client=client, tool=name)
+        answer = await self._port.on_qt(work)
+        return results.success_result(json.dumps(answer, separators=(",", ":")))
+
     async def _call(
         self, name: str, arguments: dict[str, Any], client: str
     ) -> types.CallToolResult:
+        if self._consent is not None and name in ("understudy_publish_tool", REVOKE_TOOL.name):
+            if name == REVOKE_TOOL.name:
+                problems = argument_problems(REVOKE_TOOL.input_schema, arguments)
+                if problems:
+                    return results.error_result(results.INVALID_INPUT, "; ".join(problems))
+            else:
+                tool = next((t for t in self._port.snapshot() if t.name == name), None)
+                schema = tool.input_schema if tool else None
+                problems = argument_problems(schema, arguments)
+                if problems:
+                    return results.error_result(results.INVALID_INPUT, "; ".join(problems))
+            result: types.CallToolResult = await self._sensitive(name, arguments, client)
+            return result
         tool = next((t for t in self._port.snapshot() if t.name == name), None)
         if tool is None:
             return results.error_result(
                 results.NOT_FOUND, f"There is no tool named {name[:64]!r}. Call tools/list."
             )
+        if self._approvals is not None:
+            # The approval is rechecked before every call (understudy_run_tool included, since
+            # it runs a taught tool by name).
+            target: PageTool | None = tool
+            if name == "understudy_run_tool":
+                wanted = str(arguments.get("name", ""))
+                target = next((t for t in self._port.snapshot() if t.name == wanted), None)
+            if target is not None and target.name not in META_TOOLS:
+                if self._approvals.get(target.name) is None:
+                    return results.error_result(
+                        results.NOT_FOUND,
+                        f"There is no approved tool named {target.name[:64]!r}.",
+                    )
+                if not self._approved(target, await self._definitions()):
+                    await self._hold_back(target.name)
+                    return results.error_result(
+                        results.APPROVAL_CHANGED,
+                        f"{target.name[:64]} changed since a person approved it. It is held "
+                        "back until they review it again.",
+                    )
         problems = argument_problems(tool.input_schema, arguments)
         if problems:
             return results.error_result(

@@ -114,9 +114,28 @@ class QtToolPort(QObject):
             with self._lock:
                 self._running -= 1
 
+    async def on_qt(self, work: Callable[[Callable[[Any], None]], None]) -> Any:
+        """Run `work(resolve)` on the Qt thread and await the value it resolves with."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+
+        def resolve(value: Any) -> None:
+            def settle() -> None:
+                if not future.done():
+                    future.set_result(value)
+
+            loop.call_soon_threadsafe(settle)
+
+        self._invoke.emit(("qt", (work, resolve)))
+        return await future
+
     # --- Qt thread ----------------------------------------------------------------------
-    def _on_invoke(self, item: tuple[str, _Job]) -> None:
+    def _on_invoke(self, item: tuple[str, Any]) -> None:
         kind, job = item
+        if kind == "qt":
+            work, resolve = job
+            work(resolve)
+            return
         if kind == "cancel":
             if job.call_id:
                 self._bridge.cancel(job.call_id, "cancelled")

@@ -22,7 +22,8 @@ from understudy_desktop.web.scripts import BRIDGE_WORLD, bridge_scripts, install
 
 log = logging.getLogger(__name__)
 
-PUSH_EVENTS = frozenset({"hello", "tools", "console-ready"})
+PUSH_EVENTS = frozenset({"hello", "tools", "console-ready", "consent-request"})
+CONSENT_KINDS = frozenset({"publish", "review", "relax"})
 KINDS = frozenset({"push", "response"})
 
 
@@ -86,6 +87,8 @@ class PageBridge(QObject):
     ready_changed = Signal(bool)
     console_ready_changed = Signal(bool)
     tools_changed = Signal()
+    # The page asks for a consent dialog. It can only ask: deciding is the dialog's alone.
+    consent_requested = Signal(dict)
 
     def __init__(self, page: QWebEnginePage, with_shim: bool = True) -> None:
         super().__init__(page)
@@ -190,6 +193,18 @@ class PageBridge(QObject):
         elif event == "console-ready" and not self._console_ready:
             self._console_ready = True
             self.console_ready_changed.emit(True)
+        elif event == "consent-request":
+            kind = body.get("kind")
+            if kind not in CONSENT_KINDS:
+                log.warning("dropped a consent request of unknown kind")
+                return False
+            self.consent_requested.emit(
+                {
+                    "kind": kind,
+                    "id": str(body.get("id", ""))[:64],
+                    "tool": str(body.get("tool", ""))[:64],
+                }
+            )
         return True
 
     def _on_response(self, body: dict[str, Any]) -> None:

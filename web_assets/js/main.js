@@ -122,9 +122,10 @@ async function boot() {
     onRunStep: (...args) => teachUi?.onRunStep(...args),
     onRunEnd: (...args) => { teachUi?.onRunEnd(...args); list.refresh(); },
   });
-  const approvals = createApprovals({ registry, onPending: () => teachUi?.renderApproval() });
+  const shellDecides = () => document.documentElement.dataset.shell === 'desktop';
+  const approvals = createApprovals({ registry, onPending: () => teachUi?.renderApproval(), onDecided: (r) => teachUi?.announceDecision(r), shellDecides });
   const metaTools = createMetaTools({ recordings, drafts, registry, approvals });
-  teachUi = mountTeachUi({ state, recorder, recordings, drafts, registry, approvals, toast, shellDecides: () => false });
+  teachUi = mountTeachUi({ state, recorder, recordings, drafts, registry, approvals, toast, shellDecides });
   await registry.restore();
   const pageLife = new AbortController(); // the meta-tools live as long as the page
   await metaTools.registerAll(pageLife.signal);
@@ -158,6 +159,20 @@ async function boot() {
     tools: () => registry.list(),
     runTool: (name, input) => registry.runByPerson(name, input),
     pendingApprovals: () => approvals.list().map((r) => ({ draftId: r.draft.id, name: r.draft.definition.name })),
+    // --- for the shell's consent service (it decides; the page only carries out) ---
+    draftDefinition: (id) => {
+      const d = drafts.get(id);
+      return d && d.definition ? { definition: d.definition, problems: d.problems ?? [], replaces: d.replaces ?? null, by: d.by ?? 'agent' } : null;
+    },
+    publishApproved: (id, hash) => {
+      const d = drafts.get(id);
+      return d ? approvals.approveDecided(d, d.by ?? 'agent', hash) : null;
+    },
+    approvalDeclined: (id) => approvals.reject(id, 'rejected in the dialog'),
+    toolDefinitions: () => Object.fromEntries(registry.list().map((t) => [t.name, { definition: t.definition, status: t.status }])),
+    markNeedsReview: (name, reason) => registry.needsReview(name, reason),
+    reapproved: (name, hash) => registry.reapproved(name, hash),
+    revokeTool: (name) => registry.revoke(name),
   });
 }
 

@@ -172,28 +172,43 @@ export function publicTool(definition) {
  * Pending approvals, one per draft: asking again for the same draft joins the same request
  * (an agent hammering publish opens one decision, not twenty).
  */
-export function createApprovals({ registry, onPending = () => {} }) {
+export function createApprovals({ registry, onPending = () => {}, onDecided = () => {}, shellDecides = () => false }) {
   const pending = new Map();
+  const askShell = (detail) => document.dispatchEvent(new CustomEvent('understudy:consent-request', { detail: JSON.stringify(detail) }));
   return {
-    request(draft) {
+    request(draft, { quiet = false } = {}) {
       let record = pending.get(draft.id);
-      if (record) return record;
+      if (record) {
+        if (record.state === 'pending' && shellDecides()) askShell({ kind: 'publish', id: draft.id });
+        return record;
+      }
       let resolve;
       record = { draft, state: 'pending', result: null, reason: '', decided: new Promise((r) => { resolve = r; }) };
       record.resolve = resolve;
       pending.set(draft.id, record);
       onPending();
+      // In the desktop app the decision is made in the native dialog, never here.
+      if (shellDecides() && !quiet) askShell({ kind: 'publish', id: draft.id });
       return record;
     },
     list: () => [...pending.values()].filter((r) => r.state === 'pending'),
     get: (id) => pending.get(id) ?? null,
     forget: (id) => pending.delete(id),
-    async approve(id, author = 'agent') {
+    /**
+     * The shell approved a draft that no one asked the page about (an agent's publish call,
+     * which the shell intercepts): publish it as a decided approval.
+     */
+    async approveDecided(draft, author, approvedHash) {
+      if (!pending.has(draft.id)) this.request(draft, { quiet: true });
+      return this.approve(draft.id, author, approvedHash);
+    },
+
+    async approve(id, author = 'agent', approvedHash = null) {
       const record = pending.get(id);
       if (!record || record.state !== 'pending') return null;
       try {
-        if (record.draft.replaces) await registry.replace(record.draft.definition, { author });
-        else await registry.publish(record.draft.definition, { author });
+        if (record.draft.replaces) await registry.replace(record.draft.definition, { author, approvedHash });
+        else await registry.publish(record.draft.definition, { author, approvedHash });
         record.draft.publishedAs = record.draft.definition.name;
         record.result = { status: 'published', name: record.draft.definition.name, tool: publicTool(record.draft.definition) };
       } catch (err) {
@@ -203,6 +218,7 @@ export function createApprovals({ registry, onPending = () => {} }) {
       record.state = 'approved';
       record.resolve();
       onPending();
+      onDecided(record);
       return record.result;
     },
     reject(id, reason = '') {
@@ -212,6 +228,7 @@ export function createApprovals({ registry, onPending = () => {} }) {
       record.reason = reason;
       record.resolve();
       onPending();
+      onDecided(record);
       return true;
     },
   };

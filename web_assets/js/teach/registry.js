@@ -97,9 +97,10 @@ export function createRegistry({ bus, store, modelContext = () => document.model
     },
 
     /** A repaired (re-approved) definition replaces the tool under the same name. */
-    async replace(definition, { author = 'person' } = {}) {
+    async replace(definition, { author = 'person', approvedHash = null } = {}) {
       const entry = tools.get(definition.name);
       if (!entry) throw new RegistryError('not_found', `There is no tool named ${definition.name} to repair.`);
+      if (approvedHash !== null && approvedHash !== await definitionHash(definition)) throw new RegistryError('not_approved', 'The tool changed after it was approved. Review it again.');
       entry.controller?.abort();
       entry.definition = structuredClone(definition);
       entry.approved = { hash: await definitionHash(definition), commands: definition.steps.map((s) => s.command), at: now().toISOString() };
@@ -109,6 +110,31 @@ export function createRegistry({ bus, store, modelContext = () => document.model
       await save(entry);
       onChange();
       return entry;
+    },
+
+    /** The shell found the tool's definition no longer matches its approval: hold it back. */
+    async needsReview(name, reason) {
+      const entry = tools.get(name);
+      if (!entry) return false;
+      entry.controller?.abort();
+      entry.status = 'needs_review';
+      entry.reviewReason = reason;
+      await save(entry);
+      onChange();
+      return true;
+    },
+
+    /** A person approved the tool again (in the shell's dialog): back in service. */
+    async reapproved(name, hash) {
+      const entry = tools.get(name);
+      if (!entry || hash !== await definitionHash(entry.definition)) return false;
+      entry.approved = { hash, commands: entry.definition.steps.map((s) => s.command), at: now().toISOString() };
+      entry.status = 'active';
+      delete entry.reviewReason;
+      await register(entry);
+      await save(entry);
+      onChange();
+      return true;
     },
 
     async disable(name) {

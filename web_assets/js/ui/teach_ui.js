@@ -240,12 +240,8 @@ export function mountTeachUi({ state, recorder, recordings, drafts, registry, ap
     } else {
       const approve = el('button', { type: 'button', class: 'btn primary', id: 'approve-button' }, 'Approve and publish');
       const reject = el('button', { type: 'button', class: 'btn', id: 'reject-button' }, 'Reject');
-      approve.addEventListener('click', async () => {
-        const result = await approvals.approve(record.draft.id, record.draft.by);
-        if (result?.isError) toast.show(result.message, { kind: 'error' });
-        else { toast.show(`Published ${definition.name}. Agents can use it now.`); close(panel); }
-      });
-      reject.addEventListener('click', () => { approvals.reject(record.draft.id, 'rejected by the person'); toast.show('Rejected.'); });
+      approve.addEventListener('click', () => approvals.approve(record.draft.id, record.draft.by));
+      reject.addEventListener('click', () => approvals.reject(record.draft.id, 'rejected by the person'));
       card.addEventListener('keydown', (event) => { if (event.key === 'Escape') reject.click(); });
       children.push(el('div', { class: 'approval-actions' }, reject, approve));
       queueMicrotask(() => approve.focus());
@@ -272,6 +268,11 @@ export function mountTeachUi({ state, recorder, recordings, drafts, registry, ap
         try { await (t.status === 'active' ? registry.disable(t.name) : registry.enable(t.name)); } catch (err) { toast.show(err.message, { kind: 'error' }); }
       });
       buttons.push(toggle);
+      if (t.status === 'needs_review') {
+        const review = el('button', { type: 'button', class: 'btn primary' }, 'Review again…');
+        review.addEventListener('click', () => document.dispatchEvent(new CustomEvent('understudy:consent-request', { detail: JSON.stringify({ kind: 'review', tool: t.name }) })));
+        buttons.splice(0, buttons.length, review);
+      }
       const failedStep = t.stats.lastFailure?.step;
       if (failedStep) {
         const repair = el('button', { type: 'button', class: 'btn', title: 'Re-do the step that failed; the rest of the tool stays as it is' }, `Repair step ${failedStep}`);
@@ -286,6 +287,7 @@ export function mountTeachUi({ state, recorder, recordings, drafts, registry, ap
         el('p', { class: 'stat', text: t.definition.description }),
         el('p', { class: 'stat', text: `${t.author === 'agent' ? 'Drafted by an agent, approved by you' : 'Made by you'} · ${new Date(t.createdAt).toLocaleDateString('en-GB')} · ${t.stats.invocations} run${t.stats.invocations === 1 ? '' : 's'} · ${rate}` }),
         el('p', { class: 'stat', text: failure }),
+        t.status === 'needs_review' ? el('p', { class: 'warnings', text: `Held back from agents: ${t.reviewReason ?? 'it changed since you approved it'}.` }) : null,
         el('div', { class: 'card-row' }, ...buttons));
     });
     library.replaceChildren(header('Your tools', () => close(library)),
@@ -370,7 +372,19 @@ export function mountTeachUi({ state, recorder, recordings, drafts, registry, ap
     if (outcome.ok) for (const id of outcome.changed) state.badges.set(id, { by, tool: toolName });
   }
 
+  /** Say what came of an approval, however it was decided (overlay or the shell's dialog). */
+  function announceDecision(record) {
+    const name = record.draft.definition.name;
+    if (record.state === 'rejected') toast.show(`${name} was not published.`);
+    else if (record.result?.isError) toast.show(record.result.message, { kind: 'error' });
+    else {
+      toast.show(`Published ${name}. Agents can use it now.`);
+      close(panel);
+    }
+  }
+
   return {
+    announceDecision,
     toggleTeach,
     showRecordings,
     openLibrary,

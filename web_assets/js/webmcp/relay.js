@@ -84,6 +84,13 @@
     );
   });
 
+  // Tells the console that a desktop shell decides approvals (it shows "waiting for your
+  // approval in the dialog" instead of granting anything itself). At document creation
+  // there is no <html> element yet; the console only asks later, when something is approved.
+  const markShell = () => { if (document.documentElement) document.documentElement.dataset.shell = 'desktop'; };
+  markShell();
+  document.addEventListener('readystatechange', markShell, { once: true });
+
   function watch() {
     const context = mc();
     if (context) context.addEventListener('toolchange', pushTools);
@@ -95,4 +102,10 @@
   else watch();
   // The console tells the shell when its own API is ready (after IndexedDB has loaded).
   document.addEventListener('understudy:console-ready', () => send(PUSH, { event: 'console-ready' }));
+  // The console asks the shell to open its consent dialog (it cannot approve anything itself).
+  document.addEventListener('understudy:consent-request', (event) => {
+    let detail;
+    try { detail = JSON.parse(String(event.detail)); } catch { return; }
+    send(PUSH, { event: 'consent-request', kind: String(detail.kind), id: String(detail.id ?? ''), tool: String(detail.tool ?? ''), value: Boolean(detail.value) });
+  });
 })();
