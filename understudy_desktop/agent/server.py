@@ -281,6 +281,35 @@ class AgentServer:
         answer = await self._port.on_qt(work)
         return results.success_result(json.dumps(answer, separators=(",", ":")))
 
+    async def _ask_if_required(
+        self, name: str, arguments: dict[str, Any], client: str
+    ) -> types.CallToolResult | None:
+        """Tools marked "ask me every time" run only after the person approves this call."""
+        if self._consent is None or self._approvals is None:
+            return None
+        target, target_args = name, arguments
+        if name == "understudy_run_tool":
+            target = str(arguments.get("name", ""))
+            inner = arguments.get("arguments")
+            target_args = inner if isinstance(inner, dict) else {}
+        record = self._approvals.get(target)
+        if record is None or not record.ask_every_time:
+            return None
+        consent = self._consent
+
+        def work(resolve: Any) -> None:
+            consent.confirm_run(
+                target, target_args, client or "an agent", self.approval_hold_s, resolve
+            )
+
+        if await self._port.on_qt(work):
+            return None
+        return results.error_result(
+            "consent_denied",
+            f"{target[:64]} asks the person before each run, and they did not approve this "
+            "one (or did not answer in time). You cannot approve it yourself.",
+        )
+
     async def _call(
         self, name: str, arguments: dict[str, Any], client: str
     ) -> types.CallToolResult:
@@ -328,6 +357,9 @@ class AgentServer:
                 results.INVALID_INPUT,
                 "The arguments do not fit the tool's schema: " + "; ".join(problems),
             )
+        refusal = await self._ask_if_required(name, arguments, client)
+        if refusal is not None:
+            return refusal
         if not self._port.page_ready:
             return results.error_result(results.BUSY, "The console is loading. Try again shortly.")
         self._port.note_activity(client=client, tool=name)

@@ -23,7 +23,7 @@ from understudy_desktop.web.scripts import BRIDGE_WORLD, bridge_scripts, install
 log = logging.getLogger(__name__)
 
 PUSH_EVENTS = frozenset({"hello", "tools", "console-ready", "consent-request"})
-CONSENT_KINDS = frozenset({"publish", "review", "relax"})
+CONSENT_KINDS = frozenset({"publish", "review", "ask", "relax"})
 KINDS = frozenset({"push", "response"})
 
 

@@ -7,13 +7,14 @@ modal, so the person can look at the console before deciding.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QIcon, QKeyEvent
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
     QDialogButtonBox,
     QLabel,
     QPushButton,
+    QSystemTrayIcon,
     QVBoxLayout,
     QWidget,
 )
@@ -104,8 +105,25 @@ class ConsentDialog(QDialog):
         super().reject()
 
     def present(self) -> None:
-        """Show it in front, even when the main window is in the background."""
+        """Show it in front, even when the main window is in the background, and say so in
+        the system tray where the desktop has one."""
         self.show()
         self.raise_()
         self.activateWindow()
         QApplication.alert(self)
+        tray = _tray()
+        if tray is not None:
+            tray.showMessage("Understudy needs your approval", self.headline.text())
+
+
+_tray_icon: QSystemTrayIcon | None = None
+
+
+def _tray() -> QSystemTrayIcon | None:
+    global _tray_icon
+    if _tray_icon is None and QSystemTrayIcon.isSystemTrayAvailable():
+        app = QApplication.instance()
+        icon = app.windowIcon() if isinstance(app, QApplication) else QIcon()
+        _tray_icon = QSystemTrayIcon(icon)
+        _tray_icon.show()
+    return _tray_icon

@@ -18,7 +18,7 @@ from PySide6.QtCore import QObject, QTimer
 from understudy_desktop.bridge.page_bridge import PageBridge
 from understudy_desktop.consent.approvals import ApprovalStore, definition_hash
 from understudy_desktop.consent.gate import ConsentGate, Decision
-from understudy_desktop.consent.manifest import PUBLISH_TOOL, RELAX_TOOL, REVOKE_TOOL
+from understudy_desktop.consent.manifest import PUBLISH_TOOL, RELAX_TOOL, REVOKE_TOOL, RUN_TOOL
 from understudy_desktop.web.console_link import CallResult, ConsoleLink
 
 log = logging.getLogger(__name__)
@@ -214,8 +214,53 @@ class ConsentService(QObject):
             self.publish(draft_id, "you, in the console", None, False, done)
         elif kind == "review":
             self.review(str(request.get("tool")))
+        elif kind == "ask":
+            # Asking more often only adds safety: no dialog needed.
+            self.set_ask_every_time(str(request.get("tool")), True)
         elif kind == "relax":
-            log.info("ignored a request to stop asking for %.40s", request.get("tool"))
+            self.relax(str(request.get("tool")))
+
+    def set_ask_every_time(self, name: str, value: bool) -> None:
+        if self.approvals.set_ask_every_time(name, value):
+            self._link.call("setAskEveryTime", [name, value], lambda _r: None)
+
+    def relax(self, name: str) -> None:
+        """Stop asking before each run: this weakens a safeguard, so the dialog asks first."""
+        if self.approvals.get(name) is None:
+            return
+        self._decide(
+            RELAX_TOOL,
+            {"name": name},
+            f'{RELAX_TOOL.verb} "{name}"',
+            "Agents will be able to run it without asking you each time.",
+            "you, in the console",
+            None,
+            False,
+            lambda _a: None,
+            lambda: self.set_ask_every_time(name, False),
+        )
+
+    def confirm_run(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        requester: str,
+        hold_s: float,
+        answer: Callable[[bool], None],
+    ) -> None:
+        """For a tool marked "ask me every time": one dialog per run, for these arguments."""
+        shown = ", ".join(f"{k} = {str(v)[:40]}" for k, v in sorted(arguments.items()))
+        self._decide(
+            RUN_TOOL,
+            {"name": name, "arguments": arguments},
+            f'{RUN_TOOL.verb} "{name}"',
+            f"With: {shown or 'no arguments'}. You asked to be asked before each run.",
+            requester,
+            hold_s,
+            False,
+            lambda payload: answer(False),
+            lambda: answer(True),
+        )
 
     def review(self, name: str) -> None:
         """A tool held back because it changed: the person approves its current definition."""
@@ -246,4 +291,4 @@ class ConsentService(QObject):
         self._link.call("toolDefinitions", [], got_tools)
 
 
-__all__ = ["RELAX_TOOL", "ConsentService", "describe"]
+__all__ = ["ConsentService", "describe"]

@@ -173,6 +173,7 @@ async function boot() {
     markNeedsReview: (name, reason) => registry.needsReview(name, reason),
     reapproved: (name, hash) => registry.reapproved(name, hash),
     revokeTool: (name) => registry.revoke(name),
+    setAskEveryTime: (name, value) => registry.setAskEveryTime(name, value),
   });
 }
 

@@ -137,6 +137,16 @@ export function createRegistry({ bus, store, modelContext = () => document.model
       return true;
     },
 
+    /** Shown in the library; the shell keeps the real setting and enforces it. */
+    async setAskEveryTime(name, value) {
+      const entry = tools.get(name);
+      if (!entry) return false;
+      entry.askEveryTime = Boolean(value);
+      await save(entry);
+      onChange();
+      return true;
+    },
+
     async disable(name) {
       const entry = tools.get(name);
       if (!entry || entry.status !== 'active') return false;

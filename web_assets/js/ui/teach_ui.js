@@ -279,11 +279,15 @@ export function mountTeachUi({ state, recorder, recordings, drafts, registry, ap
         repair.addEventListener('click', () => startRepair(registry.get(t.name), failedStep - 1));
         buttons.push(repair);
       }
+      const ask = el('button', { type: 'button', class: 'btn', title: 'Agents must get your approval for each run' }, t.askEveryTime ? 'Stop asking each time…' : 'Ask me every time');
+      ask.addEventListener('click', () => document.dispatchEvent(new CustomEvent('understudy:consent-request', { detail: JSON.stringify({ kind: t.askEveryTime ? 'relax' : 'ask', tool: t.name }) })));
+      if (t.status === 'active') buttons.push(ask);
       const revoke = el('button', { type: 'button', class: 'btn danger' }, 'Revoke');
       revoke.addEventListener('click', () => registry.revoke(t.name));
       buttons.push(revoke);
       return el('div', { class: 'card', dataset: { tool: t.name } },
-        el('div', { class: 'card-row' }, el('strong', { text: t.name }), el('span', { class: `status-tag ${t.status}`, text: t.status })),
+        el('div', { class: 'card-row' }, el('strong', { text: t.name }), el('span', { class: `status-tag ${t.status}`, text: t.status.replace('_', ' ') }),
+          t.askEveryTime ? el('span', { class: 'status-tag disabled', text: 'asks before each run' }) : null),
         el('p', { class: 'stat', text: t.definition.description }),
         el('p', { class: 'stat', text: `${t.author === 'agent' ? 'Drafted by an agent, approved by you' : 'Made by you'} · ${new Date(t.createdAt).toLocaleDateString('en-GB')} · ${t.stats.invocations} run${t.stats.invocations === 1 ? '' : 's'} · ${rate}` }),
         el('p', { class: 'stat', text: failure }),
