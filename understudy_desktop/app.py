@@ -26,6 +26,7 @@ from understudy_desktop.consent.ledger import ConsentLedger
 from understudy_desktop.consent.service import ConsentService
 from understudy_desktop.paths import DataPaths, web_assets_dir
 from understudy_desktop.shell.main_window import MainWindow
+from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
 from understudy_desktop.web.handoff import Handoff
 from understudy_desktop.web.profile import make_profile
 from understudy_desktop.web.scheme import register_scheme
@@ -91,6 +92,15 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
     gate = ConsentGate(ConsentLedger(), window)
     consent = ConsentService(gate, ApprovalStore(paths.root), window.link, window.bridge, window)
     session = Session(profile, window, handoff, paths, consent)
+    window.attach_packs(
+        PackActions(
+            window,
+            window.link,
+            consent.approvals,
+            window.show_problem,
+            lambda text: window.statusBar().showMessage(text, 8000),
+        )
+    )
     if agent_port is not None:
         tool_port = QtToolPort(window.bridge, window)
         server = AgentServer(tool_port, consent=consent, approvals=consent.approvals)
@@ -123,7 +133,15 @@ def run(
         if not ready:
             return
         window.link.ready_changed.disconnect(first_ready)
-        if open_file is not None:
+        if open_file is not None and looks_like_pack(open_file):
+            assert window.packs is not None
+            if quit_after_load:
+                window.packs.imported.connect(lambda _n: app.quit())
+                window.packs.import_failed.connect(lambda _m: app.exit(2))
+            # Given on the command line (or double-clicked): the preview asks before importing,
+            # unless this is an unattended run.
+            window.packs.import_pack(open_file, confirm=not quit_after_load)
+        elif open_file is not None:
             if quit_after_load:
                 window.queue_loaded.connect(lambda _n: app.quit())
                 window.queue_failed.connect(lambda _m: app.exit(2))

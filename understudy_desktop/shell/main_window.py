@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import (
@@ -36,6 +36,7 @@ from understudy_desktop.queue_io import (
 from understudy_desktop.shell.about import about_facts
 from understudy_desktop.shell.background import BackgroundJob
 from understudy_desktop.shell.connect_dialog import ConnectAgentDialog, client_snippets
+from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
 from understudy_desktop.shell.queue_preview import QueuePreviewDialog
 from understudy_desktop.web.console_link import CallResult, ConsoleLink
 from understudy_desktop.web.handoff import Handoff
@@ -45,7 +46,6 @@ from understudy_desktop.web.scheme import START_URL
 log = logging.getLogger(__name__)
 
 QUEUE_FILTER = "Ticket queues (*.csv *.json);;CSV files (*.csv);;JSON files (*.json)"
-LATER = "Arrives with Tool Packs in a later version."
 AGENT_RECENT_S = 120  # an agent that called within this many seconds counts as connected
 
 
@@ -90,7 +90,11 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self._progress)
         self.statusBar().addPermanentWidget(self._agent_status)
         self.statusBar().addPermanentWidget(self._status)
+        self.packs: PackActions | None = None
         self._build_menus()
+        # Files dropped on the console: queues open, Tool Packs import.
+        self.view.setAcceptDrops(False)
+        self.setAcceptDrops(True)
 
     # --- page -------------------------------------------------------------------------------
     def load_console(self) -> None:
@@ -148,10 +152,18 @@ class MainWindow(QMainWindow):
             self.choose_queue_save_path,
             "Write the triaged queue back to a CSV or JSON file.",
         )
-        self.import_pack_action = self._action("&Import pack…", "Ctrl+I", None, LATER)
-        self.export_pack_action = self._action("&Export pack…", "Ctrl+Shift+E", None, LATER)
-        self.import_pack_action.setEnabled(False)
-        self.export_pack_action.setEnabled(False)
+        self.import_pack_action = self._action(
+            "&Import pack…",
+            "Ctrl+I",
+            self._choose_import,
+            "Add the tools in a Tool Pack file a colleague shared.",
+        )
+        self.export_pack_action = self._action(
+            "&Export pack…",
+            "Ctrl+Shift+E",
+            self._choose_export,
+            "Save some of your tools as a Tool Pack file to share.",
+        )
         quit_action = self._action("&Quit", QKeySequence.StandardKey.Quit, self.close)
         file_menu.addActions([self.open_queue_action, self.save_queue_action])
         file_menu.addSeparator()
@@ -295,6 +307,36 @@ class MainWindow(QMainWindow):
         )
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         box.open()
+
+    def attach_packs(self, packs: PackActions) -> None:
+        self.packs = packs
+
+    def _choose_import(self) -> None:
+        if self.packs is not None:
+            self.packs.choose_import()
+
+    def _choose_export(self) -> None:
+        if self.packs is not None:
+            self.packs.choose_export()
+
+    def open_file(self, path: Path) -> None:
+        """A file given on the command line or dropped on the window."""
+        if looks_like_pack(path):
+            if self.packs is not None:
+                self.packs.import_pack(path, confirm=True)
+        else:
+            self.open_queue(path, confirm=True)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt name)
+        urls = event.mimeData().urls()
+        if urls and all(u.isLocalFile() for u in urls):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 (Qt name)
+        for url in event.mimeData().urls():
+            if url.isLocalFile():
+                self.open_file(Path(url.toLocalFile()))
+        event.acceptProposedAction()
 
     def attach_agent(self, port: QtToolPort, data_dir: Path, url: str, token: str) -> None:
         """Show agent activity in the status bar and enable Help › Connect an agent…."""

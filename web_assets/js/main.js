@@ -174,6 +174,7 @@ async function boot() {
     reapproved: (name, hash) => registry.reapproved(name, hash),
     revokeTool: (name) => registry.revoke(name),
     setAskEveryTime: (name, value) => registry.setAskEveryTime(name, value),
+    importTools: (definitions, hashes, replace) => registry.importApproved(definitions, hashes, replace),
   });
 }
 

@@ -96,6 +96,29 @@ export function createRegistry({ bus, store, modelContext = () => document.model
       return entry;
     },
 
+    /**
+     * Tools from a Tool Pack the person chose to import (the import is their approval; the
+     * shell has recorded each hash). All or nothing: the cap is checked before any change.
+     */
+    async importApproved(definitions, hashes, replace = []) {
+      const replacing = new Set(replace);
+      const added = definitions.filter((d) => !(replacing.has(d.name) && tools.has(d.name))).length;
+      if (activeCount() + added > MAX_TAUGHT_TOOLS) {
+        throw new RegistryError('cap_reached', `Importing ${added} more tool(s) would go over ${MAX_TAUGHT_TOOLS} active tools. Disable or revoke some first.`);
+      }
+      for (const [i, d] of definitions.entries()) {
+        if (await definitionHash(d) !== hashes[i]) throw new RegistryError('not_approved', `${d.name} is not exactly what was approved for import.`);
+        if (!replacing.has(d.name) && tools.has(d.name)) throw new RegistryError('name_taken', `A tool named ${d.name} exists already.`);
+      }
+      const names = [];
+      for (const [i, d] of definitions.entries()) {
+        if (replacing.has(d.name) && tools.has(d.name)) await this.replace(d, { author: 'pack', approvedHash: hashes[i] });
+        else await this.publish(d, { author: 'pack', approvedHash: hashes[i] });
+        names.push(d.name);
+      }
+      return names;
+    },
+
     /** A repaired (re-approved) definition replaces the tool under the same name. */
     async replace(definition, { author = 'person', approvedHash = null } = {}) {
       const entry = tools.get(definition.name);

@@ -1,0 +1,1 @@
+"""Tool Packs: taught tools as a file a colleague can import."""

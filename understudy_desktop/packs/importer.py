@@ -1,0 +1,212 @@
+"""Reading a Tool Pack: every check before anything changes, and plain words when refusing.
+
+Refused, with nothing changed: bad JSON, an unknown packVersion, an oversized file, a file
+that does not fit the pack schema, commands this console does not have or uses it did not
+declare, names or descriptions over budget, input schemas that fail the lint, steps that
+refer to parameters or steps that do not exist. Annotations are recomputed from the
+catalogue; whatever the file says about them is ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from understudy_desktop.packs.catalogue import Catalogue
+from understudy_desktop.packs.lint import lint_schema
+
+MAX_PACK_BYTES = 2 * 1024 * 1024
+KNOWN_PACK_VERSIONS = (1,)
+NAME = re.compile(r"^[a-z][a-z0-9_]{0,29}$")
+BUDGET_DESCRIPTION = 500
+BUDGET_PARAM_DESCRIPTION = 150
+RESERVED_PREFIX = "understudy_"
+
+
+class PackError(ValueError):
+    """The pack cannot be imported; str() is the message for a person."""
+
+
+@dataclass
+class ImportPlan:
+    """What importing would do: the definitions to publish, and names that clash."""
+
+    definitions: list[dict[str, Any]]
+    clashes: list[str] = field(default_factory=list)
+    author: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+@cache
+def pack_schema() -> dict[str, Any]:
+    text = resources.files("understudy_desktop.packs").joinpath("pack.schema.json").read_text()
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def read_pack_bytes(path: Path) -> bytes:
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise PackError(f"{path.name} could not be read ({exc.strerror or exc}).") from None
+    if size > MAX_PACK_BYTES:
+        raise PackError(
+            f"{path.name} is {size / 1024 / 1024:.1f} MB; a Tool Pack can be at most "
+            f"{MAX_PACK_BYTES // 1024 // 1024} MB. It is probably not a Tool Pack."
+        )
+    return path.read_bytes()
+
+
+def _where(error: Any) -> str:
+    parts = [str(p) for p in error.absolute_path]
+    return "/".join(parts) or "the top level"
+
+
+def parse_pack(data: bytes, filename: str) -> dict[str, Any]:
+    if len(data) > MAX_PACK_BYTES:
+        raise PackError(f"{filename} is larger than a Tool Pack can be.")
+    try:
+        pack = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise PackError(f"{filename} is not a text file, so it is not a Tool Pack.") from None
+    except json.JSONDecodeError as exc:
+        raise PackError(
+            f"{filename} is not valid JSON (line {exc.lineno}, column {exc.colno}). "
+            "It may be damaged; ask for the file again."
+        ) from None
+    if not isinstance(pack, dict):
+        raise PackError(f"{filename} is JSON but not a Tool Pack.")
+    version = pack.get("packVersion")
+    if version not in KNOWN_PACK_VERSIONS:
+        raise PackError(
+            f"{filename} is a Tool Pack of version {str(version)[:10]}, which this version of "
+            "Understudy does not know. Update Understudy, or ask for a pack made with yours."
+        )
+    errors = sorted(
+        Draft202012Validator(pack_schema()).iter_errors(pack), key=lambda e: list(e.path)
+    )
+    if errors:
+        first = errors[0]
+        raise PackError(
+            f"{filename} does not have the shape of a Tool Pack: at {_where(first)}, "
+            f"'{first.validator}' fails ({len(errors)} problem(s) in all)."
+        )
+    return pack
+
+
+def _check_tool(tool: dict[str, Any], catalogue: Catalogue, declared: set[str]) -> list[str]:
+    name = str(tool["name"])
+    shown = name[:40]
+    problems: list[str] = []
+    if not NAME.match(name):
+        problems.append(
+            f'"{shown}": a tool name has 1 to 30 lower-case letters, digits or _, starting '
+            "with a letter."
+        )
+    if name.startswith(RESERVED_PREFIX):
+        problems.append(f'"{shown}": names starting with {RESERVED_PREFIX} are reserved.')
+    description = str(tool.get("description", ""))
+    if not description.strip():
+        problems.append(f'"{shown}": the description is empty.')
+    if len(description) > BUDGET_DESCRIPTION:
+        problems.append(f'"{shown}": the description is over {BUDGET_DESCRIPTION} characters.')
+    schema = tool["inputSchema"]
+    for issue in lint_schema(schema):
+        problems.append(f'"{shown}": its input schema fails the lint: {issue}.')
+    properties = schema.get("properties") or {}
+    if isinstance(properties, dict):
+        for param, sub in properties.items():
+            text = str((sub or {}).get("description", "")) if isinstance(sub, dict) else ""
+            if len(text) > BUDGET_PARAM_DESCRIPTION:
+                problems.append(
+                    f'"{shown}": parameter {param[:40]} has a description over '
+                    f"{BUDGET_PARAM_DESCRIPTION} characters."
+                )
+    for index, step in enumerate(tool["steps"]):
+        command = str(step["command"])
+        if command not in catalogue.commands:
+            problems.append(
+                f'"{shown}" step {index + 1} uses "{command}", which this console does not have.'
+            )
+        if command not in declared:
+            problems.append(
+                f'"{shown}" step {index + 1} uses "{command}", which the pack does '
+                "not declare in requiredCommandIds."
+            )
+        for arg, spec in step["args"].items():
+            if spec["from"] == "param" and spec["name"] not in properties:
+                problems.append(
+                    f'"{shown}" step {index + 1} reads the parameter '
+                    f'"{spec["name"]}" ({arg}), which its schema does not define.'
+                )
+            if spec["from"] == "step" and spec["step"] >= index:
+                problems.append(
+                    f'"{shown}" step {index + 1} takes {arg} from a step that does '
+                    "not come before it."
+                )
+    return problems
+
+
+def plan_import(
+    pack: dict[str, Any], filename: str, catalogue: Catalogue, existing: set[str]
+) -> ImportPlan:
+    declared = set(pack["requiredCommandIds"])
+    missing = sorted(c for c in declared if c not in catalogue.commands)
+    problems: list[str] = []
+    if missing:
+        problems.append(
+            "It needs commands this console does not have: "
+            + ", ".join(m[:40] for m in missing)
+            + ". It was probably made with a newer Understudy."
+        )
+    names = [str(t["name"]) for t in pack["tools"]]
+    if len(set(names)) != len(names):
+        problems.append("It contains two tools with the same name.")
+    for tool in pack["tools"]:
+        problems.extend(_check_tool(tool, catalogue, declared))
+    if problems:
+        listed = "\n• ".join(problems[:12])
+        more = f"\n(and {len(problems) - 12} more)" if len(problems) > 12 else ""
+        raise PackError(f"{filename} was not imported. Nothing was changed.\n• {listed}{more}")
+    definitions = []
+    for tool in pack["tools"]:
+        definitions.append(
+            {
+                "name": tool["name"],
+                "title": tool.get("title", ""),
+                "description": tool["description"],
+                "inputSchema": tool["inputSchema"],
+                "annotations": catalogue.annotations(tool["steps"]),
+                "steps": tool["steps"],
+                "catalogueVersion": catalogue.version,
+            }
+        )
+    notes = []
+    if pack["catalogueVersion"] != catalogue.version:
+        notes.append(
+            f"Made for catalogue version {pack['catalogueVersion']}; this console has "
+            f"{catalogue.version}."
+        )
+    return ImportPlan(
+        definitions=definitions,
+        clashes=sorted(n for n in names if n in existing),
+        author=str(pack.get("author", "")),
+        notes=notes,
+    )
+
+
+def renamed(name: str, taken: set[str]) -> str:
+    """A free name for a clashing tool: name_2, name_3, … within the 30-character budget."""
+    for n in range(2, 100):
+        suffix = f"_{n}"
+        candidate = name[: 30 - len(suffix)] + suffix
+        if candidate not in taken:
+            return candidate
+    raise PackError(f'No free name is left for "{name[:40]}".')

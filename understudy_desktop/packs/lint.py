@@ -1,0 +1,98 @@
+"""The input-schema lint, run on import (the page runs the same rules before publishing):
+JSON Schema 2020-12, an object root, known keywords only, no $ref, satisfiable constraints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+KNOWN_KEYWORDS = frozenset(
+    {
+        "$schema",
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "enum",
+        "const",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "not",
+        "format",
+        "title",
+        "description",
+        "default",
+        "examples",
+        "multipleOf",
+        "minProperties",
+        "maxProperties",
+        "prefixItems",
+        "contains",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+    }
+)
+SUBSCHEMA_KEYWORDS = ("items", "anyOf", "oneOf", "allOf", "not", "prefixItems", "contains")
+
+
+def lint_schema(schema: Any) -> list[str]:
+    if not isinstance(schema, dict):
+        return ["the input schema must be a JSON object"]
+    problems: list[str] = []
+    if schema.get("type") != "object":
+        problems.append('the input schema must describe an object (type: "object")')
+    if "$schema" in schema and schema["$schema"] != DIALECT:
+        problems.append("only JSON Schema 2020-12 is accepted")
+    _walk(schema, "", problems)
+    return problems
+
+
+def _bounds(node: dict[str, Any], low: str, high: str, where: str, problems: list[str]) -> None:
+    a, b = node.get(low), node.get(high)
+    if isinstance(a, int | float) and isinstance(b, int | float) and a > b:
+        problems.append(f"{where or '/'}: {low} is above {high}")
+
+
+def _walk(node: Any, where: str, problems: list[str]) -> None:
+    if isinstance(node, list):
+        for i, item in enumerate(node):
+            _walk(item, f"{where}/{i}", problems)
+        return
+    if not isinstance(node, dict):
+        return
+    for key, value in node.items():
+        if key in ("$ref", "$dynamicRef"):
+            problems.append(f"{where or '/'}: $ref is not allowed")
+        elif key not in KNOWN_KEYWORDS:
+            problems.append(f'{where or "/"}: unknown keyword "{key}"')
+        if key == "properties" and isinstance(value, dict):
+            for name, sub in value.items():
+                _walk(sub, f"{where}/properties/{name}", problems)
+        elif key in SUBSCHEMA_KEYWORDS or (
+            key == "additionalProperties" and isinstance(value, dict)
+        ):
+            _walk(value, f"{where}/{key}", problems)
+    _bounds(node, "minLength", "maxLength", where, problems)
+    _bounds(node, "minimum", "maximum", where, problems)
+    _bounds(node, "minItems", "maxItems", where, problems)
+    if isinstance(node.get("enum"), list) and not node["enum"]:
+        problems.append(f"{where or '/'}: an empty enum can never be satisfied")
+    properties = node.get("properties")
+    closed = node.get("additionalProperties") is False
+    if closed and isinstance(node.get("required"), list) and isinstance(properties, dict):
+        for name in node["required"]:
+            if name not in properties:
+                problems.append(f'{where or "/"}: "{name}" is required but not allowed')
