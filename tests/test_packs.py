@@ -1,0 +1,188 @@
+"""Tool Packs without the app: the format, export stripping, and every refusal."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from understudy_desktop.packs.catalogue import Catalogue
+from understudy_desktop.packs.export import ExportError, build_pack, pack_bytes
+from understudy_desktop.packs.importer import (
+    MAX_PACK_BYTES,
+    PackError,
+    parse_pack,
+    plan_import,
+    read_pack_bytes,
+    renamed,
+)
+from understudy_desktop.paths import web_assets_dir
+
+PACKS = Path(__file__).parent / "fixtures" / "packs"
+BAD = sorted((PACKS / "bad").glob("*.json"))
+
+
+@pytest.fixture(scope="module")
+def catalogue() -> Catalogue:
+    """The page's real catalogue, described by its own module under node (no copy kept here)."""
+    script = (
+        "import('./js/catalogue.js').then((m) => "
+        "process.stdout.write(JSON.stringify(m.describeCatalogue())))"
+    )
+    out = subprocess.run(
+        ["node", "--input-type=module", "-e", script],
+        cwd=web_assets_dir(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return Catalogue.from_page(json.loads(out.stdout))
+
+
+def load(path: Path, catalogue: Catalogue, existing=frozenset()):
+    pack = parse_pack(read_pack_bytes(path), path.name)
+    return plan_import(pack, path.name, catalogue, set(existing))
+
+
+def test_the_corpus_has_at_least_25_bad_packs():
+    assert len(BAD) >= 25
+
+
+def test_the_good_pack_imports(catalogue):
+    plan = load(PACKS / "good.understudy-pack.json", catalogue)
+    assert [d["name"] for d in plan.definitions] == ["assign_refund"]
+    assert plan.definitions[0]["annotations"] == {
+        "readOnlyHint": False,
+        "untrustedContentHint": False,
+    }
+
+
+@pytest.mark.parametrize("path", BAD, ids=lambda p: p.stem)
+def test_every_bad_pack_is_refused_in_plain_words(path, catalogue):
+    with pytest.raises(PackError) as refused:
+        load(path, catalogue)
+    message = str(refused.value)
+    assert path.name in message or "not" in message
+    assert "Traceback" not in message and len(message) < 2000
+
+
+def test_an_oversized_file_is_refused_before_it_is_read(tmp_path):
+    big = tmp_path / "big.understudy-pack.json"
+    big.write_bytes(b" " * (MAX_PACK_BYTES + 1))
+    with pytest.raises(PackError, match="at most 2 MB"):
+        read_pack_bytes(big)
+
+
+def test_annotations_in_the_file_are_ignored_and_recomputed(catalogue):
+    pack = json.loads((PACKS / "good.understudy-pack.json").read_text())
+    pack["tools"][0]["annotations"] = {"readOnlyHint": True, "untrustedContentHint": False}
+    plan = plan_import(
+        parse_pack(json.dumps(pack).encode(), "claims.json"), "claims.json", catalogue, set()
+    )
+    assert plan.definitions[0]["annotations"]["readOnlyHint"] is False  # it assigns tickets
+
+
+def test_clashing_names_are_reported_and_can_be_renamed(catalogue):
+    plan = load(PACKS / "good.understudy-pack.json", catalogue, {"assign_refund"})
+    assert plan.clashes == ["assign_refund"]
+    assert renamed("assign_refund", {"assign_refund", "assign_refund_2"}) == "assign_refund_3"
+    assert len(renamed("x" * 30, {"x" * 30})) == 30
+
+
+def definition_with_examples():
+    return {
+        "name": "assign_refund",
+        "title": "",
+        "description": "Assign a refund ticket to Priya and fill the refund reply.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "ticket_id": {"type": "string", "description": "The ticket.", "default": "T-1006"},
+                "note": {
+                    "type": "string",
+                    "description": "A note.",
+                    "default": "Derek Hollis said: charged three times",
+                },
+            },
+            "required": [],
+            "additionalProperties": False,
+        },
+        "annotations": {"readOnlyHint": False, "untrustedContentHint": False},
+        "steps": [
+            {
+                "command": "select_ticket",
+                "args": {"ticket_id": {"from": "param", "name": "ticket_id"}},
+            },
+            {
+                "command": "apply_template",
+                "args": {
+                    "ticket_id": {"from": "step", "step": 0, "path": "ticket_id"},
+                    "template_id": {"from": "const", "value": "refund_approved"},
+                },
+            },
+        ],
+    }
+
+
+def test_export_leaves_out_example_values_and_keeps_the_routine(catalogue):
+    data = pack_bytes(build_pack([definition_with_examples()], catalogue, "priya"))
+    assert b"T-1006" not in data
+    assert b"Derek" not in data
+    assert b"refund_approved" in data  # a fixed value of the routine stays
+    pack = json.loads(data)
+    assert pack["requiredCommandIds"] == ["apply_template", "select_ticket"]
+    assert plan_import(parse_pack(data, "x.json"), "x.json", catalogue, set()).definitions
+
+
+def test_export_refuses_a_tool_frozen_on_one_ticket(catalogue):
+    frozen = definition_with_examples()
+    frozen["steps"][0]["args"]["ticket_id"] = {"from": "const", "value": "T-1006"}
+    with pytest.raises(ExportError, match="Make the ticket a parameter"):
+        build_pack([frozen], catalogue, "priya")
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=5)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    tools=st.lists(
+        st.dictionaries(
+            st.sampled_from(
+                ["name", "description", "inputSchema", "steps", "title", "annotations"]
+            ),
+            json_values,
+            max_size=6,
+        ),
+        min_size=1,
+        max_size=3,
+    ),
+    ids=st.lists(st.text(max_size=10), max_size=3),
+)
+def test_fuzzed_packs_are_refused_or_accepted_but_never_crash(tools, ids, catalogue):
+    pack = {
+        "packVersion": 1,
+        "app": {"name": "x", "version": "1"},
+        "catalogueVersion": 1,
+        "requiredCommandIds": ids,
+        "author": "",
+        "created": "2026-11-30T10:00:00Z",
+        "tools": tools,
+    }
+    with contextlib.suppress(PackError):  # refusing is fine; any other exception is a bug
+        plan_import(
+            parse_pack(json.dumps(pack).encode(), "fuzz.json"), "fuzz.json", catalogue, set()
+        )
