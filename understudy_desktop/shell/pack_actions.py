@@ -159,7 +159,7 @@ class PackActions(QObject):
 
         self._link.call("toolDefinitions", [], with_tools)
 
-    def export_pack(self, path: Path, names: list[str]) -> None:
+    def export_pack(self, path: Path, names: list[str], author: str | None = None) -> None:
         def with_catalogue(catalogue_answer: CallResult) -> None:
             catalogue = Catalogue.from_page(catalogue_answer.value or {})
 
@@ -167,7 +167,7 @@ class PackActions(QObject):
                 tools: dict[str, Any] = answer.value if isinstance(answer.value, dict) else {}
                 chosen = [tools[n]["definition"] for n in names if n in tools]
                 try:
-                    data = pack_bytes(build_pack(chosen, catalogue, _author()))
+                    data = pack_bytes(build_pack(chosen, catalogue, author or _author()))
                     write_atomically(path, data)
                 except (ExportError, OSError) as exc:
                     self._show_problem("The Tool Pack was not saved", str(exc))
