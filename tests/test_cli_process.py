@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 FIXTURES = Path(__file__).parent / "fixtures" / "queues"
@@ -48,3 +49,31 @@ def test_a_missing_file_is_an_argument_error(tmp_path):
     done = run_app(str(tmp_path / "nope.csv"), data_dir=tmp_path / "data")
     assert done.returncode == 2
     assert "there is no file at" in done.stderr
+
+
+def test_a_second_start_on_the_same_data_dir_hands_over_and_exits(tmp_path):
+    from understudy_desktop.agent.runtime_file import read_runtime
+
+    data = tmp_path / "data"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    first = subprocess.Popen(
+        [sys.executable, "-m", "understudy_desktop", "--data-dir", str(data)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while read_runtime(data) is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert read_runtime(data) is not None, "the first app did not start"
+        second = run_app(str(FIXTURES / "helpdesk_comma.csv"), data_dir=data)
+        assert second.returncode == 0, second.stderr[-1500:]
+        assert "already running" in second.stdout
+        assert first.poll() is None  # the first one keeps running, untouched
+    finally:
+        first.terminate()
+        _out, err = first.communicate(timeout=30)
+    assert first.returncode == 0, err[-1500:]
+    assert not (data / "agent.json").exists()

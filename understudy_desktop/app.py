@@ -27,6 +27,7 @@ from understudy_desktop.consent.service import ConsentService
 from understudy_desktop.paths import DataPaths, web_assets_dir
 from understudy_desktop.shell.main_window import MainWindow
 from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
+from understudy_desktop.single_instance import InstanceGuard
 from understudy_desktop.web.handoff import Handoff
 from understudy_desktop.web.profile import make_profile
 from understudy_desktop.web.scheme import register_scheme
@@ -125,6 +126,20 @@ def run(
     prepare_qt()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
+    guard = InstanceGuard(paths.root)
+    if not guard.acquire():
+        if guard.forward(open_file):
+            print(
+                f"{APP_NAME} is already running with this data folder; it has been brought "
+                "to the front."
+            )
+            return 0
+        print(
+            f"Another {APP_NAME} is using {paths.root} and does not answer. Close it, then "
+            "start again.",
+            file=sys.stderr,
+        )
+        return 3
     session = open_session(paths, agent_port)
     window = session.window
 
@@ -163,6 +178,16 @@ def run(
     wake.timeout.connect(lambda: None)
     if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
         log.info("running offscreen: the window is not visible")
+
+    def second_start(message: dict[str, str]) -> None:
+        window.showNormal()
+        window.raise_()
+        window.activateWindow()
+        if message.get("file"):
+            window.open_file(Path(message["file"]))
+
+    guard.on_message(second_start)
     code = app.exec()
     session.close()
+    guard.release()
     return code
