@@ -28,6 +28,8 @@ from understudy_desktop.paths import DataPaths, web_assets_dir
 from understudy_desktop.shell.main_window import MainWindow
 from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
 from understudy_desktop.single_instance import InstanceGuard
+from understudy_desktop.store.procedure_store import ProcedureStore
+from understudy_desktop.store.sync import StoreSync
 from understudy_desktop.web.handoff import Handoff
 from understudy_desktop.web.profile import make_profile
 from understudy_desktop.web.scheme import register_scheme
@@ -65,6 +67,7 @@ class Session:
     paths: DataPaths
     consent: ConsentService
     agent: AgentServer | None = None
+    store_sync: StoreSync | None = None
 
     def close(self) -> None:
         if self.agent is not None:
@@ -93,6 +96,9 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
     gate = ConsentGate(ConsentLedger(), window)
     consent = ConsentService(gate, ApprovalStore(paths.root), window.link, window.bridge, window)
     session = Session(profile, window, handoff, paths, consent)
+    session.store_sync = StoreSync(
+        ProcedureStore(paths.root), window.link, window.bridge, window.show_problem, window
+    )
     window.attach_packs(
         PackActions(
             window,

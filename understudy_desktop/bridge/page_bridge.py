@@ -22,7 +22,7 @@ from understudy_desktop.web.scripts import BRIDGE_WORLD, bridge_scripts, install
 
 log = logging.getLogger(__name__)
 
-PUSH_EVENTS = frozenset({"hello", "tools", "console-ready", "consent-request"})
+PUSH_EVENTS = frozenset({"hello", "tools", "console-ready", "consent-request", "store"})
 CONSENT_KINDS = frozenset({"publish", "review", "ask", "relax"})
 KINDS = frozenset({"push", "response"})
 
@@ -89,6 +89,8 @@ class PageBridge(QObject):
     tools_changed = Signal()
     # The page asks for a consent dialog. It can only ask: deciding is the dialog's alone.
     consent_requested = Signal(dict)
+    # Taught tools or recordings changed in the page: the shell writes them to disk.
+    store_changed = Signal()
 
     def __init__(self, page: QWebEnginePage, with_shim: bool = True) -> None:
         super().__init__(page)
@@ -193,6 +195,8 @@ class PageBridge(QObject):
         elif event == "console-ready" and not self._console_ready:
             self._console_ready = True
             self.console_ready_changed.emit(True)
+        elif event == "store":
+            self.store_changed.emit()
         elif event == "consent-request":
             kind = body.get("kind")
             if kind not in CONSENT_KINDS:

@@ -110,8 +110,17 @@ async function boot() {
     all: () => [...recordingMap.values()],
     values: () => recordingMap.values(),
     get: (id) => recordingMap.get(id),
-    save: (r) => { recordingMap.set(r.id, r); recordingStore.put(r); },
-    remove: (id) => { recordingMap.delete(id); recordingStore.delete(id); },
+    save: (r) => {
+      r.revision = (r.revision ?? 0) + 1;
+      recordingMap.set(r.id, r);
+      recordingStore.put(r);
+      document.dispatchEvent(new Event('understudy:store-changed'));
+    },
+    remove: (id) => {
+      recordingMap.delete(id);
+      recordingStore.delete(id);
+      document.dispatchEvent(new Event('understudy:store-changed'));
+    },
   };
   const drafts = new Map();
   let teachUi = null;
@@ -175,6 +184,19 @@ async function boot() {
     revokeTool: (name) => registry.revoke(name),
     setAskEveryTime: (name, value) => registry.setAskEveryTime(name, value),
     importTools: (definitions, hashes, replace) => registry.importApproved(definitions, hashes, replace),
+    storeSnapshot: () => ({ tools: registry.list(), recordings: recordings.all() }),
+    restoreFromDisk: async (toolRecords, recordingRecords) => {
+      const restoredRecordings = [];
+      for (const r of recordingRecords) {
+        const current = recordingMap.get(r.id);
+        if (current && (current.revision ?? 0) >= r.revision) continue;
+        const { fileVersion: _v, ...plain } = r;
+        recordingMap.set(plain.id, plain);
+        await recordingStore.put(plain);
+        restoredRecordings.push(plain.id);
+      }
+      return { tools: await registry.restoreFromDisk(toolRecords), recordings: restoredRecordings };
+    },
   });
 }
 

@@ -23,9 +23,14 @@ export function createRegistry({ bus, store, modelContext = () => document.model
 
   const activeCount = () => [...tools.values()].filter((t) => t.status === 'active').length;
 
+  // Every save bumps the entry's revision: the shell keeps disk and IndexedDB in step by it
+  // (the higher revision wins).
   function save(entry) {
+    entry.revision = (entry.revision ?? 0) + 1;
     const { controller: _c, ...record } = entry;
-    return store.put(record);
+    const written = store.put(record);
+    document.dispatchEvent(new Event('understudy:store-changed'));
+    return written;
   }
 
   async function execute(entry, input, signal, by) {
@@ -197,6 +202,7 @@ export function createRegistry({ bus, store, modelContext = () => document.model
       entry.controller?.abort();
       tools.delete(name);
       await store.delete(name);
+      document.dispatchEvent(new Event('understudy:store-changed'));
       onChange();
       return true;
     },
@@ -214,6 +220,27 @@ export function createRegistry({ bus, store, modelContext = () => document.model
       const entry = tools.get(name);
       if (!entry || entry.status !== 'active') return Promise.resolve({ isError: true, code: 'not_found', message: `No active tool is named ${String(name).slice(0, 64)}. Call understudy_list_tools or ask the person to publish it.` });
       return execute(entry, input, signal, 'agent');
+    },
+
+    /** Entries the shell kept on disk that are newer than (or missing from) IndexedDB. */
+    async restoreFromDisk(records) {
+      const restored = [];
+      for (const record of records) {
+        const current = tools.get(record.name);
+        if (current && (current.revision ?? 0) >= record.revision) continue;
+        current?.controller?.abort();
+        const entry = { ...structuredClone(record), controller: null };
+        delete entry.fileVersion;
+        tools.set(entry.name, entry);
+        if (entry.status === 'active') {
+          try { await register(entry); } catch (err) { entry.status = 'disabled'; console.warn(`could not register ${entry.name}: ${err.message}`); }
+        }
+        const { controller: _c, ...plain } = entry;
+        await store.put(plain); // same revision: this is the disk's version, not a new one
+        restored.push(entry.name);
+      }
+      if (restored.length) onChange();
+      return restored;
     },
 
     /** Load stored tools and register the active ones (restore on page load). */

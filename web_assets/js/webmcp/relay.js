@@ -102,6 +102,7 @@
   else watch();
   // The console tells the shell when its own API is ready (after IndexedDB has loaded).
   document.addEventListener('understudy:console-ready', () => send(PUSH, { event: 'console-ready' }));
+  document.addEventListener('understudy:store-changed', () => send(PUSH, { event: 'store' }));
   // The console asks the shell to open its consent dialog (it cannot approve anything itself).
   document.addEventListener('understudy:consent-request', (event) => {
     let detail;
