@@ -109,7 +109,15 @@ def test_tools_reach_disk_and_come_back_after_the_browser_profile_is_deleted(
     assert on_disk["status"] == "active" and on_disk["revision"] >= 1
     first.session.close()
 
-    shutil.rmtree(data_dir / "browser-profile")
+    def delete_profile() -> bool:
+        # Chromium may still be flushing files for a moment after the profile is released.
+        try:
+            shutil.rmtree(data_dir / "browser-profile")
+        except OSError:
+            return False
+        return True
+
+    first.qtbot.waitUntil(delete_profile)
     second = console_factory(data_dir, agent=True)
     second.qtbot.waitUntil(lambda: second.window.bridge.tool("assign_refund") is not None)
     assert len(second.api_json("recordings")) == 1
