@@ -61,11 +61,13 @@ def build_pack(
 ) -> dict[str, Any]:
     tools = [pack_tool(d, catalogue) for d in definitions]
     commands = sorted({str(s["command"]) for t in tools for s in t["steps"]})
+    schemas = {c: catalogue.commands[c].payload_schema for c in commands if c in catalogue.commands}
     return {
         "packVersion": PACK_VERSION,
         "app": {"name": APP_NAME, "version": __version__},
         "catalogueVersion": catalogue.version,
         "requiredCommandIds": commands,
+        "commandSchemas": schemas,
         "author": author[:120],
         "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "tools": tools,

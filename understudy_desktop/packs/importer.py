@@ -20,6 +20,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from understudy_desktop.packs.catalogue import Catalogue
+from understudy_desktop.packs.drift import grade_drift
 from understudy_desktop.packs.lint import lint_schema
 
 MAX_PACK_BYTES = 2 * 1024 * 1024
@@ -42,6 +43,8 @@ class ImportPlan:
     clashes: list[str] = field(default_factory=list)
     author: str = ""
     notes: list[str] = field(default_factory=list)
+    # Tools to hold back for review after import (breaking drift), with the reason.
+    hold_back: dict[str, str] = field(default_factory=dict)
 
 
 @cache
@@ -189,16 +192,35 @@ def plan_import(
             }
         )
     notes = []
-    if pack["catalogueVersion"] != catalogue.version:
-        notes.append(
-            f"Made for catalogue version {pack['catalogueVersion']}; this console has "
-            f"{catalogue.version}."
-        )
+    hold_back: dict[str, str] = {}
+    recorded = pack.get("commandSchemas") or {}
+    if recorded:
+        changes = grade_drift(recorded, catalogue)
+        if changes:
+            notes.append(
+                "Made with a different version of the console: "
+                + "; ".join(c.sentence() for c in changes[:6])
+                + "."
+            )
+        broken = {c.command for c in changes if c.grade == "breaking"}
+        for tool in pack["tools"]:
+            used = {str(s["command"]) for s in tool["steps"]}
+            if used & broken:
+                hold_back[str(tool["name"])] = "the console changed under it: " + "; ".join(
+                    c.sentence() for c in changes if c.command in used and c.grade == "breaking"
+                )
+    for definition in definitions:
+        definition["commandSchemas"] = {
+            c: catalogue.commands[c].payload_schema
+            for c in {str(s["command"]) for s in definition["steps"]}
+            if c in catalogue.commands
+        }
     return ImportPlan(
         definitions=definitions,
         clashes=sorted(n for n in names if n in existing),
         author=str(pack.get("author", "")),
         notes=notes,
+        hold_back=hold_back,
     )
 
 

@@ -108,12 +108,20 @@ class PackActions(QObject):
         taken = set(existing) | {d["name"] for d in definitions}
         replacing: list[str] = []
         for definition in definitions:
+            definition["_from"] = definition["name"]
+        for definition in definitions:
             if definition["name"] in plan.clashes:
                 if replace:
                     replacing.append(definition["name"])
                 else:
                     definition["name"] = renamed(definition["name"], taken)
                     taken.add(definition["name"])
+        for definition in definitions:
+            origin = definition.pop("_from")
+            if origin != definition["name"]:
+                plan.hold_back = {
+                    (definition["name"] if k == origin else k): v for k, v in plan.hold_back.items()
+                }
         hashes = [definition_hash(d) for d in definitions]
         previous = {d["name"]: self._approvals.get(d["name"]) for d in definitions}
         # The person's import is the approval: records for exactly these definitions.
@@ -123,6 +131,8 @@ class PackActions(QObject):
         def done(result: CallResult) -> None:
             if result.ok and isinstance(result.value, list):
                 names = [str(n) for n in result.value]
+                for name, reason in plan.hold_back.items():
+                    self._link.call("markNeedsReview", [name, reason], lambda _r: None)
                 self._notify(f"Imported {len(names)} tool(s) from {filename}.")
                 self.imported.emit(names)
                 return

@@ -24,6 +24,7 @@ class StoredTool(BaseModel):
     askEveryTime: bool = False  # noqa: N815
     reviewReason: str | None = None  # noqa: N815
     repairedBy: str | None = None  # noqa: N815
+    note: str | None = None
 
 
 class StoredRecording(BaseModel):

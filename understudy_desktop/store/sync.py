@@ -16,6 +16,8 @@ from pydantic import ValidationError
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from understudy_desktop.bridge.page_bridge import PageBridge
+from understudy_desktop.packs.catalogue import Catalogue
+from understudy_desktop.packs.drift import grade_drift, is_breaking
 from understudy_desktop.store.procedure_store import ProcedureStore
 from understudy_desktop.web.console_link import CallResult, ConsoleLink
 
@@ -77,6 +79,7 @@ class StoreSync(QObject):
             def restored(_r: CallResult) -> None:
                 self._started = True
                 self._write_page_state(delete_missing=False)
+                self._check_drift()
 
             if newer_tools or newer_recordings:
                 self._link.call("restoreFromDisk", [newer_tools, newer_recordings], restored)
@@ -84,6 +87,41 @@ class StoreSync(QObject):
                 restored(CallResult(True))
 
         self._link.call("storeSnapshot", [], with_snapshot)
+
+    def _check_drift(self) -> None:
+        """After an app update: grade each tool against this console's catalogue."""
+
+        def with_catalogue(answer: CallResult) -> None:
+            if not answer.ok or not isinstance(answer.value, dict):
+                return
+            catalogue = Catalogue.from_page(answer.value)
+
+            def with_tools(tools_answer: CallResult) -> None:
+                tools = tools_answer.value if isinstance(tools_answer.value, dict) else {}
+                for name, entry in tools.items():
+                    recorded = (entry.get("definition") or {}).get("commandSchemas")
+                    if not isinstance(recorded, dict):
+                        continue
+                    changes = grade_drift(recorded, catalogue)
+                    if not changes:
+                        continue
+                    text = "; ".join(c.sentence() for c in changes[:6])
+                    if is_breaking(changes) and entry.get("status") == "active":
+                        self._link.call(
+                            "markNeedsReview",
+                            [name, f"the console changed under it: {text}. Repair the step"],
+                            lambda _r: None,
+                        )
+                    elif not is_breaking(changes):
+                        self._link.call(
+                            "setDriftNote",
+                            [name, f"Made with an older console; still compatible: {text}."],
+                            lambda _r: None,
+                        )
+
+            self._link.call("toolDefinitions", [], with_tools)
+
+        self._link.call("catalogue", [], with_catalogue)
 
     def _write_page_state(self, delete_missing: bool = True) -> None:
         def with_snapshot(result: CallResult) -> None:

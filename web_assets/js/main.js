@@ -183,6 +183,7 @@ async function boot() {
     reapproved: (name, hash) => registry.reapproved(name, hash),
     revokeTool: (name) => registry.revoke(name),
     setAskEveryTime: (name, value) => registry.setAskEveryTime(name, value),
+    setDriftNote: (name, text) => registry.setNote(name, text),
     importTools: (definitions, hashes, replace) => registry.importApproved(definitions, hashes, replace),
     storeSnapshot: () => ({ tools: registry.list(), recordings: recordings.all() }),
     restoreFromDisk: async (toolRecords, recordingRecords) => {

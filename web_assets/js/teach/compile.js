@@ -102,6 +102,9 @@ export function compile(draft, meta) {
     annotations: { readOnlyHint: !mutates, untrustedContentHint: customerText },
     steps,
     catalogueVersion: CATALOGUE_VERSION,
+    // What each command looked like when this was recorded: after an app update, the shell
+    // compares these with the catalogue to grade drift.
+    commandSchemas: Object.fromEntries([...new Set(steps.map((s) => s.command))].map((id) => [id, structuredClone(CATALOGUE[id].payloadSchema)])),
   };
   return { definition, problems };
 }

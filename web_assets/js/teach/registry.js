@@ -165,6 +165,15 @@ export function createRegistry({ bus, store, modelContext = () => document.model
       return true;
     },
 
+    /** A note for the library (for example: made with an older console, still compatible). */
+    setNote(name, text) {
+      const entry = tools.get(name);
+      if (!entry || entry.note === text) return false;
+      entry.note = text;
+      onChange();
+      return true;
+    },
+
     /** Shown in the library; the shell keeps the real setting and enforces it. */
     async setAskEveryTime(name, value) {
       const entry = tools.get(name);

@@ -291,6 +291,7 @@ export function mountTeachUi({ state, recorder, recordings, drafts, registry, ap
         el('p', { class: 'stat', text: t.definition.description }),
         el('p', { class: 'stat', text: `${t.author === 'agent' ? 'Drafted by an agent, approved by you' : 'Made by you'} · ${new Date(t.createdAt).toLocaleDateString('en-GB')} · ${t.stats.invocations} run${t.stats.invocations === 1 ? '' : 's'} · ${rate}` }),
         el('p', { class: 'stat', text: failure }),
+        t.note ? el('p', { class: 'stat', text: t.note }) : null,
         t.status === 'needs_review' ? el('p', { class: 'warnings', text: `Held back from agents: ${t.reviewReason ?? 'it changed since you approved it'}.` }) : null,
         el('div', { class: 'card-row' }, ...buttons));
     });
