@@ -136,3 +136,29 @@ def test_a_pack_on_the_command_line_is_imported(tmp_path):
     assert done.returncode == 0, done.stderr[-1500:]
     approvals = json.loads((tmp_path / "d" / "approvals.json").read_text())
     assert [a["name"] for a in approvals["approvals"]] == ["assign_refund"]
+
+
+def test_dropping_a_pack_on_the_window_imports_it_after_the_preview(console, monkeypatch):
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    shown: list[str] = []
+
+    def accept(dialog):
+        shown.append(dialog.tools.item(0).text())
+        return ImportPackDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(ImportPackDialog, "exec", accept)
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(PACKS / "good.understudy-pack.json"))])
+    drop = QDropEvent(
+        QPointF(50, 50),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    with console.qtbot.waitSignal(console.window.packs.imported, timeout=20_000) as blocker:
+        console.window.dropEvent(drop)
+    assert blocker.args[0] == ["assign_refund"]
+    assert shown and shown[0].startswith("assign_refund — ")

@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
+from pydantic import ValidationError
 
 from understudy_desktop.packs.catalogue import Catalogue
 from understudy_desktop.packs.drift import grade_drift
 from understudy_desktop.packs.lint import lint_schema
+from understudy_desktop.packs.model import Pack
 
 MAX_PACK_BYTES = 2 * 1024 * 1024
 KNOWN_PACK_VERSIONS = (1,)
@@ -101,7 +103,13 @@ def parse_pack(data: bytes, filename: str) -> dict[str, Any]:
             f"{filename} does not have the shape of a Tool Pack: at {_where(first)}, "
             f"'{first.validator}' fails ({len(errors)} problem(s) in all)."
         )
-    return pack
+    try:
+        typed = Pack.model_validate(pack)
+    except ValidationError as exc:  # the schema and the models agree; this is a backstop
+        raise PackError(
+            f"{filename} does not have the shape of a Tool Pack ({exc.error_count()} problem(s))."
+        ) from None
+    return typed.model_dump(mode="json", exclude_none=True)
 
 
 def _check_tool(tool: dict[str, Any], catalogue: Catalogue, declared: set[str]) -> list[str]:
