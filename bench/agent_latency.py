@@ -14,7 +14,6 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,13 +23,12 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 if hasattr(os, "geteuid") and os.geteuid() == 0:
     os.environ["QTWEBENGINE_DISABLE_SANDBOX"] = "1"
 
-import httpx2
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-from PySide6.QtCore import QEventLoop, QTimer
+from harness import client_process, timed_calls
+from PySide6.QtCore import QEventLoop
 from PySide6.QtWidgets import QApplication
 
 from understudy_desktop.app import open_session, prepare_qt
+from understudy_desktop.consent.approvals import definition_hash
 from understudy_desktop.paths import DataPaths
 
 REGISTER = """document.modelContext.registerTool({
@@ -72,27 +70,11 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-async def client_arm(url: str, token: str, calls: int) -> list[float]:
-    times: list[float] = []
-    async with (
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
-        Client(streamable_http_client(url, http_client=http), mode="legacy") as c,
-    ):
-        for i in range(20):  # warm up the connection
-            await c.call_tool("echo", {"n": i})
-        for i in range(calls):
-            t0 = time.perf_counter()
-            result = await c.call_tool("echo", {"n": i})
-            times.append((time.perf_counter() - t0) * 1000)
-            if result.is_error:
-                raise RuntimeError(result.content[0].text)
-    return times
-
-
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--client":
         url, token, n = sys.argv[2], sys.argv[3], int(sys.argv[4])
-        print(json.dumps(asyncio.run(client_arm(url, token, n))))
+        calls = [("echo", {"n": i}) for i in range(n)]
+        print(json.dumps(asyncio.run(timed_calls(url, token, calls, warm_up=20))))
         return 0
     calls = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     prepare_qt()
@@ -104,7 +86,11 @@ def main() -> int:
         window.show()
         pump_until(app, lambda: window.link.ready)
         js(app, window.page, REGISTER)
-        pump_until(app, lambda: bool(window.bridge.tools))
+        pump_until(app, lambda: window.bridge.tool("echo") is not None)
+        # The benchmark plays the person who approved this tool.
+        echo = window.bridge.tool("echo")
+        assert echo is not None
+        session.consent.approvals.record("echo", definition_hash(echo.as_definition()))
 
         js(app, window.page, IN_PAGE % calls)
         pump_until(app, lambda: js(app, window.page, "Array.isArray(window.__inpage)"))
@@ -114,19 +100,9 @@ def main() -> int:
         assert server is not None
         # The client runs in its own process, as a real agent does; the app meanwhile idles in
         # its event loop (app.exec), as it does for a person.
-        client = subprocess.Popen(
-            [sys.executable, __file__, "--client", server.url, server.token, str(calls)],
-            stdout=subprocess.PIPE,
-            text=True,
+        out = client_process(
+            app, [sys.executable, __file__, "--client", server.url, server.token, str(calls)]
         )
-        watcher = QTimer()
-        watcher.timeout.connect(lambda: client.poll() is not None and app.quit())
-        watcher.start(50)
-        app.exec()
-        watcher.stop()
-        out, _ = client.communicate()
-        if client.returncode != 0:
-            raise RuntimeError("the benchmark client failed")
         endpoint_ms = json.loads(out)
         session.close()
 

@@ -66,3 +66,48 @@ def start_console(app: QApplication, root: Path, agent: bool = False) -> Session
     window.show()
     wait(app, lambda: window.link.ready)
     return session
+
+
+async def timed_calls(
+    url: str, token: str, calls: list[tuple[str, dict[str, Any]]], warm_up: int = 0
+) -> list[float]:
+    """Milliseconds of each tools/call, made in order by the official MCP client."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    times: list[float] = []
+    async with (
+        httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(60, read=600)
+        ) as http,
+        Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
+    ):
+        for name, args in calls[:warm_up]:
+            await client.call_tool(name, args)
+        for name, args in calls:
+            t0 = time.perf_counter()
+            result = await client.call_tool(name, args, read_timeout_seconds=600)
+            times.append((time.perf_counter() - t0) * 1000)
+            if result.is_error:
+                raise RuntimeError(result.content[0].text)
+    return times
+
+
+def client_process(app: QApplication, argv: list[str]) -> str:
+    """Run a benchmark client in its own process (as a real agent is) while the app idles in
+    its event loop; returns what the client printed."""
+    import subprocess
+
+    from PySide6.QtCore import QTimer
+
+    client = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    watcher = QTimer()
+    watcher.timeout.connect(lambda: client.poll() is not None and app.quit())
+    watcher.start(20)
+    app.exec()
+    watcher.stop()
+    out, _ = client.communicate()
+    if client.returncode != 0:
+        raise RuntimeError("the benchmark client failed")
+    return out

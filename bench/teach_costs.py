@@ -13,17 +13,20 @@ from __future__ import annotations
 import asyncio
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import httpx2
-from harness import application, js, js_async, start_console, wait
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-from PySide6.QtCore import QTimer
+from harness import (
+    application,
+    client_process,
+    js,
+    js_async,
+    start_console,
+    timed_calls,
+    wait,
+)
 
 SIZES = [1, 100, 10_000]
 RUNS = 3
@@ -44,12 +47,13 @@ TEACH = """(() => {
   }
   const n = $('draft-name'); n.value = 'tag_phrase'; n.dispatchEvent(new Event('input'));
   $('draft-publish').click();
-  return Boolean($('approve-button'));
+  return true;
 })()"""
 
-APPROVE_AND_WAIT = """(async () => {
+# Started right after the person's Approve in the native dialog; measures until the page's
+# WebMCP lists the tool.
+WAIT_CALLABLE = """(async () => {
   const t0 = performance.now();
-  document.getElementById('approve-button').click();
   const mc = document.modelContext;
   for (;;) {
     if ((await mc.getTools()).some((t) => t.name === 'tag_phrase')) return performance.now() - t0;
@@ -99,27 +103,13 @@ def queue(n: int) -> dict:
     }
 
 
-async def client_runs(url: str, token: str, n: int) -> list[float]:
-    times = []
-    async with (
-        httpx2.AsyncClient(
-            headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(60, read=600)
-        ) as http,
-        Client(streamable_http_client(url, http_client=http), mode="legacy") as c,
-    ):
-        for i in range(n):
-            args = {"phrase": "bank feed", "priority": "high" if i % 2 else "low"}
-            t0 = time.perf_counter()
-            result = await c.call_tool(TOOL, args, read_timeout_seconds=600)
-            times.append((time.perf_counter() - t0) * 1000)
-            if result.is_error:
-                raise RuntimeError(result.content[0].text)
-    return times
-
-
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--client":
-        print(json.dumps(asyncio.run(client_runs(sys.argv[2], sys.argv[3], int(sys.argv[4])))))
+        calls = [
+            (TOOL, {"phrase": "bank feed", "priority": "high" if i % 2 else "low"})
+            for i in range(int(sys.argv[4]))
+        ]
+        print(json.dumps(asyncio.run(timed_calls(sys.argv[2], sys.argv[3], calls))))
         return 0
     app = application()
     rows = []
@@ -128,8 +118,11 @@ def main() -> int:
         window, server = session.window, session.agent
         assert server is not None
         assert js(app, window.page, TEACH) is True
+        gate = session.consent.gate
+        wait(app, lambda: bool(gate.open_dialogs()), 20)
         started = time.perf_counter()
-        in_page_ms = js_async(app, window.page, APPROVE_AND_WAIT)
+        gate.open_dialogs()[0].approve_button.click()
+        in_page_ms = js_async(app, window.page, WAIT_CALLABLE)
         wait(app, lambda: window.bridge.tool(TOOL) is not None)
         listed_ms = (time.perf_counter() - started) * 1000
 
@@ -142,19 +135,9 @@ def main() -> int:
             wait(app, lambda loaded=loaded: bool(loaded))
             window.queue_loaded.disconnect()
             page_runs = js_async(app, window.page, PAGE_RUNS)
-            client = subprocess.Popen(
-                [sys.executable, __file__, "--client", server.url, server.token, str(RUNS)],
-                stdout=subprocess.PIPE,
-                text=True,
+            out = client_process(
+                app, [sys.executable, __file__, "--client", server.url, server.token, str(RUNS)]
             )
-            watcher = QTimer()
-            watcher.timeout.connect(lambda c=client: c.poll() is not None and app.quit())
-            watcher.start(20)
-            app.exec()
-            watcher.stop()
-            out, _ = client.communicate()
-            if client.returncode != 0:
-                raise RuntimeError("the benchmark client failed")
             endpoint_runs = json.loads(out)
             rows.append((n, statistics.median(page_runs), statistics.median(endpoint_runs)))
         session.close()

@@ -82,15 +82,7 @@ def approve_page_tools(console, names) -> None:
     bridge = console.window.bridge
     console.qtbot.waitUntil(lambda: all(bridge.tool(n) is not None for n in names))
     for name in names:
-        tool = bridge.tool(name)
-        mirrored = {
-            "name": tool.name,
-            "title": tool.title,
-            "description": tool.description,
-            "inputSchema": tool.input_schema,
-            "annotations": tool.annotations,
-        }
-        definition = {k: v for k, v in mirrored.items() if v is not None}
+        definition = bridge.tool(name).as_definition()
         console.session.consent.approvals.record(name, definition_hash(definition))
 
 

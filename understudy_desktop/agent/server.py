@@ -145,8 +145,14 @@ class AgentServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._uvicorn: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
+        # Taught-tool definitions as last fetched from the page; dropped whenever the page
+        # reports a change to its tools or its saved definitions, so each call's approval
+        # check compares against what the page holds now without a page round trip.
+        self._definitions_cache: dict[str, Any] | None = None
+        self._definitions_generation = 0
         self._server = self._build_server()
-        port.add_listener(self.publish_tools_changed)
+        port.add_listener(self._page_tools_changed)
+        port.add_definitions_listener(self._forget_definitions)
 
     @property
     def url(self) -> str:
@@ -210,15 +216,22 @@ class AgentServer:
 
     # --- approvals -------------------------------------------------------------------------
     async def _definitions(self) -> dict[str, Any]:
-        """The page's taught-tool definitions (steps included), fetched for this request."""
+        """The page's taught-tool definitions (steps included)."""
         if self._consent is None:
             return {}
+        cached = self._definitions_cache
+        if cached is not None:
+            return cached
+        generation = self._definitions_generation
 
         def ask(resolve: Any) -> None:
             self._consent_link_call("toolDefinitions", [], resolve)
 
         answer = await self._port.on_qt(ask)
-        return answer if isinstance(answer, dict) else {}
+        definitions = answer if isinstance(answer, dict) else {}
+        if generation == self._definitions_generation:  # nothing changed while we asked
+            self._definitions_cache = definitions
+        return definitions
 
     def _consent_link_call(self, method: str, args: list[Any], resolve: Any) -> None:
         assert self._consent is not None
@@ -228,13 +241,6 @@ class AgentServer:
         if self._approvals is None or tool.name in META_TOOLS:
             return True
         entry = definitions.get(tool.name)
-        mirrored = {
-            "name": tool.name,
-            "title": tool.title,
-            "description": tool.description,
-            "inputSchema": tool.input_schema,
-            "annotations": tool.annotations,
-        }
         if isinstance(entry, dict) and isinstance(entry.get("definition"), dict):
             definition = entry["definition"]
             # What the page registered must be what the definition says, or the approval of
@@ -244,7 +250,7 @@ class AgentServer:
             ):
                 return False
         else:
-            definition = {k: v for k, v in mirrored.items() if v is not None}
+            definition = tool.as_definition()
         return self._approvals.matches(tool.name, definition_hash(definition))
 
     async def _visible_tools(self) -> list[PageTool]:
@@ -383,6 +389,14 @@ class AgentServer:
         return results.error_result(results.TOOL_ERROR, f"{name} failed while running in the page.")
 
     # --- change notifications (called on the Qt thread) ---------------------------------
+    def _forget_definitions(self) -> None:
+        self._definitions_generation += 1
+        self._definitions_cache = None
+
+    def _page_tools_changed(self) -> None:
+        self._forget_definitions()
+        self.publish_tools_changed()
+
     def publish_tools_changed(self) -> None:
         if self._loop is None or self._loop.is_closed():
             return

@@ -58,8 +58,12 @@ class QtToolPort(QObject):
         self._running = 0
         self.activity = AgentActivity()
         self._listeners: list[Callable[[], None]] = []
+        self._definition_listeners: list[Callable[[], None]] = []
         self._invoke.connect(self._on_invoke, Qt.ConnectionType.QueuedConnection)
         bridge.tools_changed.connect(self._on_tools_changed)
+        # Saved definitions changed (a repair, a new approval, a tool held back): listeners
+        # that cache definitions must drop them.
+        bridge.store_changed.connect(self._on_definitions_changed)
         bridge.ready_changed.connect(self._on_ready_changed)
 
     # --- any thread ---------------------------------------------------------------------
@@ -159,6 +163,13 @@ class QtToolPort(QObject):
             self._tools = self._bridge.tools
         self.tools_changed.emit()
         for listener in self._listeners:
+            listener()
+
+    def add_definitions_listener(self, listener: Callable[[], None]) -> None:
+        self._definition_listeners.append(listener)
+
+    def _on_definitions_changed(self) -> None:
+        for listener in self._definition_listeners:
             listener()
 
     def _on_ready_changed(self, ready: bool) -> None:

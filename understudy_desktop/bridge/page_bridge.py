@@ -37,6 +37,17 @@ class PageTool:
     input_schema: dict[str, Any] | None
     annotations: dict[str, bool]
 
+    def as_definition(self) -> dict[str, Any]:
+        """The tool as the page registered it, in the shape approval hashes are taken over."""
+        mirrored = {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "annotations": self.annotations,
+        }
+        return {k: v for k, v in mirrored.items() if v is not None}
+
     @staticmethod
     def from_page(raw: dict[str, Any]) -> PageTool:
         schema = raw.get("inputSchema")
