@@ -60,7 +60,12 @@ class ConsentDialog(QDialog):
         )
         who.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(who)
-        note = QLabel("Only you can approve this. The agent waits for your answer.")
+        from_console = requester.startswith("you")
+        note = QLabel(
+            "Nothing happens until you approve."
+            if from_console
+            else "Only you can approve this. The agent waits for your answer."
+        )
         note.setWordWrap(True)
         layout.addWidget(note)
         buttons = QDialogButtonBox()

@@ -45,10 +45,12 @@ class ImportPackDialog(QDialog):
         layout.addWidget(
             _plain(
                 f"{filename}{who} has {count} tool{'s' if count != 1 else ''}. Importing makes "
-                "them available to you and to agents; that is your approval."
+                f"{'them' if count != 1 else 'it'} available to you and to agents: clicking "
+                "Import is your approval."
             )
         )
         self.tools = QListWidget()
+        self.tools.setWordWrap(True)
         self.tools.setAccessibleName("Tools in the pack")
         for definition in plan.definitions:
             effect = (
@@ -90,6 +92,7 @@ class ExportPackDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(_plain("Choose the tools to share:"))
         self.tools = QListWidget()
+        self.tools.setWordWrap(True)
         self.tools.setAccessibleName("Tools to export")
         for tool in tools:
             item = QListWidgetItem(f"{tool['name']} — {tool['description']}")
