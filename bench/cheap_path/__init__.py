@@ -1,0 +1,1 @@
+"""The cheap path, measured: taught tools against catalogue tools against DOM driving."""

@@ -1,0 +1,288 @@
+"""The three arms. Each runs a task from a reset state and reports what it cost.
+
+taught     an MCP client calls the taught tool through the running app's endpoint
+catalogue  an MCP client calls the console's catalogue commands (exposed as page tools)
+           one by one
+dom        Playwright drives the console in Chromium 156 by accessible names, reading the
+           accessibility snapshot a DOM agent would read before every step
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness import js, start_console, wait
+from tasks import Task
+
+from understudy_desktop.consent.approvals import definition_hash
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "web_assets" / "data" / "default_queue.json"
+
+
+@dataclass
+class Outcome:
+    arm: str
+    task: str
+    solved: bool
+    steps: int
+    seconds: float
+    bytes_read: int
+    bytes_written: int
+
+
+# --- teaching, as a person does it in the console ------------------------------------------
+
+ROUTINES = {
+    "assign_refund": (
+        ["ticket_id"],
+        """
+      document.getElementById('row-T-1006').click();
+      for (const [id, v] of [['assignee-select', 'priya'], ['priority-select', 'high'],
+                             ['template-select', 'refund_approved']]) {
+        const s = document.getElementById(id); s.value = v; s.dispatchEvent(new Event('change'));
+      }
+      document.getElementById('template-apply').click();""",
+    ),
+    "escalate": (
+        ["ticket_id"],
+        """
+      document.getElementById('row-T-1006').click();
+      const p = document.getElementById('priority-select'); p.value = 'urgent';
+      p.dispatchEvent(new Event('change'));
+      document.getElementById('tag-input').value = 'escalated';
+      document.getElementById('tag-form').requestSubmit();""",
+    ),
+    "triage_phrase": (
+        ["phrase"],
+        """
+      const f = document.getElementById('filter-text'); f.value = 'bank feed';
+      f.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'}));
+      document.getElementById('bulk-tag-input').value = 'bank-feed';
+      document.getElementById('bulk-tag-form').requestSubmit();
+      for (const [id, v] of [['bulk-assign', 'tomasz'], ['bulk-priority', 'high']]) {
+        const s = document.getElementById(id); s.value = v; s.dispatchEvent(new Event('change'));
+      }""",
+    ),
+    # One filter with every criterion set, so each becomes a parameter.
+    "count_tickets": (
+        ["phrase", "status", "priority", "assignee"],
+        """
+      document.getElementById('filter-text').value = 'refund';
+      document.getElementById('filter-status').value = 'open';
+      document.getElementById('filter-priority').value = 'high';
+      const a = document.getElementById('filter-assignee'); a.value = 'priya';
+      a.dispatchEvent(new Event('change'));""",
+    ),
+}
+
+
+def teach_all(app: Any, session: Any) -> None:
+    window, gate = session.window, session.consent.gate
+    for tool, (keep, routine) in ROUTINES.items():
+        js(
+            app,
+            window.page,
+            f"""(() => {{
+          document.getElementById('teach-button').click();
+          {routine}
+          document.getElementById('teach-button').click();
+          const keep = {keep!r};
+          for (const b of document.querySelectorAll('#teach-panel .params input[type=checkbox]')) {{
+            const label = b.getAttribute('aria-label');
+            if (!keep.some((k) => label.startsWith(k + ' ')) && b.checked) b.click();
+          }}
+          const n = document.getElementById('draft-name'); n.value = {tool!r};
+          n.dispatchEvent(new Event('input'));
+          document.getElementById('draft-publish').click();
+          return true;
+        }})()""",
+        )
+        wait(app, lambda: bool(gate.open_dialogs()), 20)
+        gate.open_dialogs()[0].approve_button.click()
+        wait(app, lambda t=tool: window.bridge.tool(t) is not None, 20)
+
+
+EXPOSE_CATALOGUE = """(() => {
+  const api = window.understudyShell.api;
+  for (const c of api.catalogue().commands) {
+    document.modelContext.registerTool({
+      name: 'cmd_' + c.id, description: `${c.title}. ${c.description}`,
+      inputSchema: c.payloadSchema,
+      annotations: { readOnlyHint: !c.mutates, untrustedContentHint: c.returnsCustomerText },
+      execute: (input) => api.dispatch(c.id, input, 'agent'),
+    });
+  }
+  return true;
+})()"""
+
+
+def expose_catalogue(app: Any, session: Any) -> None:
+    """The catalogue commands as page tools; the benchmark plays the person approving them."""
+    window = session.window
+    js(app, window.page, EXPOSE_CATALOGUE)
+    wait(app, lambda: window.bridge.tool("cmd_get_ticket") is not None, 20)
+    for tool in window.bridge.tools:
+        if tool.name.startswith("cmd_"):
+            session.consent.approvals.record(tool.name, definition_hash(tool.as_definition()))
+
+
+def reset_app(app: Any, session: Any) -> None:
+    loaded: list[int] = []
+    session.window.queue_loaded.connect(loaded.append)
+    session.window.open_queue(DEMO, confirm=False)
+    wait(app, lambda: bool(loaded), 60)
+    session.window.queue_loaded.disconnect()
+
+
+def app_ticket(app: Any, session: Any):
+    def ticket(tid: str) -> dict[str, Any]:
+        out = js(
+            app,
+            session.window.page,
+            "JSON.stringify(window.understudyShell.api.dispatch("
+            f"'get_ticket', {{ticket_id: {json.dumps(tid)}}}, 'bench'))",
+        )
+        return json.loads(out)["result"]
+
+    return ticket
+
+
+# --- the MCP arms ---------------------------------------------------------------------------
+
+
+async def _mcp_task(
+    url: str, token: str, calls: list[tuple[str, dict[str, Any]]], catalogue_arm: bool
+) -> tuple[float, int, int, list[str]]:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(60, read=600)
+        ) as http,
+        Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
+    ):
+        t0 = time.perf_counter()
+        listed = await client.list_tools()
+        # Each arm's agent reads only its own interface's tools (both run in one app here).
+        own = [t for t in listed.tools if t.name.startswith("cmd_") == catalogue_arm]
+        read = len(
+            json.dumps([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in own])
+        )
+        written = 0
+        texts = []
+        for name, args in calls:
+            written += len(json.dumps({"name": name, "arguments": args}))
+            result = await client.call_tool(name, args)
+            text = result.content[0].text if result.content else ""
+            read += len(text)
+            texts.append(text)
+        return time.perf_counter() - t0, read, written, texts
+
+
+def run_mcp(
+    app: Any, url: str, token: str, calls: list[tuple[str, dict[str, Any]]], catalogue_arm: bool
+) -> tuple[float, int, int, list[str]]:
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["v"] = asyncio.run(_mcp_task(url, token, calls, catalogue_arm))
+        except BaseException as exc:  # reported on the main thread
+            box["e"] = exc
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    wait(app, lambda: not thread.is_alive(), 120)
+    if "e" in box:
+        raise box["e"]
+    return box["v"]
+
+
+def answer_of(texts: list[str]) -> Any:
+    """A question's answer: the last step's `matched` (both a taught run and a catalogue
+    dispatch put the step's result under "result")."""
+    try:
+        last = json.loads(texts[-1])
+    except (ValueError, IndexError):
+        return None
+    return (last.get("result") or {}).get("matched") if isinstance(last, dict) else None
+
+
+def run_app_arm(arm: str, app: Any, session: Any, task: Task) -> Outcome:
+    reset_app(app, session)
+    server = session.agent
+    calls = [task.taught] if arm == "taught" else [(f"cmd_{c}", p) for c, p in task.catalogue]
+    seconds, read, written, texts = run_mcp(
+        app, server.url, server.token, calls, arm == "catalogue"
+    )
+    solved = task.solved(app_ticket(app, session), answer_of(texts))
+    return Outcome(arm, task.id, solved, len(calls), seconds, read, written)
+
+
+def start_app(app: Any, root: Path) -> Any:
+    session = start_console(app, root, agent=True)
+    teach_all(app, session)
+    expose_catalogue(app, session)
+    return session
+
+
+# --- the DOM arm ------------------------------------------------------------------------------
+
+
+def _dom_action(page: Any, action: tuple[str, ...]) -> Any:
+    kind = action[0]
+    if kind == "search" or kind == "open":
+        box = page.get_by_role("searchbox", name="Search tickets")
+        box.fill(action[1])
+        box.press("Enter")
+        if kind == "open":
+            page.get_by_role("option", name=re.compile(f"^{re.escape(action[1])}:")).click()
+    elif kind == "select":
+        page.get_by_label(action[1], exact=True).select_option(action[2])
+    elif kind == "click":
+        page.get_by_role("button", name=action[1], exact=True).click()
+    elif kind == "fill":
+        field = page.get_by_label(action[1], exact=True)
+        field.fill(action[2])
+        field.press("Enter")
+    elif kind == "read_count":
+        text = page.locator("#match-count").inner_text()
+        match = re.match(r"([\d,]+)", text)
+        return int(match.group(1).replace(",", "")) if match else None
+    return None
+
+
+def run_dom_arm(browser: Any, base_url: str, task: Task) -> Outcome:
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.goto(f"{base_url}/index.html")
+    page.wait_for_function("document.documentElement.dataset.consoleReady === 'true'")
+    read = written = 0
+    answer = None
+    t0 = time.perf_counter()
+    for action in task.dom:
+        read += len(page.locator("body").aria_snapshot())  # what a DOM agent reads first
+        written += len(json.dumps(action))
+        answer = _dom_action(page, action)
+    seconds = time.perf_counter() - t0
+
+    def ticket(tid: str) -> dict[str, Any]:
+        out = page.evaluate(
+            "(tid) => window.understudyShell.api.dispatch('get_ticket', {ticket_id: tid}, 'bench')",
+            tid,
+        )
+        return out["result"]
+
+    solved = task.solved(ticket, answer)
+    context.close()
+    return Outcome("dom", task.id, solved, len(task.dom), seconds, read, written)
