@@ -1,6 +1,7 @@
 """What a taught tool costs: time from a person's Approve to the tool being callable, and
-the time of one run over 1 / 100 / 10,000 matching tickets (in the page, and through the
-MCP endpoint with the client in its own process).
+the time of one run over 1 / 100 / 1,000 / 10,000 / 100,000 matching tickets (in the page,
+and through the MCP endpoint with the client in its own process), with the memory (PSS) of
+the app and its QtWebEngine processes after the runs.
 
 The tool is taught once through the console's own controls: filter for a phrase, tag the
 matches, set their priority; the phrase and the priority stay parameters. Runs alternate the
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -27,8 +29,9 @@ from harness import (
     timed_calls,
     wait,
 )
+from startup_memory import tree_pss_mb
 
-SIZES = [1, 100, 10_000]
+SIZES = [1, 100, 1_000, 10_000, 100_000]
 RUNS = 3
 TOOL = "tag_phrase"
 
@@ -139,7 +142,11 @@ def main() -> int:
                 app, [sys.executable, __file__, "--client", server.url, server.token, str(RUNS)]
             )
             endpoint_runs = json.loads(out)
-            rows.append((n, statistics.median(page_runs), statistics.median(endpoint_runs)))
+            # Chromium's performance.memory is bucketed; the process tree's PSS is not.
+            heap_mb = tree_pss_mb(os.getpid())
+            rows.append(
+                (n, statistics.median(page_runs), statistics.median(endpoint_runs), heap_mb)
+            )
         session.close()
 
     print()
@@ -147,10 +154,13 @@ def main() -> int:
     print(f"Approve -> callable in the page:      {in_page_ms:8.1f} ms")
     print(f"Approve -> listed to agents (mirror): {listed_ms:8.1f} ms")
     print()
-    print(f"{'matching tickets':>16} | {'run in page (ms)':>16} | {'run via MCP (ms)':>16}")
-    print("-" * 56)
-    for n, page_ms, endpoint_ms in rows:
-        print(f"{n:>16,} | {page_ms:>16.1f} | {endpoint_ms:>16.1f}")
+    print(
+        f"{'matching tickets':>16} | {'run in page (ms)':>16} | {'run via MCP (ms)':>16} | "
+        f"{'app memory (MB)':>17}"
+    )
+    print("-" * 76)
+    for n, page_ms, endpoint_ms, heap_mb in rows:
+        print(f"{n:>16,} | {page_ms:>16.1f} | {endpoint_ms:>16.1f} | {heap_mb:>17.1f}")
     print(
         f"(median of {RUNS} runs each, every run changing all matches; tool: filter a phrase,"
         " tag the matches, set their priority)"
