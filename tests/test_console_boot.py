@@ -106,3 +106,16 @@ def test_resolve_asset_serves_index_for_the_root():
     answer = resolve_asset(web_assets_dir(), "/")
     assert answer.status == 200
     assert answer.path is not None and answer.path.name == "index.html"
+
+
+def test_a_first_run_shows_a_dismissible_welcome_once(console_factory, tmp_path):
+    first = console_factory(tmp_path / "d")
+    assert first.js("document.getElementById('welcome').hidden") is False
+    text = first.js("document.getElementById('welcome').textContent")
+    assert "Teach" in text and "library" in text and "Export pack" in text
+    first.js("document.getElementById('welcome-dismiss').click(); true")
+    assert first.js("document.getElementById('welcome').hidden") is True
+    first.flush()
+    first.session.close()
+    again = console_factory(tmp_path / "d")
+    assert again.js("document.getElementById('welcome').hidden") is True

@@ -127,7 +127,11 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
 
 
 def run(
-    paths: DataPaths, open_file: Path | None, quit_after_load: bool, agent_port: int | None = 0
+    paths: DataPaths,
+    open_file: Path | None,
+    quit_after_load: bool,
+    agent_port: int | None = 0,
+    assume_yes: bool = False,
 ) -> int:
     prepare_qt()
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -161,7 +165,7 @@ def run(
                 window.packs.import_failed.connect(lambda _m: app.exit(2))
             # Given on the command line (or double-clicked): the preview asks before importing,
             # unless this is an unattended run.
-            window.packs.import_pack(open_file, confirm=not quit_after_load)
+            window.packs.import_pack(open_file, confirm=not (quit_after_load or assume_yes))
         elif open_file is not None:
             if quit_after_load:
                 window.queue_loaded.connect(lambda _n: app.quit())

@@ -42,6 +42,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--no-agent", action="store_true", help="do not start the agent (MCP) endpoint"
     )
+    parser.add_argument(
+        "--yes",
+        action="store_true",
+        help="import a Tool Pack given on the command line without the preview (unattended use)",
+    )
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING"])
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
@@ -57,4 +62,4 @@ def main(argv: list[str] | None = None) -> int:
     from understudy_desktop.app import run
 
     agent_port = None if args.no_agent else args.mcp_port
-    return run(paths, args.file, args.quit_after_load, agent_port)
+    return run(paths, args.file, args.quit_after_load, agent_port, assume_yes=args.yes)

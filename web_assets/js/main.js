@@ -140,6 +140,13 @@ async function boot() {
   await metaTools.registerAll(pageLife.signal);
   installShortcuts({ list, teach: teachUi });
 
+  // First run (no stored queue yet): three sentences on Teach, the library and packs.
+  if (firstRun) {
+    const welcome = $('welcome');
+    welcome.hidden = false;
+    $('welcome-dismiss').addEventListener('click', () => { welcome.hidden = true; $('queue-list').focus(); });
+  }
+
   async function loadQueueFrom(url) {
     const t0 = performance.now();
     const response = await fetch(url);

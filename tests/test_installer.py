@@ -1,0 +1,124 @@
+"""The installer: the frozen app runs with no Python of ours, and the .deb's desktop entry and
+Tool Pack file type are valid. Slow (it builds), but it runs in CI."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from agent_helpers import mcp_client
+
+from understudy_desktop.agent.runtime_file import read_runtime
+
+ROOT = Path(__file__).resolve().parent.parent
+PACK = ROOT / "packs" / "refund-desk.understudy-pack.json"
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    done = subprocess.run(
+        [str(ROOT / "installer" / "build"), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "frozen app:" in done.stdout and ".deb:" in done.stdout
+    return out
+
+
+async def use_the_app(url: str, token: str) -> tuple[list[str], dict]:
+    async with mcp_client(url, token) as client:
+        names = [t.name for t in (await client.list_tools()).tools]
+        result = await client.call_tool("assign_refund", {"ticket_id": "T-1011"})
+        return names, {"is_error": result.is_error, "text": result.content[0].text}
+
+
+def test_the_frozen_app_starts_imports_a_pack_and_serves_agents(built, tmp_path):
+    app = built / "app" / "understudy" / "understudy"
+    assert os.access(app, os.X_OK)
+    data = tmp_path / "data"
+    # A bare environment: no virtualenv, no PYTHONPATH; only what the frozen app carries.
+    env = {
+        "HOME": str(tmp_path),
+        "PATH": "/usr/bin:/bin",
+        "QT_QPA_PLATFORM": "offscreen",
+        "LANG": "C.UTF-8",
+    }
+    if os.geteuid() == 0:
+        env["QTWEBENGINE_DISABLE_SANDBOX"] = "1"
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        [str(app), "--data-dir", str(data), "--yes", str(PACK)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    try:
+        while (runtime := read_runtime(data)) is None:
+            assert proc.poll() is None, proc.stderr.read()[-2000:] if proc.stderr else ""
+            assert time.monotonic() - started < 120, "the frozen app did not start"
+            time.sleep(0.1)
+        deadline = time.monotonic() + 60
+        while True:
+            names, result = asyncio.run(use_the_app(runtime.url, runtime.token))
+            if "assign_refund" in names or time.monotonic() > deadline:
+                break
+            time.sleep(0.3)
+        assert "understudy_draft_tool" in names and "assign_refund" in names
+        assert result["is_error"] is False, result
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err[-2000:]
+    offscreen_chatter = (
+        "plugin does not support",
+        "GPU",
+        "Sandboxing",
+        "locale",
+        "UTF-8",
+        "more information",
+    )
+    warnings = [line for line in err.splitlines() if "Warning" in line or "WARNING" in line]
+    assert [w for w in warnings if not any(c in w for c in offscreen_chatter)] == []
+    assert "Release of profile requested" not in err
+
+
+def test_the_deb_has_a_valid_desktop_entry_and_pack_type(built, tmp_path):
+    debs = list(built.glob("understudy_*.deb"))
+    assert len(debs) == 1
+    root = tmp_path / "root"
+    subprocess.run(["dpkg-deb", "-x", str(debs[0]), str(root)], check=True)
+    desktop = root / "usr/share/applications/understudy.desktop"
+    mime = root / "usr/share/mime/packages/understudy-pack.xml"
+    checked = subprocess.run(
+        ["desktop-file-validate", str(desktop)], capture_output=True, text=True, check=False
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert subprocess.run(["xmllint", "--noout", str(mime)], check=False).returncode == 0
+    assert "application/x-understudy-pack+json" in desktop.read_text()
+    assert '<glob pattern="*.understudy-pack.json"' in mime.read_text()
+    assert os.access(root / "opt/understudy/understudy", os.X_OK)
+    assert (root / "usr/bin/understudy").read_text().endswith('/opt/understudy/understudy "$@"\n')
+    assert (root / "usr/share/icons/hicolor/scalable/apps/understudy.svg").exists()
+    scripts = subprocess.run(
+        ["dpkg-deb", "-I", str(debs[0])], capture_output=True, text=True, check=True
+    ).stdout
+    assert "postrm" in scripts
+    # Uninstalling touches no one's data: the scripts only refresh desktop databases.
+    postrm = subprocess.run(
+        ["dpkg-deb", "--ctrl-tarfile", str(debs[0])], capture_output=True, check=True
+    ).stdout
+    assert b".local/share" not in postrm and b"rm -rf" not in postrm
+    shutil.rmtree(root)
