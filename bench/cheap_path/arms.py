@@ -267,6 +267,10 @@ def run_dom_arm(browser: Any, base_url: str, task: Task) -> Outcome:
     page = context.new_page()
     page.goto(f"{base_url}/index.html")
     page.wait_for_function("document.documentElement.dataset.consoleReady === 'true'")
+    # A fresh profile shows the first-run welcome; the agent dismisses it before the task.
+    welcome = page.get_by_role("button", name="Got it")
+    if welcome.is_visible():
+        welcome.click()
     read = written = 0
     answer = None
     t0 = time.perf_counter()
