@@ -102,7 +102,9 @@ class Console:
         assert result.ok, result.error
 
 
-def start_console(qtbot: Any, data_root: Path, agent: bool = False) -> Console:
+def start_console(
+    qtbot: Any, data_root: Path, agent: bool = False, keep_welcome: bool = False
+) -> Console:
     # The agent endpoint starts only where a test needs it (uvicorn adds ~0.3 s per console).
     session = open_session(DataPaths(data_root), agent_port=0 if agent else None)
     window = session.window
@@ -113,6 +115,9 @@ def start_console(qtbot: Any, data_root: Path, agent: bool = False) -> Console:
     console = Console(session, qtbot)
     # The list renders on the next animation frame; tests that click rows need them drawn.
     qtbot.waitUntil(lambda: console.js("document.querySelectorAll('.row').length > 0"))
+    if not keep_welcome:
+        # A person dismisses the first-run welcome before working (it covers the reply area).
+        console.js("document.getElementById('welcome').hidden = true; true")
     return console
 
 
@@ -136,8 +141,8 @@ def console_factory(qtbot: Any) -> Iterator[Any]:
     """Start (and stop) consoles on a chosen data dir, for restart tests."""
     started: list[Console] = []
 
-    def start(root: Path, agent: bool = False) -> Console:
-        c = start_console(qtbot, root, agent)
+    def start(root: Path, agent: bool = False, keep_welcome: bool = False) -> Console:
+        c = start_console(qtbot, root, agent, keep_welcome)
         started.append(c)
         return c
 

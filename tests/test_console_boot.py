@@ -109,7 +109,7 @@ def test_resolve_asset_serves_index_for_the_root():
 
 
 def test_a_first_run_shows_a_dismissible_welcome_once(console_factory, tmp_path):
-    first = console_factory(tmp_path / "d")
+    first = console_factory(tmp_path / "d", keep_welcome=True)
     assert first.js("document.getElementById('welcome').hidden") is False
     text = first.js("document.getElementById('welcome').textContent")
     assert "Teach" in text and "library" in text and "Export pack" in text
@@ -117,5 +117,5 @@ def test_a_first_run_shows_a_dismissible_welcome_once(console_factory, tmp_path)
     assert first.js("document.getElementById('welcome').hidden") is True
     first.flush()
     first.session.close()
-    again = console_factory(tmp_path / "d")
+    again = console_factory(tmp_path / "d", keep_welcome=True)
     assert again.js("document.getElementById('welcome').hidden") is True
