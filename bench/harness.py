@@ -111,3 +111,45 @@ def client_process(app: QApplication, argv: list[str]) -> str:
     if client.returncode != 0:
         raise RuntimeError("the benchmark client failed")
     return out
+
+
+def teach_and_publish(
+    app: QApplication,
+    session: Session,
+    tool: str,
+    routine: str,
+    keep: list[str],
+    description: str | None = None,
+) -> None:
+    """Teach a routine through the console's own controls (JS `routine`), keep only the
+    parameters named in `keep`, publish it as `tool`, and approve it in the consent dialog."""
+    describe = (
+        f"const d = document.getElementById('draft-description'); d.value = {description!r};"
+        " d.dispatchEvent(new Event('input'));"
+        if description
+        else ""
+    )
+    js(
+        app,
+        session.window.page,
+        f"""(() => {{
+      document.getElementById('teach-button').click();
+      {routine}
+      document.getElementById('teach-button').click();
+      const keep = {keep!r};
+      const boxes = '#teach-panel .params input[type=checkbox]';
+      for (const b of document.querySelectorAll(boxes)) {{
+        const label = b.getAttribute('aria-label');
+        if (!keep.some((k) => label.startsWith(k + ' ')) && b.checked) b.click();
+      }}
+      const n = document.getElementById('draft-name'); n.value = {tool!r};
+      n.dispatchEvent(new Event('input'));
+      {describe}
+      document.getElementById('draft-publish').click();
+      return true;
+    }})()""",
+    )
+    gate = session.consent.gate
+    wait(app, lambda: bool(gate.open_dialogs()), 20)
+    gate.open_dialogs()[0].approve_button.click()
+    wait(app, lambda: session.window.bridge.tool(tool) is not None, 20)

@@ -13,9 +13,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from harness import application, js, start_console, wait  # noqa: E402
+from harness import application, start_console, teach_and_publish, wait  # noqa: E402
 
-CLICK = "document.getElementById({id!r}).click();"
 ROUTINES = {
     "refund-desk": (
         "assign_refund",
@@ -68,29 +67,8 @@ def main() -> int:
     for pack_name, (tool, description, keep, routine) in ROUTINES.items():
         with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
             session = start_console(app, Path(tmp) / "data")
-            page, window = session.window.page, session.window
-            script = f"""(() => {{
-              document.getElementById('teach-button').click();
-              {routine}
-              document.getElementById('teach-button').click();
-              const keep = {keep!r};
-              const boxes = '#teach-panel .params input[type=checkbox]';
-              for (const b of document.querySelectorAll(boxes)) {{
-                const label = b.getAttribute('aria-label');
-                if (!keep.some((k) => label.startsWith(k + ' ')) && b.checked) b.click();
-              }}
-              const n = document.getElementById('draft-name'); n.value = {tool!r};
-              n.dispatchEvent(new Event('input'));
-              const d = document.getElementById('draft-description'); d.value = {description!r};
-              d.dispatchEvent(new Event('input'));
-              document.getElementById('draft-publish').click();
-              return true;
-            }})()"""
-            js(app, page, script)
-            gate = session.consent.gate
-            wait(app, lambda gate=gate: bool(gate.open_dialogs()), 20)
-            gate.open_dialogs()[0].approve_button.click()
-            wait(app, lambda w=window, t=tool: w.bridge.tool(t) is not None, 20)
+            window = session.window
+            teach_and_publish(app, session, tool, routine, keep, description)
             target = out / f"{pack_name}.understudy-pack.json"
             done: list[str] = []
             assert window.packs is not None

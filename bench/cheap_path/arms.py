@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness import js, start_console, wait
+from harness import js, start_console, teach_and_publish, wait
 from tasks import Task
 
 from understudy_desktop.consent.approvals import definition_hash
@@ -85,29 +85,8 @@ ROUTINES = {
 
 
 def teach_all(app: Any, session: Any) -> None:
-    window, gate = session.window, session.consent.gate
     for tool, (keep, routine) in ROUTINES.items():
-        js(
-            app,
-            window.page,
-            f"""(() => {{
-          document.getElementById('teach-button').click();
-          {routine}
-          document.getElementById('teach-button').click();
-          const keep = {keep!r};
-          for (const b of document.querySelectorAll('#teach-panel .params input[type=checkbox]')) {{
-            const label = b.getAttribute('aria-label');
-            if (!keep.some((k) => label.startsWith(k + ' ')) && b.checked) b.click();
-          }}
-          const n = document.getElementById('draft-name'); n.value = {tool!r};
-          n.dispatchEvent(new Event('input'));
-          document.getElementById('draft-publish').click();
-          return true;
-        }})()""",
-        )
-        wait(app, lambda: bool(gate.open_dialogs()), 20)
-        gate.open_dialogs()[0].approve_button.click()
-        wait(app, lambda t=tool: window.bridge.tool(t) is not None, 20)
+        teach_and_publish(app, session, tool, routine, keep)
 
 
 EXPOSE_CATALOGUE = """(() => {
