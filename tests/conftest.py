@@ -87,18 +87,38 @@ class Console:
     def api_json(self, method: str, *args: Any) -> Any:
         return json.loads(self.api(method, *args))
 
-    def call(self, method: str, *args: Any, timeout_s: float = 30) -> Any:
-        """Call an understudyShell.api method through the shell's own async link."""
+    def wait_for(self, start: Any, timeout_s: float = 30) -> Any:
+        """Run start(callback) (an asynchronous shell call) and return what it answers."""
         results: list[Any] = []
-        self.window.link.call(method, list(args), results.append, timeout_s=timeout_s)
+        start(results.append)
         self.qtbot.waitUntil(lambda: bool(results), timeout=int(timeout_s * 1000) + 1000)
         return results[0]
+
+    # --- what the shell holds (the authority) ---------------------------------------------
+    @property
+    def library(self) -> Any:
+        return self.session.library
+
+    def listed(self) -> list[str]:
+        """The tool names agents are shown now."""
+        return [str(t["name"]) for t in self.session.calls.listed()]
+
+    def taught(self) -> list[str]:
+        return [t.name for t in self.session.library.tools()]
+
+    def run_tool(self, name: str, arguments: dict[str, Any], by: str = "person") -> Any:
+        """Run an approved tool through the shell's one run path; returns its answer."""
+        tool = self.session.library.callable(name)
+        assert tool is not None, f"{name} is not callable"
+        return self.wait_for(
+            lambda done: self.session.calls.run(tool, arguments, by, "a test", done)
+        )
 
     def dispatch(self, command: str, payload: dict[str, Any], source: str = "shell") -> Any:
         return self.api_json("dispatch", command, payload, source)
 
     def flush(self) -> None:
-        result = self.call("flush")
+        result = self.wait_for(self.window.port.flush)
         assert result.ok, result.error
 
 
@@ -109,7 +129,7 @@ def start_console(
     session = open_session(DataPaths(data_root), agent_port=0 if agent else None)
     window = session.window
     window.resize(1400, 900)
-    with qtbot.waitSignal(window.link.ready_changed, timeout=JS_TIMEOUT_MS):
+    with qtbot.waitSignal(window.port.ready_changed, timeout=JS_TIMEOUT_MS):
         window.load_console()
         window.show()
     console = Console(session, qtbot)

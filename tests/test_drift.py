@@ -9,7 +9,7 @@ import pytest
 from test_packs import catalogue  # noqa: F401 (the page's real catalogue, as a fixture)
 from test_teach_e2e import publish_from_editor, teach_assign_refund
 
-from understudy_desktop.packs.catalogue import Catalogue
+from understudy_desktop.catalogue import Catalogue
 from understudy_desktop.packs.drift import grade_drift, is_breaking
 
 DRIFT = Path(__file__).parent / "fixtures" / "drift"
@@ -45,7 +45,7 @@ def test_a_removed_choice_and_a_removed_command_are_breaking(catalogue):  # noqa
 )
 def test_types_widened_or_retyped(old, new, grade):
     recorded = {"cmd": {"type": "object", "properties": {"f": old}}}
-    current = Catalogue.from_page(
+    current = Catalogue.from_data(
         {
             "version": 2,
             "commands": [
@@ -60,7 +60,7 @@ def test_new_fields_required_or_optional():
     recorded = {
         "cmd": {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}
     }
-    current = Catalogue.from_page(
+    current = Catalogue.from_data(
         {
             "version": 2,
             "commands": [

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from understudy_desktop.packs.catalogue import Catalogue
+from understudy_desktop.catalogue import Catalogue
 from understudy_desktop.packs.export import ExportError, build_pack, pack_bytes
 from understudy_desktop.packs.importer import (
     MAX_PACK_BYTES,
@@ -41,7 +41,7 @@ def catalogue() -> Catalogue:
         text=True,
         check=True,
     )
-    return Catalogue.from_page(json.loads(out.stdout))
+    return Catalogue.from_data(json.loads(out.stdout))
 
 
 def load(path: Path, catalogue: Catalogue, existing=frozenset()):

@@ -144,17 +144,21 @@ def test_teach_publish_and_call_on_another_ticket(agent_console):
             == "by agent via tool assign_refund"
         )
     )
-    tools = console.api_json("tools")
     # run_tool and the direct call; the call without ticket_id was refused by the endpoint's
     # schema check before it reached the page.
-    assert tools[0]["stats"]["invocations"] == 2
-    assert tools[0]["stats"]["successes"] == 2
-    assert tools[0]["author"] == "agent"
-    # Revoke removes it from getTools (and so from agents).
+    usage = console.library.usage("assign_refund")
+    assert (usage.runs, usage.successes) == (2, 2)
+    tool = console.library.get("assign_refund")
+    assert tool.origin.by == "agent" and tool.origin.client == "mcp"
+    # Revoke from the library asks in the native dialog, then removes it everywhere.
     console.js("document.getElementById('library-button').click(); true")
     click(console, "[data-tool='assign_refund'] .btn.danger")
-    console.qtbot.waitUntil(lambda: console.window.bridge.tool("assign_refund") is None)
-    assert console.value("document.modelContext.getTools().then ? null : null") is None
+    assert approve_in_dialog(console) == 'Revoke tool "assign_refund"'
+    console.qtbot.waitUntil(lambda: "assign_refund" not in console.listed())
+    assert console.taught() == []
+    console.qtbot.waitUntil(
+        lambda: "assign_refund" not in [t["name"] for t in console.window.bridge.page_tools]
+    )
 
 
 @pytest.mark.slow
@@ -204,7 +208,7 @@ def test_the_publish_call_times_out_to_awaiting_approval_then_poll_publishes_onc
     assert approve_in_dialog(console) == 'Publish tool "assign_refund_b"'
     # The approval waits in the ledger for the agent's retry: nothing is published yet.
     console.qtbot.wait(300)
-    assert console.api_json("tools") == []
+    assert console.taught() == []
     assert console.session.consent.gate.ledger.pending() == 1
 
     async def retry():
@@ -223,12 +227,12 @@ def test_the_publish_call_times_out_to_awaiting_approval_then_poll_publishes_onc
 
     again, once_more = run_client(console.qtbot, retry, 30)
     assert again["status"] == "published" and once_more["status"] == "published"
-    assert [t["name"] for t in console.api_json("tools")] == ["assign_refund_b"]
+    assert console.taught() == ["assign_refund_b"]
     assert console.session.consent.gate.ledger.pending() == 0
     assert console.session.consent.gate.open_dialogs() == []  # the second retry asked no one
 
 
-def publish_from_editor(console, name: str) -> None:
+def publish_from_editor(console, name: str, expect_dialog: bool = True) -> None:
     """The person's path: the editor the app opened after Stop, then the overlay."""
     console.js(
         "(() => { const fields = '#teach-panel .params input[type=text]:not(.param-name)';"
@@ -241,6 +245,8 @@ def publish_from_editor(console, name: str) -> None:
         lambda: console.js("!document.getElementById('draft-publish').disabled")
     )
     console.js("document.getElementById('draft-publish').click(); true")
+    if not expect_dialog:
+        return
     # In the desktop app the overlay only says it is waiting; the native dialog decides.
     console.qtbot.waitUntil(
         lambda: (
@@ -263,17 +269,21 @@ def test_a_person_publishes_without_an_agent_and_tools_come_back_after_restart(
         " i.value = 'ticket'; i.dispatchEvent(new Event('change')); return true; })()"
     )
     publish_from_editor(first, "handle_refund")
-    first.qtbot.waitUntil(lambda: [t["name"] for t in first.api_json("tools")] == ["handle_refund"])
-    assert first.api_json("tools")[0]["author"] == "person"
+    first.qtbot.waitUntil(lambda: first.taught() == ["handle_refund"])
+    assert first.library.get("handle_refund").origin.by == "person"
     first.qtbot.waitUntil(
         lambda: first.js("document.getElementById('library-count').textContent") == "1"
     )
     first.session.close()
 
     second = console_factory(data_dir)
-    second.qtbot.waitUntil(lambda: second.window.bridge.tool("handle_refund") is not None)
-    tool = second.window.bridge.tool("handle_refund")
+    assert "handle_refund" in second.listed()
+    tool = second.library.callable("handle_refund")
     assert tool.input_schema["required"] == ["ticket", "assignee", "template_id"]
+    # The page mirrors it into its own WebMCP registration again, from the shell's copy.
+    second.qtbot.waitUntil(
+        lambda: "handle_refund" in [t["name"] for t in second.window.bridge.page_tools]
+    )
 
 
 @pytest.mark.slow
@@ -285,18 +295,17 @@ def test_a_seventeenth_tool_is_refused_with_a_message(console):
             "document.querySelector('#teach-panel .card .btn.primary').click(); true"
         )
         publish_from_editor(console, f"tool_{i:02d}")
-        console.qtbot.waitUntil(lambda i=i: len(console.api_json("tools")) == i + 1)
+        console.qtbot.waitUntil(lambda i=i: len(console.taught()) == i + 1)
     console.js(
         "document.querySelector('#recordings-button').click();"
         "document.querySelector('#teach-panel .card .btn.primary').click(); true"
     )
-    publish_from_editor(console, "tool_16")
+    publish_from_editor(console, "tool_16", expect_dialog=False)
     console.qtbot.waitUntil(
-        lambda: "16 active tools" in console.js("document.getElementById('toast-text').textContent")
+        lambda: "16 tools are active" in console.js("document.getElementById('toast-text').textContent")
     )
-    assert len(console.api_json("tools")) == 16
-    meta_and_taught = console.window.bridge.tools
-    assert len([t for t in meta_and_taught if not t.name.startswith("understudy_")]) == 16
+    assert len(console.taught()) == 16
+    assert len([n for n in console.listed() if not n.startswith("understudy_")]) == 16
 
 
 @pytest.mark.slow
@@ -310,7 +319,7 @@ def test_a_broken_step_is_repaired_and_the_rest_kept(console, tmp_path):
         " return true; })()"
     )
     publish_from_editor(console, "assign_refund")
-    console.qtbot.waitUntil(lambda: len(console.api_json("tools")) == 1)
+    console.qtbot.waitUntil(lambda: len(console.taught()) == 1)
     # A new queue arrives in which nobody is called Priya: the assign step now fails.
     queue = {
         "format": "understudy-queue",
@@ -341,7 +350,7 @@ def test_a_broken_step_is_repaired_and_the_rest_kept(console, tmp_path):
     path.write_text(json.dumps(queue), encoding="utf-8")
     with console.qtbot.waitSignal(console.window.queue_loaded, timeout=30_000):
         console.window.open_queue(path, confirm=False)
-    assert console.api_json("tools")[0]["stats"]["invocations"] == 0
+    assert console.library.usage("assign_refund").runs == 0
     # Run it from the library form: it fails at step 2 and changes nothing.
     console.js("document.getElementById('library-button').click(); true")
     console.js("document.querySelector('[data-tool=assign_refund] .btn.primary').click(); true")
@@ -354,7 +363,7 @@ def test_a_broken_step_is_repaired_and_the_rest_kept(console, tmp_path):
         " return true; })()"
     )
     console.qtbot.waitUntil(
-        lambda: (console.api_json("tools")[0]["stats"]["lastFailure"] or {}).get("step") == 2
+        lambda: (console.library.usage("assign_refund").last_failure or {}).get("step") == 2
     )
     assert console.dispatch("get_ticket", {"ticket_id": "N-1"})["result"]["reply_draft"] == ""
     # Repair step 2: the person assigns to Ana instead, and approves the repaired tool.
@@ -374,21 +383,21 @@ def test_a_broken_step_is_repaired_and_the_rest_kept(console, tmp_path):
     choose(console, "#assignee-select", "ana")
     click(console, "#teach-button")
     assert approve_in_dialog(console) == 'Repair tool "assign_refund"'
-    console.qtbot.waitUntil(lambda: console.api_json("tools")[0]["stats"]["lastFailure"] is None)
-    tool = console.api_json("tools")[0]
-    assert [s["command"] for s in tool["definition"]["steps"]] == [
+    console.qtbot.waitUntil(lambda: console.library.usage("assign_refund").last_failure is None)
+    tool = console.library.callable("assign_refund")
+    assert [s["command"] for s in tool.steps] == [
         "select_ticket",
         "set_ticket_assignee",
         "apply_template",
     ]
-    assert tool["definition"]["steps"][1]["args"]["assignee"] == {"from": "const", "value": "ana"}
+    assert tool.steps[1]["args"]["assignee"] == {"from": "const", "value": "ana"}
     # Runs again, now end to end.
     console.js(
         "window.understudyShell.api.dispatch('set_ticket_assignee', {ticket_id: 'N-1',"
         " assignee: null}); true"
     )
-    result = console.call("runTool", "assign_refund", {"ticket_id": "N-1"})
-    assert result.ok and result.value["ok"] is True
+    result = console.run_tool("assign_refund", {"ticket_id": "N-1"})
+    assert result["ok"] is True
     assert console.dispatch("get_ticket", {"ticket_id": "N-1"})["result"]["assignee"] == "ana"
 
 
@@ -396,14 +405,13 @@ def test_a_broken_step_is_repaired_and_the_rest_kept(console, tmp_path):
 def test_library_disable_enable_badges_highlight_and_recording_housekeeping(console):
     teach_assign_refund(console, "T-1006")
     publish_from_editor(console, "assign_refund")
-    console.qtbot.waitUntil(lambda: console.window.bridge.tool("assign_refund") is not None)
+    console.qtbot.waitUntil(lambda: "assign_refund" in console.listed())
     # A person runs it: the row gets a "you" badge and the driven control lights up.
-    result = console.call(
-        "runTool",
+    result = console.run_tool(
         "assign_refund",
         {"ticket_id": "T-1014", "assignee": "priya", "template_id": "refund_approved"},
     )
-    assert result.ok and result.value["ok"] is True
+    assert result["ok"] is True
     assert console.js("document.querySelectorAll('.is-highlighted').length") == 1
     assert "step 3" in console.js("document.getElementById('run-toast').textContent")
     console.qtbot.waitUntil(
@@ -416,20 +424,28 @@ def test_library_disable_enable_badges_highlight_and_recording_housekeeping(cons
     console.js("document.getElementById('library-button').click(); true")
     console.js(
         "[...document.querySelectorAll('[data-tool=assign_refund] .btn')]"
-        ".find((b) => b.textContent === 'Disable').click(); true"
+        ".find((b) => b.textContent === 'Turn off').click(); true"
     )
-    console.qtbot.waitUntil(lambda: console.window.bridge.tool("assign_refund") is None)
-    assert console.api_json("tools")[0]["status"] == "disabled"
+    console.qtbot.waitUntil(lambda: "assign_refund" not in console.listed())
+    assert console.library.get("assign_refund").status == "disabled"
     console.qtbot.waitUntil(
         lambda: (
             "0 of 16 active" in console.js("document.getElementById('library-panel').textContent")
         )
     )
+    console.qtbot.waitUntil(
+        lambda: console.js(
+            "Boolean([...document.querySelectorAll('[data-tool=assign_refund] .btn')]"
+            ".find((b) => b.textContent === 'Turn on…'))"
+        )
+    )
     console.js(
         "[...document.querySelectorAll('[data-tool=assign_refund] .btn')]"
-        ".find((b) => b.textContent === 'Enable').click(); true"
+        ".find((b) => b.textContent === 'Turn on…').click(); true"
     )
-    console.qtbot.waitUntil(lambda: console.window.bridge.tool("assign_refund") is not None)
+    # Turning a tool back on gives agents power again: the person approves it natively.
+    assert approve_in_dialog(console) == 'Turn tool back on "assign_refund"'
+    console.qtbot.waitUntil(lambda: "assign_refund" in console.listed())
     # Recordings can be renamed and deleted.
     console.js("document.getElementById('recordings-button').click(); true")
     console.js(
@@ -439,3 +455,4 @@ def test_library_disable_enable_badges_highlight_and_recording_housekeeping(cons
     console.qtbot.waitUntil(lambda: console.api_json("recordings")[0]["name"] == "Refund routine")
     console.js("document.querySelector('#teach-panel .card .btn.danger').click(); true")
     console.qtbot.waitUntil(lambda: console.api_json("recordings") == [])
+    console.qtbot.waitUntil(lambda: console.library.recordings() == [])

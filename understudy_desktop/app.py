@@ -16,20 +16,26 @@ from PySide6.QtWidgets import QApplication
 from shiboken6 import delete, isValid
 
 from understudy_desktop import APP_NAME, __version__
+from understudy_desktop.agent.activity import AgentActivity
+from understudy_desktop.agent.calls import ToolCalls
 from understudy_desktop.agent.runtime_file import AgentRuntime, remove_runtime, write_runtime
 from understudy_desktop.agent.server import AgentServer
-from understudy_desktop.agent.tool_port import QtToolPort
 from understudy_desktop.chromium_flags import apply_chromium_flags
-from understudy_desktop.consent.approvals import ApprovalStore
 from understudy_desktop.consent.gate import ConsentGate
 from understudy_desktop.consent.ledger import ConsentLedger
 from understudy_desktop.consent.service import ConsentService
+from understudy_desktop.library.console_asks import ConsoleAsks
+from understudy_desktop.library.console_view import ConsoleLibraryView
+from understudy_desktop.library.drafts import Drafts
+from understudy_desktop.library.legacy import migrate_legacy_files
+from understudy_desktop.library.library import Library
+from understudy_desktop.library.runner import ToolRunner
 from understudy_desktop.paths import DataPaths, web_assets_dir
+from understudy_desktop.qt_thread import init_main_thread_dispatch
 from understudy_desktop.shell.main_window import MainWindow
 from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
 from understudy_desktop.single_instance import InstanceGuard
-from understudy_desktop.store.procedure_store import ProcedureStore
-from understudy_desktop.store.sync import StoreSync
+from understudy_desktop.store.database import Database
 from understudy_desktop.web.handoff import Handoff
 from understudy_desktop.web.profile import make_profile
 from understudy_desktop.web.scheme import register_scheme
@@ -65,15 +71,18 @@ class Session:
     window: MainWindow
     handoff: Handoff
     paths: DataPaths
+    db: Database
+    library: Library
     consent: ConsentService
+    calls: ToolCalls
     agent: AgentServer | None = None
-    store_sync: StoreSync | None = None
 
     def close(self) -> None:
         if self.agent is not None:
             self.agent.stop()
             remove_runtime(self.paths.root, os.getpid())
             self.agent = None
+        self.library.flush_usage()
         # Chromium warns (and may lose IndexedDB writes) if a profile goes before its pages:
         # delete the window (view + page) first, then the profile.
         if isValid(self.window):
@@ -81,10 +90,17 @@ class Session:
             delete(self.window)
         if isValid(self.profile):
             delete(self.profile)
+        self.db.close()
 
 
 def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
     """A console window on `paths`; with `agent_port` (0 = any free port) an MCP endpoint."""
+    init_main_thread_dispatch()
+    paths.ensure()
+    db = Database(paths.root)
+    migrate_legacy_files(paths.root, db)
+    library = Library(db)
+    load_problems = library.load()
     handoff = Handoff()
     profile = make_profile(paths, handoff)
     window = MainWindow(profile, handoff)
@@ -93,35 +109,44 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
         window.setWindowIcon(QIcon(str(icon)))
     # Sensitive actions are decided in the native dialog whether or not agents are enabled:
     # a person's own Publish in the console goes through it too.
-    gate = ConsentGate(ConsentLedger(), window)
-    consent = ConsentService(gate, ApprovalStore(paths.root), window.link, window.bridge, window)
-    session = Session(profile, window, handoff, paths, consent)
-    session.store_sync = StoreSync(
-        ProcedureStore(paths.root), window.link, window.bridge, window.show_problem, window
-    )
+    ledger = ConsentLedger()
+    gate = ConsentGate(ledger, window)
+    drafts = Drafts()
+    consent = ConsentService(gate, library, drafts, window)
+    runner = ToolRunner(window.port, library, window)
+    calls = ToolCalls(library, drafts, runner, consent, window.port, window)
+    ConsoleAsks(window.port, library, consent, calls, window)
+    ConsoleLibraryView(library, window.port, window)
+    session = Session(profile, window, handoff, paths, db, library, consent, calls)
+    if load_problems:
+        window.show_problem(
+            "Some saved tools could not be read",
+            "These could not be read and were left out. Everything else loaded.\n"
+            + "\n".join(f"• {p}" for p in load_problems),
+        )
     window.attach_packs(
         PackActions(
             window,
-            window.link,
-            consent.approvals,
+            library,
+            ledger,
             window.show_problem,
             lambda text: window.statusBar().showMessage(text, 8000),
         )
     )
     if agent_port is not None:
-        tool_port = QtToolPort(window.bridge, window)
-        server = AgentServer(tool_port, consent=consent, approvals=consent.approvals)
+        activity = AgentActivity(window)
+        server = AgentServer(calls, activity)
         server.start(agent_port)
         runtime = AgentRuntime(server.url, server.port_number, server.token, os.getpid())
 
         def announce(ready: bool) -> None:
-            # agent.json appears once the console (and its meta-tools) is ready, so a client
-            # that started us never sees an empty tool list.
+            # agent.json appears once the console is ready, so a client that started us
+            # never meets a console that cannot run its calls yet.
             if ready:
                 write_runtime(paths.root, runtime)
 
-        window.link.ready_changed.connect(announce)
-        window.attach_agent(tool_port, paths.root, server.url, server.token)
+        window.port.ready_changed.connect(announce)
+        window.attach_agent(activity, paths.root, server.url, server.token)
         session.agent = server
     return session
 
@@ -157,7 +182,7 @@ def run(
         # Only the first time: a reload later must not re-open the file or quit.
         if not ready:
             return
-        window.link.ready_changed.disconnect(first_ready)
+        window.port.ready_changed.disconnect(first_ready)
         if open_file is not None and looks_like_pack(open_file):
             assert window.packs is not None
             if quit_after_load:
@@ -175,7 +200,7 @@ def run(
             # Used by smoke tests and benchmarks: start, wait for the console, stop.
             QTimer.singleShot(0, app.quit)
 
-    window.link.ready_changed.connect(first_ready)
+    window.port.ready_changed.connect(first_ready)
     window.load_console()
     window.show()
     # Ctrl+C in a terminal, or SIGTERM from a session manager, closes the app the normal way

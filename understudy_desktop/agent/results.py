@@ -22,6 +22,7 @@ CANCELLED = "cancelled"
 TOOL_ERROR = "tool_error"
 BUSY = "busy"
 APPROVAL_CHANGED = "approval_changed"
+UNAVAILABLE = "unavailable"
 
 
 def error_result(

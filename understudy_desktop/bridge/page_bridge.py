@@ -1,9 +1,10 @@
-"""Python's side of the bridge: readiness, a live mirror of the page's tools, and calls.
+"""The transport between the shell and the console page: QWebChannel in an isolated world.
 
-The page answers through one JSON-in slot. Messages it may send are allow-listed; anything
-else is dropped with a log line. Python never sends a request before the current document
-said hello, and every document starts over: a reload or navigation resets the mirror and
-fails calls that were in flight.
+The page answers through one JSON-in slot. Every message is parsed against the protocol
+(bridge/protocol.py); anything else is dropped with a log line. Python never sends a request
+before the current document said hello, and every document starts over: a reload or
+navigation fails calls that were in flight. This module only carries messages; what they may
+do is decided by their receivers (console_port.py and the shell's services).
 """
 
 from __future__ import annotations
@@ -11,54 +12,19 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWebChannel import QWebChannel
 from PySide6.QtWebEngineCore import QWebEnginePage
 
+from understudy_desktop.bridge.protocol import ConsoleReady, Hello, Op, PageTools, parse_push
 from understudy_desktop.web.scripts import BRIDGE_WORLD, bridge_scripts, install
 
 log = logging.getLogger(__name__)
 
-PUSH_EVENTS = frozenset({"hello", "tools", "console-ready", "consent-request", "store"})
-CONSENT_KINDS = frozenset({"publish", "review", "ask", "relax"})
 KINDS = frozenset({"push", "response"})
-
-
-@dataclass(frozen=True)
-class PageTool:
-    """One tool as the page registered it (what an agent may see)."""
-
-    name: str
-    title: str
-    description: str
-    input_schema: dict[str, Any] | None
-    annotations: dict[str, bool]
-
-    def as_definition(self) -> dict[str, Any]:
-        """The tool as the page registered it, in the shape approval hashes are taken over."""
-        mirrored = {
-            "name": self.name,
-            "title": self.title,
-            "description": self.description,
-            "inputSchema": self.input_schema,
-            "annotations": self.annotations,
-        }
-        return {k: v for k, v in mirrored.items() if v is not None}
-
-    @staticmethod
-    def from_page(raw: dict[str, Any]) -> PageTool:
-        schema = raw.get("inputSchema")
-        notes = raw.get("annotations") or {}
-        return PageTool(
-            name=str(raw["name"]),
-            title=str(raw.get("title") or ""),
-            description=str(raw.get("description") or ""),
-            input_schema=schema if isinstance(schema, dict) else None,
-            annotations={str(k): bool(v) for k, v in notes.items()},
-        )
 
 
 @dataclass
@@ -76,8 +42,6 @@ ResultCallback = Callable[[BridgeResult], None]
 class _Call:
     callback: ResultCallback
     timer: QTimer
-    op: str
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class _ChannelObject(QObject):
@@ -97,11 +61,8 @@ class _ChannelObject(QObject):
 class PageBridge(QObject):
     ready_changed = Signal(bool)
     console_ready_changed = Signal(bool)
-    tools_changed = Signal()
-    # The page asks for a consent dialog. It can only ask: deciding is the dialog's alone.
-    consent_requested = Signal(dict)
-    # Taught tools or recordings changed in the page: the shell writes them to disk.
-    store_changed = Signal()
+    pushed = Signal(object)  # a parsed push other than hello / console-ready / tools
+    page_tools_changed = Signal()
 
     def __init__(self, page: QWebEnginePage, with_shim: bool = True) -> None:
         super().__init__(page)
@@ -114,9 +75,9 @@ class PageBridge(QObject):
         self._ready = False
         self._console_ready = False
         self._webmcp = "degraded"
-        self._tools: list[PageTool] = []
+        self._page_tools: list[dict[str, Any]] = []
         self._calls: dict[str, _Call] = {}
-        self._queued: list[tuple[str, dict[str, Any], ResultCallback, float]] = []
+        self._queued: list[tuple[str, dict[str, Any], ResultCallback | None, float]] = []
         self._seq = 0
         page.loadStarted.connect(self._reset)
 
@@ -135,23 +96,26 @@ class PageBridge(QObject):
         return self._webmcp
 
     @property
-    def tools(self) -> list[PageTool]:
-        return list(self._tools)
-
-    def tool(self, name: str) -> PageTool | None:
-        return next((t for t in self._tools if t.name == name), None)
+    def page_tools(self) -> list[dict[str, Any]]:
+        """What the page says it registered with WebMCP. Diagnostics only: agents are shown
+        what the shell holds, never this."""
+        return list(self._page_tools)
 
     # --- calls into the page ------------------------------------------------------------
     def request(
-        self, op: str, payload: dict[str, Any], callback: ResultCallback, timeout_s: float = 30.0
+        self,
+        op: Op,
+        payload: dict[str, Any],
+        callback: ResultCallback | None,
+        timeout_s: float = 30.0,
     ) -> str:
-        """Ask the page to do `op` ('tools', 'execute', 'shell'); returns a call id."""
+        """Send `op`; `callback` (if any) gets the answer. Returns a call id for cancel()."""
         self._seq += 1
         call_id = f"py{self._seq}"
         if not self._ready:
-            self._queued.append((call_id, {"op": op, **payload}, callback, timeout_s))
+            self._queued.append((call_id, {"op": str(op), **payload}, callback, timeout_s))
             return call_id
-        self._send(call_id, {"op": op, **payload}, callback, timeout_s)
+        self._send(call_id, {"op": str(op), **payload}, callback, timeout_s)
         return call_id
 
     def cancel(self, call_id: str, reason: str = "cancelled") -> None:
@@ -161,17 +125,22 @@ class PageBridge(QObject):
             self._queued = [q for q in self._queued if q[0] != call_id]
             return
         pending.timer.stop()
-        self._object.toPage.emit(json.dumps({"op": "cancel", "target": call_id}))
+        self._object.toPage.emit(json.dumps({"op": str(Op.CANCEL), "target": call_id}))
         pending.callback(BridgeResult(False, error_name="AbortError", error_message=reason))
 
     def _send(
-        self, call_id: str, message: dict[str, Any], callback: ResultCallback, timeout_s: float
+        self,
+        call_id: str,
+        message: dict[str, Any],
+        callback: ResultCallback | None,
+        timeout_s: float,
     ) -> None:
-        timer = QTimer(self)
-        timer.setSingleShot(True)
-        timer.timeout.connect(lambda: self.cancel(call_id, "timeout"))
-        timer.start(int(timeout_s * 1000))
-        self._calls[call_id] = _Call(callback, timer, str(message.get("op")))
+        if callback is not None:
+            timer = QTimer(self)
+            timer.setSingleShot(True)
+            timer.timeout.connect(lambda: self.cancel(call_id, "timeout"))
+            timer.start(int(timeout_s * 1000))
+            self._calls[call_id] = _Call(callback, timer)
         self._object.toPage.emit(json.dumps({"id": call_id, **message}))
 
     # --- messages from the page ---------------------------------------------------------
@@ -189,38 +158,32 @@ class PageBridge(QObject):
         if kind == "response":
             self._on_response(body)
             return True
-        event = body.get("event")
-        if event not in PUSH_EVENTS:
-            log.warning("dropped a bridge push not on the allow-list: %.40s", event)
+        push = parse_push(body)
+        if push is None:
+            log.warning("dropped a bridge push outside the protocol: %.40s", body.get("event"))
             return False
-        if event == "hello":
-            self._webmcp = str(body.get("webmcp", "degraded"))
-            if not self._ready:
-                self._ready = True
-                self.ready_changed.emit(True)
-                queued, self._queued = self._queued, []
-                for call_id, message, callback, timeout_s in queued:
-                    self._send(call_id, message, callback, timeout_s)
-        elif event == "tools":
-            self._set_tools(body.get("tools"))
-        elif event == "console-ready" and not self._console_ready:
-            self._console_ready = True
-            self.console_ready_changed.emit(True)
-        elif event == "store":
-            self.store_changed.emit()
-        elif event == "consent-request":
-            kind = body.get("kind")
-            if kind not in CONSENT_KINDS:
-                log.warning("dropped a consent request of unknown kind")
-                return False
-            self.consent_requested.emit(
-                {
-                    "kind": kind,
-                    "id": str(body.get("id", ""))[:64],
-                    "tool": str(body.get("tool", ""))[:64],
-                }
-            )
+        if isinstance(push, Hello):
+            self._on_hello(push)
+        elif isinstance(push, ConsoleReady):
+            if not self._console_ready:
+                self._console_ready = True
+                self.console_ready_changed.emit(True)
+        elif isinstance(push, PageTools):
+            self._page_tools = [t for t in push.tools if isinstance(t, dict)]
+            self.page_tools_changed.emit()
+        else:
+            self.pushed.emit(push)
         return True
+
+    def _on_hello(self, hello: Hello) -> None:
+        self._webmcp = hello.webmcp
+        if self._ready:
+            return
+        self._ready = True
+        self.ready_changed.emit(True)
+        queued, self._queued = self._queued, []
+        for call_id, message, callback, timeout_s in queued:
+            self._send(call_id, message, callback, timeout_s)
 
     def _on_response(self, body: dict[str, Any]) -> None:
         pending = self._calls.pop(str(body.get("id")), None)
@@ -230,28 +193,15 @@ class PageBridge(QObject):
         if body.get("ok"):
             pending.callback(BridgeResult(True, value=body.get("value")))
         else:
-            error = body.get("error") or {}
+            raw = body.get("error")
+            error: dict[str, Any] = raw if isinstance(raw, dict) else {}
             pending.callback(
                 BridgeResult(
                     False,
-                    error_name=str(error.get("name", "Error")),
-                    error_message=str(error.get("message", "")),
+                    error_name=str(error.get("name", "Error"))[:64],
+                    error_message=str(error.get("message", ""))[:500],
                 )
             )
-
-    def _set_tools(self, raw: object) -> None:
-        if not isinstance(raw, list):
-            return
-        parsed = []
-        for item in raw:
-            try:
-                parsed.append(PageTool.from_page(item))
-            except (KeyError, TypeError, AttributeError):
-                log.warning("ignored a malformed tool entry from the page")
-        parsed.sort(key=lambda t: t.name)
-        if parsed != self._tools:
-            self._tools = parsed
-            self.tools_changed.emit()
 
     def _reset(self) -> None:
         """A new document: nothing of the old one's state may leak into it."""
@@ -264,10 +214,7 @@ class PageBridge(QObject):
             pending.callback(
                 BridgeResult(False, error_name="AbortError", error_message="the page reloaded")
             )
-        had_tools = bool(self._tools)
-        self._tools = []
-        if had_tools:
-            self.tools_changed.emit()
+        self._page_tools = []
         if was_ready:
             self.ready_changed.emit(False)
         if was_console:

@@ -6,6 +6,8 @@ modal, so the person can look at the console before deciding.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QIcon, QKeyEvent
 from PySide6.QtWidgets import (
@@ -22,6 +24,20 @@ from PySide6.QtWidgets import (
 from understudy_desktop.consent.ledger import ConsentLedger, DialogApproval
 
 
+@dataclass(frozen=True)
+class DialogText:
+    """Everything the dialog says, composed by the app from the action's arguments."""
+
+    headline: str
+    details: str
+    requester: str  # who asks: an agent's own name, or "you, in the console"
+    sections: tuple[tuple[str, str], ...] = field(default=())  # (heading, plain text)
+
+    @property
+    def from_person(self) -> bool:
+        return self.requester.startswith("you")
+
+
 class ConsentDialog(QDialog):
     decided = Signal(bool)  # True: approved (and granted); False: rejected
 
@@ -29,12 +45,11 @@ class ConsentDialog(QDialog):
         self,
         ledger: ConsentLedger,
         key: str,
-        headline: str,
-        details: str,
-        requester: str,
+        text: DialogText,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
+        headline, details, requester = text.headline, text.details, text.requester
         self._ledger = ledger
         self._key = key
         self._done = False
@@ -53,6 +68,20 @@ class ConsentDialog(QDialog):
         self.details.setWordWrap(True)
         self.details.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(self.details)
+        self.sections: list[QLabel] = []
+        for heading, body in text.sections:
+            title = QLabel(heading)
+            title.setTextFormat(Qt.TextFormat.PlainText)
+            bold = title.font()
+            bold.setBold(True)
+            title.setFont(bold)
+            content = QLabel(body)
+            content.setWordWrap(True)
+            content.setTextFormat(Qt.TextFormat.PlainText)
+            content.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            layout.addWidget(title)
+            layout.addWidget(content)
+            self.sections.extend([title, content])
         who = QLabel(
             f"Asked by: {requester}"
             if requester
@@ -60,7 +89,7 @@ class ConsentDialog(QDialog):
         )
         who.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(who)
-        from_console = requester.startswith("you")
+        from_console = text.from_person
         note = QLabel(
             "Nothing happens until you approve."
             if from_console
@@ -95,6 +124,20 @@ class ConsentDialog(QDialog):
         self._done = True
         self.decided.emit(False)
         self.reject()
+
+    def withdraw(self) -> None:
+        """The request behind this dialog was cancelled: close it, granting nothing."""
+        self._done = True
+        self.close()
+
+    def text_shown(self) -> str:
+        """Everything the dialog says, as a person reads it (for tests of the wording)."""
+        labels = [self.headline, self.details, *self.sections, *self.findChildren(QLabel)]
+        seen: list[str] = []
+        for label in labels:
+            if label.text() not in seen:
+                seen.append(label.text())
+        return "\n".join(seen)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt name)
         if event.key() == Qt.Key.Key_Escape:

@@ -3,8 +3,11 @@
 A request whose consent is already in the ledger (approved earlier, within 120 s) is consumed
 and goes ahead. Otherwise the dialog opens, or the one already open for the same action and
 arguments is joined, so twenty hammered calls make one dialog. Approve grants once; the first
-caller still waiting consumes it. Callers that stopped waiting (the agent got
-awaiting_approval) leave the consent in the ledger for their retry.
+caller still waiting consumes it and receives the Grant. A caller may stop waiting in two
+ways: it *parks* (an agent told awaiting_approval may retry later, so the dialog stays and a
+consent granted afterwards waits in the ledger for that retry), or it *withdraws* (the request
+behind it was cancelled: when nobody waits or is parked any more, the dialog closes and
+nothing is granted).
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
-from understudy_desktop.consent.dialog import ConsentDialog
-from understudy_desktop.consent.ledger import ConsentLedger, consent_key
+from understudy_desktop.consent.dialog import ConsentDialog, DialogText
+from understudy_desktop.consent.ledger import ConsentLedger, Grant, consent_key
 from understudy_desktop.consent.manifest import SensitiveAction
 
 
@@ -26,12 +29,16 @@ class Decision(Enum):
     GRANTED = "granted"  # consumed by this caller: go ahead, once
     DENIED = "denied"  # the person rejected it
     ALREADY_USED = "already_used"  # approved once, and another caller already used it
+    WITHDRAWN = "withdrawn"  # every request behind the dialog was cancelled; it closed
+
+
+Callback = Callable[[Decision, Grant | None], None]
 
 
 @dataclass
 class _Waiter:
-    callback: Callable[[Decision], None]
-    live: bool = True
+    callback: Callback
+    state: str = "waiting"  # waiting, parked or withdrawn
 
 
 @dataclass
@@ -40,6 +47,14 @@ class _Open:
     action: SensitiveAction
     args: dict[str, Any]
     waiters: list[_Waiter] = field(default_factory=list)
+
+
+@dataclass
+class Ticket:
+    """A caller's hold on a request: park() or withdraw() when it stops waiting."""
+
+    park: Callable[[], None]
+    withdraw: Callable[[], None]
 
 
 class ConsentGate(QObject):
@@ -61,20 +76,19 @@ class ConsentGate(QObject):
         self,
         action: SensitiveAction,
         args: dict[str, Any],
-        headline: str,
-        details: str,
-        requester: str,
-        callback: Callable[[Decision], None],
-    ) -> Callable[[], None]:
-        """Ask for consent. Returns `stop_waiting()`, which the caller calls when it gives up."""
-        if self.ledger.consume(action.name, args):
-            callback(Decision.GRANTED)
-            return lambda: None
+        text: DialogText,
+        callback: Callback,
+    ) -> Ticket:
+        """Ask for consent; `callback` hears the decision exactly once (unless withdrawn)."""
+        grant = self.ledger.consume(action.name, args)
+        if grant is not None:
+            callback(Decision.GRANTED, grant)
+            return Ticket(lambda: None, lambda: None)
         key = consent_key(action.name, args)
         waiter = _Waiter(callback)
         current = self._open.get(key)
         if current is None:
-            dialog = ConsentDialog(self.ledger, key, headline, details, requester, self._parent)
+            dialog = ConsentDialog(self.ledger, key, text, self._parent)
             current = _Open(dialog, action, dict(args))
             self._open[key] = current
             dialog.decided.connect(lambda approved, k=key: self._decided(k, approved))
@@ -82,25 +96,39 @@ class ConsentGate(QObject):
             self.dialog_opened.emit(dialog)
         current.waiters.append(waiter)
 
-        def stop_waiting() -> None:
-            waiter.live = False
+        def park() -> None:
+            if waiter.state == "waiting":
+                waiter.state = "parked"
 
-        return stop_waiting
+        def withdraw() -> None:
+            waiter.state = "withdrawn"
+            self._close_if_unwanted(key)
+
+        return Ticket(park, withdraw)
+
+    def _close_if_unwanted(self, key: str) -> None:
+        current = self._open.get(key)
+        if current is None or any(w.state != "withdrawn" for w in current.waiters):
+            return
+        del self._open[key]
+        current.dialog.withdraw()
+        current.dialog.deleteLater()
 
     def _decided(self, key: str, approved: bool) -> None:
         current = self._open.pop(key, None)
         if current is None:
             return
         current.dialog.deleteLater()
-        live = [w for w in current.waiters if w.live]
+        live = [w for w in current.waiters if w.state == "waiting"]
         if not approved:
             for w in live:
-                w.callback(Decision.DENIED)
+                w.callback(Decision.DENIED, None)
             return
         first = True
         for w in live:
-            if first and self.ledger.consume_key(key):
-                w.callback(Decision.GRANTED)
+            grant = self.ledger.consume_key(current.action.name, key) if first else None
+            if grant is not None:
+                w.callback(Decision.GRANTED, grant)
                 first = False
             else:
-                w.callback(Decision.ALREADY_USED)
+                w.callback(Decision.ALREADY_USED, None)

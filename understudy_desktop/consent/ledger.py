@@ -14,12 +14,14 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import rfc8785
 
-CONSENT_TTL_S = 120.0
+from understudy_desktop.rules import rules
+
+CONSENT_TTL_S = rules().consentTtlSeconds
 
 
 def consent_key(action: str, args: Mapping[str, Any]) -> str:
@@ -34,6 +36,35 @@ class DialogApproval:
     key: str
 
 
+_SEAL = object()
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What a consumed consent hands to the code that carries the action out: the proof that
+    a person approved exactly this action with exactly these arguments. Only this module
+    makes one (when a dialog's consent is consumed, or for the person's own --yes on the
+    command line); the library refuses to change anything without a Grant that covers it."""
+
+    action: str
+    key: str
+    via: str  # "dialog" or "command line"
+    _seal: object = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self._seal is not _SEAL:
+            raise TypeError("only the consent ledger can make a Grant")
+
+    def covers(self, action: str, args: Mapping[str, Any]) -> bool:
+        return action == self.action and consent_key(action, args) == self.key
+
+
+def command_line_grant(action: str, args: Mapping[str, Any]) -> Grant:
+    """The person started Understudy with --yes for this one file: their command is the
+    approval (used by unattended imports; never reachable from the page or an agent)."""
+    return Grant(action, consent_key(action, args), "command line", _SEAL)
+
+
 class ConsentLedger:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
@@ -44,25 +75,16 @@ class ConsentLedger:
             raise TypeError("only the consent dialog can grant a consent")
         self._granted[approval.key] = self._clock() + CONSENT_TTL_S
 
-    def consume(self, action: str, args: Mapping[str, Any]) -> bool:
-        """True exactly once per grant, and only before it expires."""
-        key = consent_key(action, args)
-        expiry = self._granted.get(key)
-        if expiry is None:
-            return False
-        if self._clock() >= expiry:
-            del self._granted[key]
-            return False
-        del self._granted[key]
-        return True
+    def consume(self, action: str, args: Mapping[str, Any]) -> Grant | None:
+        """A Grant exactly once per approval, and only before it expires."""
+        return self.consume_key(action, consent_key(action, args))
 
-    def consume_key(self, key: str) -> bool:
+    def consume_key(self, action: str, key: str) -> Grant | None:
         """consume() for a caller that already holds the key (a guessed key fails harmlessly)."""
-        expiry = self._granted.get(key)
-        if expiry is None:
-            return False
-        del self._granted[key]
-        return self._clock() < expiry
+        expiry = self._granted.pop(key, None)
+        if expiry is None or self._clock() >= expiry:
+            return None
+        return Grant(action, key, "dialog", _SEAL)
 
     def pending(self) -> int:
         now = self._clock()

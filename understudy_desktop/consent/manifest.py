@@ -1,5 +1,11 @@
 """Which actions are sensitive. Decided here, in Python, never by arguments, the model or the
-page: an agent passing "sensitive": false changes nothing."""
+page: an agent passing "sensitive": false changes nothing.
+
+Every action that makes a tool callable, or more callable, needs a person's click in the
+native dialog: publish, repair, review after a change, enable, import, and letting a tool run
+without asking. So does taking a tool away for good (revoke). Making a tool less callable
+(disable, ask before each run) needs no dialog: it only takes power away.
+"""
 
 from __future__ import annotations
 
@@ -13,12 +19,17 @@ class SensitiveAction:
 
 
 PUBLISH_TOOL = SensitiveAction("publish_tool", "Publish tool")
+REPAIR_TOOL = SensitiveAction("repair_tool", "Repair tool")
+REVIEW_TOOL = SensitiveAction("review_tool", "Approve the changed tool")
+ENABLE_TOOL = SensitiveAction("enable_tool", "Turn tool back on")
 REVOKE_TOOL = SensitiveAction("revoke_tool", "Revoke tool")
+IMPORT_PACK = SensitiveAction("import_pack", "Import tools from a Tool Pack")
 EXPORT_PACK = SensitiveAction("export_pack", "Export a Tool Pack")
 RUN_TOOL = SensitiveAction("run_tool", "Run tool")  # only for tools marked "ask me every time"
 RELAX_TOOL = SensitiveAction("relax_tool", "Stop asking before each run of tool")
 
-# Meta-tools an agent may call whose effect is sensitive, by MCP tool name.
+# Built-in agent tools whose effect is sensitive, by MCP tool name. The endpoint decides these
+# in Python; the page never runs them.
 SENSITIVE_META_TOOLS: dict[str, SensitiveAction] = {
     "understudy_publish_tool": PUBLISH_TOOL,
     "understudy_revoke_tool": REVOKE_TOOL,

@@ -1,10 +1,11 @@
-"""Sensitive actions, decided in the native dialog and carried out by the page.
+"""Sensitive actions on taught tools, decided in the native dialog and carried out by the
+library. Everything runs on the Qt thread.
 
-Both paths meet here: an agent's understudy_publish_tool (intercepted by the endpoint, the
-page's own meta-tool never runs for it) and a person's Publish in the console (the page asks
-through the bridge). Python composes what the dialog says from the definition, records the
-approval hash on disk when the person approves, and only then tells the page to publish.
-Everything here runs on the Qt thread.
+Whoever asks (an agent through the endpoint, a person's click in the page, a script in the
+page), the flow is the same: the shell checks what it holds, refuses at once what cannot be
+done (a name that is taken, a full library, a draft with problems) without opening a dialog,
+composes the dialog's text from its own copy of the definition, and changes the library only
+with the Grant the person's Approve produced.
 """
 
 from __future__ import annotations
@@ -15,230 +16,252 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 
-from understudy_desktop.bridge.page_bridge import PageBridge
-from understudy_desktop.consent.approvals import ApprovalStore, definition_hash
-from understudy_desktop.consent.gate import ConsentGate, Decision
-from understudy_desktop.consent.manifest import PUBLISH_TOOL, RELAX_TOOL, REVOKE_TOOL, RUN_TOOL
-from understudy_desktop.web.console_link import CallResult, ConsoleLink
+from understudy_desktop.catalogue import Catalogue
+from understudy_desktop.consent import wording
+from understudy_desktop.consent.dialog import DialogText
+from understudy_desktop.consent.gate import ConsentGate, Decision, Ticket
+from understudy_desktop.consent.ledger import Grant
+from understudy_desktop.consent.manifest import (
+    ENABLE_TOOL,
+    PUBLISH_TOOL,
+    RELAX_TOOL,
+    REPAIR_TOOL,
+    REVIEW_TOOL,
+    REVOKE_TOOL,
+    RUN_TOOL,
+    SensitiveAction,
+)
+from understudy_desktop.library.drafts import Draft, Drafts
+from understudy_desktop.library.library import (
+    Library,
+    LibraryError,
+    new_tool,
+    publish_args,
+    relax_args,
+    repair_args,
+    tool_args,
+)
+from understudy_desktop.library.model import Origin, definition_hash
+from understudy_desktop.rules import rules
 
 log = logging.getLogger(__name__)
 
 Answer = Callable[[dict[str, Any]], None]
+PERSON = "you, in the console"
 AWAITING = (
     "A dialog is open in the Understudy window asking the person to approve. You cannot "
     "approve it yourself. Ask the user to answer it, then call again (poll: true checks)."
 )
 
 
-def _error(code: str, message: str) -> dict[str, Any]:
-    return {"isError": True, "code": code, "message": message}
+def error(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"isError": True, "code": code, "message": message, **extra}
 
 
-def describe(definition: dict[str, Any]) -> str:
-    """The dialog's sentence about a tool, composed from its definition (never by a model)."""
-    params = list((definition.get("inputSchema") or {}).get("properties", {}).keys())
-    read_only = bool((definition.get("annotations") or {}).get("readOnlyHint"))
-    steps = definition.get("steps") or []
-    with_params = f"with parameters {', '.join(params)}" if params else "with no parameters"
-    effect = "which only reads tickets" if read_only else "which changes tickets"
-    return (
-        f"{with_params}, {effect}. It runs {len(steps)} recorded step(s): "
-        + ", ".join(str(s.get("command")) for s in steps)
-        + "."
-    )
+def _library_error(err: LibraryError) -> dict[str, Any]:
+    return error(err.code, err.message)
 
 
 class ConsentService(QObject):
     def __init__(
         self,
         gate: ConsentGate,
-        approvals: ApprovalStore,
-        link: ConsoleLink,
-        bridge: PageBridge,
+        library: Library,
+        drafts: Drafts,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self.gate = gate
-        self.approvals = approvals
-        self._link = link
-        bridge.consent_requested.connect(self._on_page_request)
+        self.library = library
+        self.drafts = drafts
 
-    # --- publish -----------------------------------------------------------------------
+    @property
+    def catalogue(self) -> Catalogue:
+        return self.library.catalogue
+
+    # --- publish and repair --------------------------------------------------------------
     def publish(
         self, draft_id: str, requester: str, hold_s: float | None, poll: bool, answer: Answer
-    ) -> None:
-        def got_draft(result: CallResult) -> None:
-            draft = result.value if result.ok else None
-            if not isinstance(draft, dict) or not isinstance(draft.get("definition"), dict):
-                answer(_error("not_found", "No draft has that id. Draft it again first."))
-                return
-            if draft.get("problems"):
-                answer(_error("blocked", "Fix these first: " + " ".join(draft["problems"])))
-                return
-            definition: dict[str, Any] = draft["definition"]
-            digest = definition_hash(definition)
-            name = str(definition.get("name"))
-            if self.approvals.matches(name, digest) and not draft.get("replaces"):
-                # Approved and published already: a retry is told so, and nothing runs twice.
-                answer({"status": "published", "name": name})
-                return
-            args = {"name": name, "definition": digest}
-            verb = "Repair tool" if draft.get("replaces") else PUBLISH_TOOL.verb
-            self._decide(
-                PUBLISH_TOOL,
-                args,
-                f'{verb} "{name}"',
-                describe(definition),
-                requester,
-                hold_s,
-                poll,
-                answer,
-                lambda: self._carry_out_publish(draft_id, name, digest, answer),
+    ) -> Ticket | None:
+        draft = self.drafts.get(draft_id)
+        if draft is None:
+            answer(error("not_found", "No draft has that id. Draft it again first."))
+            return None
+        if draft.problems:
+            answer(
+                error("blocked", "Fix these first, then draft again: " + " ".join(draft.problems))
             )
-
-        self._link.call("draftDefinition", [draft_id], got_draft)
-
-    def _carry_out_publish(self, draft_id: str, name: str, digest: str, answer: Answer) -> None:
-        self.approvals.record(name, digest)
-
-        def published(result: CallResult) -> None:
-            if not result.ok:
-                answer(_error("tool_error", "The console could not publish the tool."))
-            elif isinstance(result.value, dict):
-                answer(result.value)
+            return None
+        if draft.replaces is not None:
+            return self._repair(draft, requester, hold_s, poll, answer)
+        existing = self.library.get(draft.name)
+        if existing is not None:
+            if existing.digest == draft.digest and existing.callable:
+                # Approved and published already: a retry is told so; nothing runs twice.
+                answer({"status": "published", "name": draft.name})
             else:
-                answer(_error("already_decided", "That draft was already decided."))
+                answer(
+                    error(
+                        "name_taken",
+                        f"A tool named {draft.name} exists already. Choose another name; "
+                        "nothing was changed.",
+                    )
+                )
+            return None
+        cap = rules().maxTaughtTools
+        if self.library.active_count() >= cap:
+            answer(
+                error(
+                    "cap_reached",
+                    f"{cap} tools are active already, the most agents can choose from well. "
+                    "The person has to turn one off or revoke one first.",
+                )
+            )
+            return None
+        origin = Origin(by=draft.by, client=draft.client if draft.by == "agent" else "")
+        tool = new_tool(draft.definition, origin)
 
-        self._link.call("publishApproved", [draft_id, digest], published)
+        def carry_out(grant: Grant, reply: Answer) -> None:
+            def done(err: LibraryError | None) -> None:
+                if err is not None:
+                    reply(_library_error(err))
+                elif self.library.callable(tool.name) is None:
+                    reply(error("tool_error", "The tool was saved but is not available."))
+                else:
+                    # The draft stays: a retry of the same publish is told "published".
+                    reply({"status": "published", "name": tool.name, "tool": tool.public()})
 
-    # --- revoke ------------------------------------------------------------------------
+            self.library.publish(tool, grant, done)
+
+        who = "An agent" if draft.by == "agent" else "You"
+        text = DialogText(
+            headline=f'{PUBLISH_TOOL.verb} "{tool.name}"',
+            details=f"{who} made this tool from a recording. Once you approve, agents can "
+            "use it, and you can run it from your library.",
+            requester=requester,
+            sections=wording.tool_sections(tool.definition, self.catalogue),
+        )
+        return self._decide(PUBLISH_TOOL, publish_args(tool), text, hold_s, poll, answer, carry_out)
+
+    def _repair(
+        self, draft: Draft, requester: str, hold_s: float | None, poll: bool, answer: Answer
+    ) -> Ticket | None:
+        name = str(draft.replaces)
+        old = self.library.get(name)
+        if old is None:
+            answer(error("not_found", f"There is no tool named {name[:40]} to repair."))
+            return None
+        new_digest = definition_hash(draft.definition)
+
+        def carry_out(grant: Grant, reply: Answer) -> None:
+            def done(err: LibraryError | None) -> None:
+                if err is not None:
+                    reply(_library_error(err))
+                else:
+                    self.drafts.forget(draft.id)
+                    reply({"status": "published", "name": name, "repaired": True})
+
+            self.library.repair(name, draft.definition, grant, done)
+
+        text = DialogText(
+            headline=f'{REPAIR_TOOL.verb} "{name}"',
+            details="You re-did one step. The rest of the tool stays as you approved it.",
+            requester=requester,
+            sections=wording.difference_sections(old.definition, draft.definition, self.catalogue),
+        )
+        args = repair_args(name, new_digest, old.digest)
+        return self._decide(REPAIR_TOOL, args, text, hold_s, poll, answer, carry_out)
+
+    # --- actions on a tool in the library ------------------------------------------------
     def revoke(
         self, name: str, requester: str, hold_s: float | None, poll: bool, answer: Answer
-    ) -> None:
-        def got_tools(result: CallResult) -> None:
-            tools = result.value if result.ok and isinstance(result.value, dict) else {}
-            if name not in tools:
-                answer(_error("not_found", "No taught tool has that name."))
-                return
-            definition = tools[name]["definition"]
-            args = {"name": name, "definition": definition_hash(definition)}
+    ) -> Ticket | None:
+        tool = self.library.get(name)
+        if tool is None:
+            answer(error("not_found", "No taught tool has that name."))
+            return None
 
-            def carry_out() -> None:
-                self.approvals.forget(name)
-                self._link.call(
-                    "revokeTool",
-                    [name],
-                    lambda r: answer(
-                        {"status": "revoked", "name": name}
-                        if r.ok and r.value
-                        else _error("not_found", "The tool was already gone.")
-                    ),
-                )
-
-            self._decide(
-                REVOKE_TOOL,
-                args,
-                f'{REVOKE_TOOL.verb} "{name}"',
-                "Agents will no longer be able to use it, and it leaves your library.",
-                requester,
-                hold_s,
-                poll,
-                answer,
-                carry_out,
+        def carry_out(grant: Grant, reply: Answer) -> None:
+            self.library.revoke(
+                name,
+                grant,
+                lambda err: reply(
+                    _library_error(err) if err else {"status": "revoked", "name": name}
+                ),
             )
 
-        self._link.call("toolDefinitions", [], got_tools)
-
-    # --- the common decision ------------------------------------------------------------
-    def _decide(
-        self,
-        action: Any,
-        args: dict[str, Any],
-        headline: str,
-        details: str,
-        requester: str,
-        hold_s: float | None,
-        poll: bool,
-        answer: Answer,
-        carry_out: Callable[[], None],
-    ) -> None:
-        answered = False
-
-        def reply(payload: dict[str, Any]) -> None:
-            nonlocal answered
-            if not answered:
-                answered = True
-                answer(payload)
-
-        def decided(decision: Decision) -> None:
-            if decision is Decision.GRANTED:
-                carry_out_once()
-            elif decision is Decision.DENIED:
-                reply(_error("consent_denied", "The person rejected this in the dialog."))
-            else:
-                reply(_error("consent_used", "This was approved once and has already been done."))
-
-        def carry_out_once() -> None:
-            nonlocal answered
-            if answered:
-                return
-            answered = True  # from here on `carry_out` answers
-            carry_out()
-
-        stop = self.gate.request(action, args, headline, details, requester, decided)
-        if answered:
-            return
-        if poll:
-            stop()
-            reply({"status": "awaiting_approval", "message": AWAITING})
-            return
-        if hold_s is not None:
-
-            def give_up() -> None:
-                if not answered:
-                    stop()
-                    reply({"status": "awaiting_approval", "message": AWAITING})
-
-            QTimer.singleShot(int(hold_s * 1000), give_up)
-
-    # --- requests from the console page (a person's clicks) ----------------------------
-    def _on_page_request(self, request: dict[str, Any]) -> None:
-        kind = request.get("kind")
-        if kind == "publish":
-            draft_id = str(request.get("id"))
-
-            def done(result: dict[str, Any]) -> None:
-                if result.get("code") == "consent_denied":
-                    self._link.call("approvalDeclined", [draft_id], lambda _r: None)
-
-            self.publish(draft_id, "you, in the console", None, False, done)
-        elif kind == "review":
-            self.review(str(request.get("tool")))
-        elif kind == "ask":
-            # Asking more often only adds safety: no dialog needed.
-            self.set_ask_every_time(str(request.get("tool")), True)
-        elif kind == "relax":
-            self.relax(str(request.get("tool")))
-
-    def set_ask_every_time(self, name: str, value: bool) -> None:
-        if self.approvals.set_ask_every_time(name, value):
-            self._link.call("setAskEveryTime", [name, value], lambda _r: None)
-
-    def relax(self, name: str) -> None:
-        """Stop asking before each run: this weakens a safeguard, so the dialog asks first."""
-        if self.approvals.get(name) is None:
-            return
-        self._decide(
-            RELAX_TOOL,
-            {"name": name},
-            f'{RELAX_TOOL.verb} "{name}"',
-            "Agents will be able to run it without asking you each time.",
-            "you, in the console",
-            None,
-            False,
-            lambda _a: None,
-            lambda: self.set_ask_every_time(name, False),
+        text = DialogText(
+            headline=f'{REVOKE_TOOL.verb} "{name}"',
+            details="Agents will no longer be able to use it, and it leaves your library. "
+            "To have it again, you would teach it again or import it from a pack.",
+            requester=requester,
         )
+        return self._decide(REVOKE_TOOL, tool_args(tool), text, hold_s, poll, answer, carry_out)
+
+    def enable(self, name: str, requester: str, answer: Answer) -> Ticket | None:
+        tool = self.library.get(name)
+        if tool is None or tool.status != "disabled":
+            answer(error("not_found", "That tool is not turned off."))
+            return None
+
+        def carry_out(grant: Grant, reply: Answer) -> None:
+            self.library.enable(
+                name,
+                grant,
+                lambda err: reply(_library_error(err) if err else {"status": "enabled"}),
+            )
+
+        text = DialogText(
+            headline=f'{ENABLE_TOOL.verb} "{name}"',
+            details="Agents will be able to use it again.",
+            requester=requester,
+            sections=wording.tool_sections(tool.definition, self.catalogue),
+        )
+        return self._decide(ENABLE_TOOL, tool_args(tool), text, None, False, answer, carry_out)
+
+    def review(self, name: str, requester: str, answer: Answer) -> Ticket | None:
+        """A tool held back (changed on disk, or the console changed under it): the person
+        approves it as it is now."""
+        tool = self.library.get(name)
+        if tool is None or tool.status != "needs_review":
+            answer(error("not_found", "That tool does not need a review."))
+            return None
+        digest = definition_hash(tool.definition)
+
+        def carry_out(grant: Grant, reply: Answer) -> None:
+            self.library.review(
+                name,
+                grant,
+                lambda err: reply(_library_error(err) if err else {"status": "active"}),
+            )
+
+        text = DialogText(
+            headline=f'{REVIEW_TOOL.verb} "{name}"',
+            details=f"It was held back from agents: {tool.review_reason}. This is the tool as "
+            "it is now.",
+            requester=requester,
+            sections=wording.tool_sections(tool.definition, self.catalogue),
+        )
+        args = {"name": name, "definition": digest}
+        return self._decide(REVIEW_TOOL, args, text, None, False, answer, carry_out)
+
+    def relax(self, name: str, answer: Answer) -> Ticket | None:
+        """Stop asking before each run: this weakens a safeguard, so the dialog asks first."""
+        if self.library.get(name) is None:
+            answer(error("not_found", "No taught tool has that name."))
+            return None
+
+        def carry_out(grant: Grant, reply: Answer) -> None:
+            self.library.relax(
+                name, grant, lambda err: reply(_library_error(err) if err else {"status": "ok"})
+            )
+
+        text = DialogText(
+            headline=f'{RELAX_TOOL.verb} "{name}"',
+            details="Agents will be able to run it without asking you each time.",
+            requester=PERSON,
+        )
+        return self._decide(RELAX_TOOL, relax_args(name), text, None, False, answer, carry_out)
 
     def confirm_run(
         self,
@@ -247,48 +270,76 @@ class ConsentService(QObject):
         requester: str,
         hold_s: float,
         answer: Callable[[bool], None],
-    ) -> None:
+    ) -> Ticket | None:
         """For a tool marked "ask me every time": one dialog per run, for these arguments."""
-        shown = ", ".join(f"{k} = {str(v)[:40]}" for k, v in sorted(arguments.items()))
-        self._decide(
+        shown = "\n".join(
+            f"• {wording.field_words(k)}: {wording.value_words(v)}"
+            for k, v in sorted(arguments.items())
+        )
+        text = DialogText(
+            headline=f'{RUN_TOOL.verb} "{name}"',
+            details="You asked to be asked before each run of this tool.",
+            requester=requester,
+            sections=(("With", shown or "Nothing chosen."),),
+        )
+        return self._decide(
             RUN_TOOL,
             {"name": name, "arguments": arguments},
-            f'{RUN_TOOL.verb} "{name}"',
-            f"With: {shown or 'no arguments'}. You asked to be asked before each run.",
-            requester,
+            text,
             hold_s,
             False,
-            lambda payload: answer(False),
-            lambda: answer(True),
+            lambda _payload: answer(False),
+            lambda _grant, _reply: answer(True),
         )
 
-    def review(self, name: str) -> None:
-        """A tool held back because it changed: the person approves its current definition."""
+    # --- the common decision ------------------------------------------------------------
+    def _decide(
+        self,
+        action: SensitiveAction,
+        args: dict[str, Any],
+        text: DialogText,
+        hold_s: float | None,
+        poll: bool,
+        answer: Answer,
+        carry_out: Callable[[Grant, Answer], None],
+    ) -> Ticket:
+        answered = False
+        decided_already = False  # granted and being carried out: carry_out will answer
 
-        def got_tools(result: CallResult) -> None:
-            tools = result.value if result.ok and isinstance(result.value, dict) else {}
-            if name not in tools:
+        def reply(payload: dict[str, Any]) -> None:
+            nonlocal answered
+            if not answered:
+                answered = True
+                answer(payload)
+
+        def decided(decision: Decision, grant: Grant | None) -> None:
+            nonlocal decided_already
+            if answered or decided_already:
                 return
-            definition = tools[name]["definition"]
-            digest = definition_hash(definition)
+            decided_already = True
+            if decision is Decision.GRANTED and grant is not None:
+                carry_out(grant, reply)
+            elif decision is Decision.DENIED:
+                reply(error("consent_denied", "The person rejected this in the dialog."))
+            else:
+                reply(error("consent_used", "This was approved once and has already been done."))
 
-            def carry_out() -> None:
-                self.approvals.record(name, digest)
-                self._link.call("reapproved", [name, digest], lambda _r: None)
+        ticket = self.gate.request(action, args, text, decided)
+        if answered or decided_already:
+            return ticket
+        if poll:
+            ticket.park()
+            reply({"status": "awaiting_approval", "message": AWAITING})
+            return ticket
+        if hold_s is not None:
 
-            self._decide(
-                PUBLISH_TOOL,
-                {"name": name, "definition": digest},
-                f'Approve the changed tool "{name}" again',
-                describe(definition),
-                "you, in the console",
-                None,
-                False,
-                lambda _a: None,
-                carry_out,
-            )
+            def give_up() -> None:
+                if not answered and not decided_already:
+                    ticket.park()
+                    reply({"status": "awaiting_approval", "message": AWAITING})
 
-        self._link.call("toolDefinitions", [], got_tools)
+            QTimer.singleShot(int(hold_s * 1000), give_up)
+        return ticket
 
 
-__all__ = ["ConsentService", "describe"]
+__all__ = ["PERSON", "ConsentService", "error"]

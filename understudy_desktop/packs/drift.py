@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from understudy_desktop.packs.catalogue import Catalogue
+from understudy_desktop.catalogue import Catalogue
 
 Grade = Literal["breaking", "non-breaking"]
 WIDER = {("integer", "number")}

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from understudy_desktop import APP_NAME, __version__
-from understudy_desktop.packs.catalogue import Catalogue
+from understudy_desktop.catalogue import Catalogue
 
 PACK_VERSION = 1
 PACK_SUFFIX = ".understudy-pack.json"

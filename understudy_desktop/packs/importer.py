@@ -10,7 +10,6 @@ catalogue; whatever the file says about them is ignored.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -20,17 +19,13 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
-from understudy_desktop.packs.catalogue import Catalogue
+from understudy_desktop.catalogue import Catalogue
+from understudy_desktop.library.checks import complete, definition_problems
 from understudy_desktop.packs.drift import grade_drift
-from understudy_desktop.packs.lint import lint_schema
 from understudy_desktop.packs.model import Pack
 
 MAX_PACK_BYTES = 2 * 1024 * 1024
 KNOWN_PACK_VERSIONS = (1,)
-NAME = re.compile(r"^[a-z][a-z0-9_]{0,29}$")
-BUDGET_DESCRIPTION = 500
-BUDGET_PARAM_DESCRIPTION = 150
-RESERVED_PREFIX = "understudy_"
 
 
 class PackError(ValueError):
@@ -113,55 +108,17 @@ def parse_pack(data: bytes, filename: str) -> dict[str, Any]:
 
 
 def _check_tool(tool: dict[str, Any], catalogue: Catalogue, declared: set[str]) -> list[str]:
-    name = str(tool["name"])
-    shown = name[:40]
-    problems: list[str] = []
-    if not NAME.match(name):
-        problems.append(
-            f'"{shown}": a tool name has 1 to 30 lower-case letters, digits or _, starting '
-            "with a letter."
-        )
-    if name.startswith(RESERVED_PREFIX):
-        problems.append(f'"{shown}": names starting with {RESERVED_PREFIX} are reserved.')
-    description = str(tool.get("description", ""))
-    if not description.strip():
-        problems.append(f'"{shown}": the description is empty.')
-    if len(description) > BUDGET_DESCRIPTION:
-        problems.append(f'"{shown}": the description is over {BUDGET_DESCRIPTION} characters.')
-    schema = tool["inputSchema"]
-    for issue in lint_schema(schema):
-        problems.append(f'"{shown}": its input schema fails the lint: {issue}.')
-    properties = schema.get("properties") or {}
-    if isinstance(properties, dict):
-        for param, sub in properties.items():
-            text = str((sub or {}).get("description", "")) if isinstance(sub, dict) else ""
-            if len(text) > BUDGET_PARAM_DESCRIPTION:
-                problems.append(
-                    f'"{shown}": parameter {param[:40]} has a description over '
-                    f"{BUDGET_PARAM_DESCRIPTION} characters."
-                )
+    """The shell's checks of any definition (library/checks.py), plus the pack's own rule:
+    every command a step uses is declared in requiredCommandIds."""
+    problems = definition_problems(tool, catalogue)
+    shown = str(tool["name"])[:40]
     for index, step in enumerate(tool["steps"]):
         command = str(step["command"])
-        if command not in catalogue.commands:
-            problems.append(
-                f'"{shown}" step {index + 1} uses "{command}", which this console does not have.'
-            )
         if command not in declared:
             problems.append(
-                f'"{shown}" step {index + 1} uses "{command}", which the pack does '
+                f'"{shown}" step {index + 1} uses "{command[:40]}", which the pack does '
                 "not declare in requiredCommandIds."
             )
-        for arg, spec in step["args"].items():
-            if spec["from"] == "param" and spec["name"] not in properties:
-                problems.append(
-                    f'"{shown}" step {index + 1} reads the parameter '
-                    f'"{spec["name"]}" ({arg}), which its schema does not define.'
-                )
-            if spec["from"] == "step" and spec["step"] >= index:
-                problems.append(
-                    f'"{shown}" step {index + 1} takes {arg} from a step that does '
-                    "not come before it."
-                )
     return problems
 
 
@@ -186,19 +143,9 @@ def plan_import(
         listed = "\n• ".join(problems[:12])
         more = f"\n(and {len(problems) - 12} more)" if len(problems) > 12 else ""
         raise PackError(f"{filename} was not imported. Nothing was changed.\n• {listed}{more}")
-    definitions = []
-    for tool in pack["tools"]:
-        definitions.append(
-            {
-                "name": tool["name"],
-                "title": tool.get("title", ""),
-                "description": tool["description"],
-                "inputSchema": tool["inputSchema"],
-                "annotations": catalogue.annotations(tool["steps"]),
-                "steps": tool["steps"],
-                "catalogueVersion": catalogue.version,
-            }
-        )
+    definitions = [
+        complete({**tool, "title": tool.get("title", "")}, catalogue) for tool in pack["tools"]
+    ]
     notes = []
     hold_back: dict[str, str] = {}
     recorded = pack.get("commandSchemas") or {}
@@ -217,12 +164,6 @@ def plan_import(
                 hold_back[str(tool["name"])] = "the console changed under it: " + "; ".join(
                     c.sentence() for c in changes if c.command in used and c.grade == "breaking"
                 )
-    for definition in definitions:
-        definition["commandSchemas"] = {
-            c: catalogue.commands[c].payload_schema
-            for c in {str(s["command"]) for s in definition["steps"]}
-            if c in catalogue.commands
-        }
     return ImportPlan(
         definitions=definitions,
         clashes=sorted(n for n in names if n in existing),

@@ -1,62 +1,24 @@
-"""The input-schema lint, run on import (the page runs the same rules before publishing):
-JSON Schema 2020-12, an object root, known keywords only, no $ref, satisfiable constraints."""
+"""The input-schema lint: JSON Schema 2020-12, an object root, known keywords only, no $ref,
+satisfiable constraints. The keyword policy comes from rules.json, which the page's lint
+(js/teach/compile.js) reads too; tests/test_rule_parity.py runs both on one corpus."""
 
 from __future__ import annotations
 
 from typing import Any
 
-DIALECT = "https://json-schema.org/draft/2020-12/schema"
-KNOWN_KEYWORDS = frozenset(
-    {
-        "$schema",
-        "type",
-        "properties",
-        "required",
-        "additionalProperties",
-        "items",
-        "enum",
-        "const",
-        "minLength",
-        "maxLength",
-        "pattern",
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "minItems",
-        "maxItems",
-        "uniqueItems",
-        "anyOf",
-        "oneOf",
-        "allOf",
-        "not",
-        "format",
-        "title",
-        "description",
-        "default",
-        "examples",
-        "multipleOf",
-        "minProperties",
-        "maxProperties",
-        "prefixItems",
-        "contains",
-        "deprecated",
-        "readOnly",
-        "writeOnly",
-    }
-)
-SUBSCHEMA_KEYWORDS = ("items", "anyOf", "oneOf", "allOf", "not", "prefixItems", "contains")
+from understudy_desktop.rules import SchemaLintRules, rules
 
 
 def lint_schema(schema: Any) -> list[str]:
+    policy = rules().schemaLint
     if not isinstance(schema, dict):
         return ["the input schema must be a JSON object"]
     problems: list[str] = []
     if schema.get("type") != "object":
         problems.append('the input schema must describe an object (type: "object")')
-    if "$schema" in schema and schema["$schema"] != DIALECT:
+    if "$schema" in schema and schema["$schema"] != policy.dialect:
         problems.append("only JSON Schema 2020-12 is accepted")
-    _walk(schema, "", problems)
+    _walk(schema, "", problems, policy)
     return problems
 
 
@@ -66,25 +28,25 @@ def _bounds(node: dict[str, Any], low: str, high: str, where: str, problems: lis
         problems.append(f"{where or '/'}: {low} is above {high}")
 
 
-def _walk(node: Any, where: str, problems: list[str]) -> None:
+def _walk(node: Any, where: str, problems: list[str], policy: SchemaLintRules) -> None:
     if isinstance(node, list):
         for i, item in enumerate(node):
-            _walk(item, f"{where}/{i}", problems)
+            _walk(item, f"{where}/{i}", problems, policy)
         return
     if not isinstance(node, dict):
         return
     for key, value in node.items():
-        if key in ("$ref", "$dynamicRef"):
+        if key in policy.forbidden:
             problems.append(f"{where or '/'}: $ref is not allowed")
-        elif key not in KNOWN_KEYWORDS:
+        elif key not in policy.keywords:
             problems.append(f'{where or "/"}: unknown keyword "{key}"')
         if key == "properties" and isinstance(value, dict):
             for name, sub in value.items():
-                _walk(sub, f"{where}/properties/{name}", problems)
-        elif key in SUBSCHEMA_KEYWORDS or (
+                _walk(sub, f"{where}/properties/{name}", problems, policy)
+        elif key in policy.subschemaKeywords or (
             key == "additionalProperties" and isinstance(value, dict)
         ):
-            _walk(value, f"{where}/{key}", problems)
+            _walk(value, f"{where}/{key}", problems, policy)
     _bounds(node, "minLength", "maxLength", where, problems)
     _bounds(node, "minimum", "maximum", where, problems)
     _bounds(node, "minItems", "maxItems", where, problems)

@@ -21,8 +21,10 @@ from PySide6.QtWidgets import (
 )
 
 from understudy_desktop import APP_NAME
-from understudy_desktop.agent.tool_port import QtToolPort
+from understudy_desktop.agent.activity import AgentActivity
+from understudy_desktop.bridge.console_port import CallResult, ConsolePort
 from understudy_desktop.bridge.page_bridge import PageBridge
+from understudy_desktop.bridge.protocol import Summary
 from understudy_desktop.queue_io import (
     LoadedQueue,
     QueueFileError,
@@ -38,7 +40,6 @@ from understudy_desktop.shell.background import BackgroundJob
 from understudy_desktop.shell.connect_dialog import ConnectAgentDialog, client_snippets
 from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
 from understudy_desktop.shell.queue_preview import QueuePreviewDialog
-from understudy_desktop.web.console_link import CallResult, ConsoleLink
 from understudy_desktop.web.handoff import Handoff
 from understudy_desktop.web.page import ConsolePage
 from understudy_desktop.web.scheme import START_URL
@@ -73,8 +74,8 @@ class MainWindow(QMainWindow):
         self.view.setAccessibleName("Triage console")
         self.setCentralWidget(self.view)
         self.bridge = PageBridge(self.page)
-        self.link = ConsoleLink(self.bridge, self)
-        self.link.ready_changed.connect(self._on_ready_changed)
+        self.port = ConsolePort(self.bridge, self)
+        self.port.ready_changed.connect(self._on_ready_changed)
 
         self._status = QLabel("Starting…")
         self._status.setAccessibleName("Status")
@@ -84,7 +85,7 @@ class MainWindow(QMainWindow):
         self._progress.setAccessibleName("Working")
         self._progress.setVisible(False)
         self._busy: str | None = None
-        self._agent: tuple[QtToolPort, Path, str, str] | None = None
+        self._agent: tuple[AgentActivity, Path, str, str] | None = None
         self._agent_status = QLabel("Agents: off")
         self._agent_status.setAccessibleName("Agent connection")
         self.statusBar().addPermanentWidget(self._progress)
@@ -107,14 +108,13 @@ class MainWindow(QMainWindow):
             self._status.setText("Loading the console…")
 
     def refresh_status(self) -> None:
-        self.link.call("summary", [], self._show_summary)
+        self.port.summary(self._show_summary)
 
-    def _show_summary(self, result: CallResult) -> None:
-        if not result.ok or not isinstance(result.value, dict):
+    def _show_summary(self, summary: Summary | None) -> None:
+        if summary is None:
             return
-        summary: dict[str, Any] = result.value
-        self._webmcp_state = str(summary.get("webmcp", "degraded"))
-        count = int(summary.get("tickets", 0))
+        self._webmcp_state = summary.webmcp
+        count = summary.tickets
         where = self._queue_path.name if self._queue_path else "demo queue"
         self._status.setText(f"{count:,} tickets · {where} · WebMCP {self._webmcp_state}")
 
@@ -248,7 +248,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Opened {path.name}{note}", 8000)
             self.refresh_status()
 
-        self.link.call("loadQueueFrom", [url], done, timeout_s=120)
+        self.port.load_queue(url, done)
 
     def _queue_failed(self, exc: object) -> None:
         self._set_busy(None)
@@ -297,7 +297,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Saved {path.name}", 5000)
             self.queue_saved.emit(str(path))
 
-        self.link.call("exportQueue", [], done, timeout_s=120)
+        self.port.export_queue(done)
 
     # --- dialogs ----------------------------------------------------------------------------
     def show_problem(self, title: str, message: str) -> None:
@@ -338,17 +338,17 @@ class MainWindow(QMainWindow):
                 self.open_file(Path(url.toLocalFile()))
         event.acceptProposedAction()
 
-    def attach_agent(self, port: QtToolPort, data_dir: Path, url: str, token: str) -> None:
+    def attach_agent(self, activity: AgentActivity, data_dir: Path, url: str, token: str) -> None:
         """Show agent activity in the status bar and enable Help › Connect an agent…."""
-        self._agent = (port, data_dir, url, token)
-        port.activity_changed.connect(self._show_agent_activity)
+        self._agent = (activity, data_dir, url, token)
+        activity.changed.connect(self._show_agent_activity)
         self._show_agent_activity()
 
     def _show_agent_activity(self) -> None:
         if self._agent is None:
             self._agent_status.setText("Agents: off")
             return
-        activity = self._agent[0].activity
+        activity = self._agent[0].snapshot()
         recent = activity.sessions or (time.time() - activity.last_seen < AGENT_RECENT_S)
         if not activity.last_seen or not recent:
             self._agent_status.setText("No agent connected")

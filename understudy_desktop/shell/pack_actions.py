@@ -1,5 +1,7 @@
 """File › Import pack… / Export pack… (and drops and the command line): the flows, on the Qt
-thread. Reading and checking happen before anything changes; the page publishes last."""
+thread. Reading and checking happen before anything changes. The import dialog's Import
+button is the person's approval (it grants through the consent ledger, like the approval
+dialog); the library then adds every tool of the pack in one transaction, or none."""
 
 from __future__ import annotations
 
@@ -12,8 +14,10 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QDialog, QFileDialog, QWidget
 
-from understudy_desktop.consent.approvals import ApprovalStore, definition_hash
-from understudy_desktop.packs.catalogue import Catalogue
+from understudy_desktop.consent.ledger import ConsentLedger, Grant, command_line_grant
+from understudy_desktop.consent.manifest import IMPORT_PACK
+from understudy_desktop.library.library import Library, LibraryError, import_args, new_tool
+from understudy_desktop.library.model import Origin, TaughtTool
 from understudy_desktop.packs.export import PACK_SUFFIX, ExportError, build_pack, pack_bytes
 from understudy_desktop.packs.importer import (
     ImportPlan,
@@ -24,8 +28,8 @@ from understudy_desktop.packs.importer import (
     renamed,
 )
 from understudy_desktop.queue_io import write_atomically
+from understudy_desktop.rules import rules
 from understudy_desktop.shell.pack_dialogs import ExportPackDialog, ImportPackDialog
-from understudy_desktop.web.console_link import CallResult, ConsoleLink
 
 log = logging.getLogger(__name__)
 PACK_FILTER = "Tool Packs (*.understudy-pack.json *.json)"
@@ -41,6 +45,32 @@ def looks_like_pack(path: Path) -> bool:
     return b'"packVersion"' in head
 
 
+def tools_to_import(
+    plan: ImportPlan, existing: set[str], replace: bool, filename: str
+) -> tuple[list[TaughtTool], list[str]]:
+    """The tools an import adds (clashes renamed, or replacing the person's), and the names
+    it replaces. Tools whose commands changed in a breaking way arrive held back."""
+    taken = set(existing) | {str(d["name"]) for d in plan.definitions}
+    replacing: list[str] = []
+    tools: list[TaughtTool] = []
+    origin = Origin(by="pack", pack=filename, author=plan.author)
+    for definition in plan.definitions:
+        definition = dict(definition)
+        original = str(definition["name"])
+        if original in plan.clashes:
+            if replace:
+                replacing.append(original)
+            else:
+                definition["name"] = renamed(original, taken)
+                taken.add(definition["name"])
+        tool = new_tool(definition, origin)
+        reason = plan.hold_back.get(original)
+        if reason:
+            tool = tool.but(status="needs_review", review_reason=reason)
+        tools.append(tool)
+    return tools, replacing
+
+
 class PackActions(QObject):
     imported = Signal(list)
     import_failed = Signal(str)
@@ -50,15 +80,15 @@ class PackActions(QObject):
     def __init__(
         self,
         window: QWidget,
-        link: ConsoleLink,
-        approvals: ApprovalStore,
+        library: Library,
+        ledger: ConsentLedger,
         show_problem: Callable[[str, str], None],
         notify: Callable[[str], None],
     ) -> None:
         super().__init__(window)
         self._window = window
-        self._link = link
-        self._approvals = approvals
+        self._library = library
+        self._ledger = ledger
         self._show_problem = show_problem
         self._notify = notify
 
@@ -69,82 +99,63 @@ class PackActions(QObject):
             self.import_pack(Path(path), confirm=True)
 
     def import_pack(self, path: Path, confirm: bool, replace: bool = False) -> None:
+        """Import after the preview's Import button, or, with confirm=False, because the
+        person started Understudy with --yes on this file (their command is the approval)."""
         try:
             pack = parse_pack(read_pack_bytes(path), path.name)
+            existing = {t.name for t in self._library.tools()}
+            plan = plan_import(pack, path.name, self._library.catalogue, existing)
         except PackError as exc:
             self._fail(str(exc))
             return
 
-        def with_catalogue(catalogue_answer: CallResult) -> None:
-            if not catalogue_answer.ok or not isinstance(catalogue_answer.value, dict):
-                self._fail("The console is not ready; try again in a moment.")
-                return
-            catalogue = Catalogue.from_page(catalogue_answer.value)
+        def variant(replace_clashes: bool) -> tuple[list[TaughtTool], list[str], dict[str, Any]]:
+            tools, replacing = tools_to_import(plan, existing, replace_clashes, path.name)
+            return tools, replacing, import_args(tools, replacing)
 
-            def with_tools(tools_answer: CallResult) -> None:
-                existing = tools_answer.value if isinstance(tools_answer.value, dict) else {}
-                try:
-                    plan = plan_import(pack, path.name, catalogue, set(existing))
-                except PackError as exc:
-                    self._fail(str(exc))
-                    return
-                replace_clashes = replace
-                if confirm:
-                    dialog = ImportPackDialog(plan, path.name, self._window)
-                    if dialog.exec() != QDialog.DialogCode.Accepted:
-                        self.import_failed.emit("cancelled")
-                        return
-                    replace_clashes = dialog.replace_clashes
-                self._carry_out(plan, set(existing), replace_clashes, path.name)
+        problem = self._over_cap(plan, existing)
+        if problem:
+            self._fail(f"{path.name} was not imported. Nothing was changed.\n{problem}")
+            return
+        if not confirm:
+            tools, replacing, args = variant(replace)
+            self._carry_out(tools, replacing, command_line_grant(IMPORT_PACK.name, args), path)
+            return
+        dialog = ImportPackDialog(
+            plan, path.name, self._ledger, lambda r: variant(r)[2], self._window
+        )
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            self.import_failed.emit("cancelled")
+            return
+        tools, replacing, args = variant(dialog.replace_clashes)
+        grant = self._ledger.consume(IMPORT_PACK.name, args)
+        if grant is None:
+            self._fail(f"{path.name} was not imported: the approval did not match. Try again.")
+            return
+        self._carry_out(tools, replacing, grant, path)
 
-            self._link.call("toolDefinitions", [], with_tools)
-
-        self._link.call("catalogue", [], with_catalogue)
+    def _over_cap(self, plan: ImportPlan, existing: set[str]) -> str:
+        cap = rules().maxTaughtTools
+        adding = sum(1 for d in plan.definitions if str(d["name"]) not in plan.hold_back)
+        if self._library.active_count() + adding <= cap:
+            return ""
+        return (
+            f"Importing {adding} more tool(s) would go over {cap} active tools. Turn off or "
+            "revoke some first."
+        )
 
     def _carry_out(
-        self, plan: ImportPlan, existing: set[str], replace: bool, filename: str
+        self, tools: list[TaughtTool], replacing: list[str], grant: Grant, path: Path
     ) -> None:
-        definitions = [dict(d) for d in plan.definitions]
-        taken = set(existing) | {d["name"] for d in definitions}
-        replacing: list[str] = []
-        for definition in definitions:
-            definition["_from"] = definition["name"]
-        for definition in definitions:
-            if definition["name"] in plan.clashes:
-                if replace:
-                    replacing.append(definition["name"])
-                else:
-                    definition["name"] = renamed(definition["name"], taken)
-                    taken.add(definition["name"])
-        for definition in definitions:
-            origin = definition.pop("_from")
-            if origin != definition["name"]:
-                plan.hold_back = {
-                    (definition["name"] if k == origin else k): v for k, v in plan.hold_back.items()
-                }
-        hashes = [definition_hash(d) for d in definitions]
-        previous = {d["name"]: self._approvals.get(d["name"]) for d in definitions}
-        # The person's import is the approval: records for exactly these definitions.
-        for definition, digest in zip(definitions, hashes, strict=True):
-            self._approvals.record(definition["name"], digest)
-
-        def done(result: CallResult) -> None:
-            if result.ok and isinstance(result.value, list):
-                names = [str(n) for n in result.value]
-                for name, reason in plan.hold_back.items():
-                    self._link.call("markNeedsReview", [name, reason], lambda _r: None)
-                self._notify(f"Imported {len(names)} tool(s) from {filename}.")
-                self.imported.emit(names)
+        def done(err: LibraryError | None) -> None:
+            if err is not None:
+                self._fail(f"{path.name} was not imported. Nothing was changed.\n{err.message}")
                 return
-            # Nothing was published: take the approvals back.
-            for name, record in previous.items():
-                if record is None:
-                    self._approvals.forget(name)
-                else:
-                    self._approvals.record(name, record.hash, record.ask_every_time)
-            self._fail(f"{filename} was not imported. Nothing was changed.\n{result.error}")
+            names = [t.name for t in tools]
+            self._notify(f"Imported {len(names)} tool(s) from {path.name}.")
+            self.imported.emit(names)
 
-        self._link.call("importTools", [definitions, hashes, replacing], done)
+        self._library.import_tools(tools, replacing, grant, done)
 
     def _fail(self, message: str) -> None:
         self._show_problem("This Tool Pack could not be imported", message)
@@ -152,43 +163,30 @@ class PackActions(QObject):
 
     # --- export ---------------------------------------------------------------------------
     def choose_export(self) -> None:
-        def with_tools(answer: CallResult) -> None:
-            tools = answer.value if answer.ok and isinstance(answer.value, dict) else {}
-            if not tools:
-                self._show_problem("Nothing to export", "Teach and publish a tool first.")
-                return
-            listed = [t["definition"] for t in tools.values()]
-            dialog = ExportPackDialog(listed, self._window)
-            if dialog.exec() != QDialog.DialogCode.Accepted or not dialog.chosen():
-                return
-            path, _ = QFileDialog.getSaveFileName(
-                self._window, "Export Tool Pack", f"tools{PACK_SUFFIX}", PACK_FILTER
-            )
-            if path:
-                self.export_pack(Path(path), dialog.chosen())
-
-        self._link.call("toolDefinitions", [], with_tools)
+        tools = self._library.tools()
+        if not tools:
+            self._show_problem("Nothing to export", "Teach and publish a tool first.")
+            return
+        dialog = ExportPackDialog([t.definition for t in tools], self._window)
+        if dialog.exec() != QDialog.DialogCode.Accepted or not dialog.chosen():
+            return
+        path, _ = QFileDialog.getSaveFileName(
+            self._window, "Export Tool Pack", f"tools{PACK_SUFFIX}", PACK_FILTER
+        )
+        if path:
+            self.export_pack(Path(path), dialog.chosen())
 
     def export_pack(self, path: Path, names: list[str], author: str | None = None) -> None:
-        def with_catalogue(catalogue_answer: CallResult) -> None:
-            catalogue = Catalogue.from_page(catalogue_answer.value or {})
-
-            def with_tools(answer: CallResult) -> None:
-                tools: dict[str, Any] = answer.value if isinstance(answer.value, dict) else {}
-                chosen = [tools[n]["definition"] for n in names if n in tools]
-                try:
-                    data = pack_bytes(build_pack(chosen, catalogue, author or _author()))
-                    write_atomically(path, data)
-                except (ExportError, OSError) as exc:
-                    self._show_problem("The Tool Pack was not saved", str(exc))
-                    self.export_failed.emit(str(exc))
-                    return
-                self._notify(f"Saved {len(chosen)} tool(s) to {path.name}.")
-                self.exported.emit(str(path))
-
-            self._link.call("toolDefinitions", [], with_tools)
-
-        self._link.call("catalogue", [], with_catalogue)
+        chosen = [t.definition for n in names if (t := self._library.get(n)) is not None]
+        try:
+            data = pack_bytes(build_pack(chosen, self._library.catalogue, author or _author()))
+            write_atomically(path, data)
+        except (ExportError, OSError) as exc:
+            self._show_problem("The Tool Pack was not saved", str(exc))
+            self.export_failed.emit(str(exc))
+            return
+        self._notify(f"Saved {len(chosen)} tool(s) to {path.name}.")
+        self.exported.emit(str(path))
 
 
 def _author() -> str:

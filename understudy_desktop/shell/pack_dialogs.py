@@ -3,6 +3,7 @@ plain text: a pack is a file from someone else."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -17,6 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from understudy_desktop.consent.ledger import ConsentLedger, DialogApproval, consent_key
+from understudy_desktop.consent.manifest import IMPORT_PACK
 from understudy_desktop.packs.importer import ImportPlan
 
 WHAT_GOES_IN = (
@@ -35,8 +38,20 @@ def _plain(text: str) -> QLabel:
 
 
 class ImportPackDialog(QDialog):
-    def __init__(self, plan: ImportPlan, filename: str, parent: QWidget | None = None) -> None:
+    """The preview of a pack; its Import button is the person's approval of exactly the tools
+    shown (and of replacing or renaming the clashes, as chosen)."""
+
+    def __init__(
+        self,
+        plan: ImportPlan,
+        filename: str,
+        ledger: ConsentLedger,
+        approval_args: Callable[[bool], dict[str, Any]],
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
+        self._ledger = ledger
+        self._approval_args = approval_args
         self.setWindowTitle("Import Tool Pack")
         self.resize(640, 440)
         layout = QVBoxLayout(self)
@@ -75,9 +90,15 @@ class ImportPackDialog(QDialog):
         buttons = QDialogButtonBox()
         self.import_button = buttons.addButton("Import", QDialogButtonBox.ButtonRole.AcceptRole)
         buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
+        buttons.accepted.connect(self._on_import)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
+
+    def _on_import(self) -> None:
+        # A person clicked Import for exactly these tools: the import's one grant.
+        args = self._approval_args(self.replace_clashes)
+        self._ledger.grant(DialogApproval(consent_key(IMPORT_PACK.name, args)))
+        self.accept()
 
     @property
     def replace_clashes(self) -> bool:

@@ -1,20 +1,28 @@
 // Boot: open the stored queue (or the demo queue the first time), wire the bus to the UI and
-// to IndexedDB, and tell the shell the console is ready.
+// to IndexedDB, and either connect to the desktop shell (which holds the approved tools) or,
+// in a plain browser, run the page's own registry.
 import { createBus } from './bus.js';
-import { CATALOGUE_VERSION, describeCatalogue } from './catalogue.js';
+import { CATALOGUE_VERSION } from './catalogue.js';
 import { createQueueState, replaceQueue, queueDocument } from './queue_state.js';
 import { openDatabase, loadQueue, createPersister, createRecordStore } from './persist.js';
 import { provenanceFor } from './teach/provenance.js';
 import { createRecorder } from './teach/recorder.js';
 import { createRegistry } from './teach/registry.js';
-import { createMetaTools, createApprovals } from './teach/meta_tools.js';
+import { createMetaTools } from './teach/meta_tools.js';
+import { createApprovals } from './teach/local_approvals.js';
+import { createLocalLibrary } from './teach/local_library.js';
+import { createShellLibrary } from './teach/shell_library.js';
+import { createMirror } from './teach/mirror.js';
+import { buildDraft } from './teach/draft_builder.js';
+import { runTool } from './teach/runner.js';
 import { mountTeachUi } from './ui/teach_ui.js';
+import { createRunFeedback } from './ui/run_feedback.js';
 import { mountQueueList } from './ui/queue_list.js';
 import { mountFilterBar } from './ui/filter_bar.js';
 import { mountDetailPane } from './ui/detail_pane.js';
 import { createToast } from './ui/toast.js';
 import { $ } from './ui/dom.js';
-import { installShellApi } from './shell_api.js';
+import { createShellLink } from './shell_api.js';
 import { installShortcuts } from './ui/shortcuts.js';
 
 const TAG_COMMANDS = new Set(['set_ticket_tags', 'add_ticket_tag', 'remove_ticket_tag', 'tag_matching_tickets', 'untag_matching_tickets']);
@@ -33,8 +41,58 @@ async function fetchDemoQueue() {
   return response.json();
 }
 
+/** Recordings: kept in IndexedDB, and handed to the desktop shell, which keeps them too. */
+async function openRecordings(db, shell) {
+  const store = createRecordStore(db, 'recordings');
+  const map = new Map((await store.all()).map((r) => [r.id, r]));
+  return {
+    all: () => [...map.values()],
+    values: () => map.values(),
+    get: (id) => map.get(id),
+    save(r) {
+      r.revision = (r.revision ?? 0) + 1;
+      map.set(r.id, r);
+      store.put(r);
+      shell.push({ event: 'recording-saved', recording: r });
+    },
+    remove(id) {
+      map.delete(id);
+      store.delete(id);
+      shell.push({ event: 'recording-deleted', id });
+    },
+    /** The shell's copies: newer ones replace ours; ours it lacks are handed to it. */
+    merge(fromShell) {
+      const known = new Set();
+      for (const r of fromShell) {
+        known.add(r.id);
+        const mine = map.get(r.id);
+        if (!mine || (mine.revision ?? 0) < (r.revision ?? 0)) { map.set(r.id, r); store.put(r); }
+      }
+      for (const r of map.values()) if (!known.has(r.id)) shell.push({ event: 'recording-saved', recording: r });
+    },
+  };
+}
+
+/** The page's own registry, overlay and meta-tools: only where no desktop app decides. */
+async function standaloneLibrary({ db, bus, recordings, drafts, feedback, list, ui }) {
+  const registry = createRegistry({
+    bus,
+    store: createRecordStore(db, 'tools'),
+    onChange: () => ui.teach?.renderLibrary(),
+    onRunStep: feedback.onRunStep,
+    onRunEnd: (...args) => { feedback.onRunEnd(...args); list.refresh(); },
+  });
+  const approvals = createApprovals({ registry, onPending: () => ui.teach?.renderApproval() });
+  const lib = createLocalLibrary({ registry, approvals });
+  const metaTools = createMetaTools({ recordings, drafts, registry, approvals });
+  await registry.restore();
+  await metaTools.registerAll(new AbortController().signal); // for the life of the page
+  return { lib, approvals };
+}
+
 async function boot() {
   document.body.dataset.webmcp = webmcpState();
+  const shell = createShellLink();
   const db = await openDatabase().catch((err) => {
     console.warn('IndexedDB is unavailable; changes will not be kept', err);
     return null;
@@ -48,14 +106,14 @@ async function boot() {
   if (firstRun) await persister.replaceAll(queueDocument(state));
 
   const toast = createToast();
-  let ui = null;
+  const ui = { render: null, teach: null };
   const bus = createBus({
     state,
     onChange(entry) {
       const ids = [...new Set(entry.changes.map((c) => c.ticket_id))];
       if (ids.length) persister.ticketsChanged(ids);
       if (VIEW_COMMANDS.has(entry.id)) persister.viewChanged();
-      if (ui) ui.render(TAG_COMMANDS.has(entry.id));
+      if (ui.render) ui.render(TAG_COMMANDS.has(entry.id));
     },
   });
 
@@ -91,54 +149,45 @@ async function boot() {
     $('webmcp-state').textContent = mode === 'degraded' ? 'Agent tools: off' : `Agent tools: WebMCP ${mode}`;
   }
 
-  ui = {
-    render(optionsChanged) {
-      if (optionsChanged) { filters.renderOptions(); detail.renderOptions(); }
-      filters.render();
-      detail.render();
-      list.refresh();
-      renderStats();
-    },
+  ui.render = (optionsChanged) => {
+    if (optionsChanged) { filters.renderOptions(); detail.renderOptions(); }
+    filters.render();
+    detail.render();
+    list.refresh();
+    renderStats();
   };
   ui.render(true);
 
-  // ---- teach: recordings, drafts, approvals, taught tools, meta-tools -------------------
+  // ---- teach: recordings, drafts, the library, and agents' tools -----------------------
   const recorder = createRecorder({ bus });
-  const recordingStore = createRecordStore(db, 'recordings');
-  const recordingMap = new Map((await recordingStore.all()).map((r) => [r.id, r]));
-  const recordings = {
-    all: () => [...recordingMap.values()],
-    values: () => recordingMap.values(),
-    get: (id) => recordingMap.get(id),
-    save: (r) => {
-      r.revision = (r.revision ?? 0) + 1;
-      recordingMap.set(r.id, r);
-      recordingStore.put(r);
-      document.dispatchEvent(new Event('understudy:store-changed'));
-    },
-    remove: (id) => {
-      recordingMap.delete(id);
-      recordingStore.delete(id);
-      document.dispatchEvent(new Event('understudy:store-changed'));
-    },
-  };
+  const recordings = await openRecordings(db, shell);
   const drafts = new Map();
-  let teachUi = null;
-  const registry = createRegistry({
-    bus,
-    store: createRecordStore(db, 'tools'),
-    onChange: () => teachUi?.renderLibrary(),
-    onRunStep: (...args) => teachUi?.onRunStep(...args),
-    onRunEnd: (...args) => { teachUi?.onRunEnd(...args); list.refresh(); },
-  });
-  const shellDecides = () => document.documentElement.dataset.shell === 'desktop';
-  const approvals = createApprovals({ registry, onPending: () => teachUi?.renderApproval(), onDecided: (r) => teachUi?.announceDecision(r), shellDecides });
-  const metaTools = createMetaTools({ recordings, drafts, registry, approvals });
-  teachUi = mountTeachUi({ state, recorder, recordings, drafts, registry, approvals, toast, shellDecides });
-  await registry.restore();
-  const pageLife = new AbortController(); // the meta-tools live as long as the page
-  await metaTools.registerAll(pageLife.signal);
-  installShortcuts({ list, teach: teachUi });
+  const feedback = createRunFeedback({ state, onBadges: () => list.refresh() });
+  let lib;
+  let approvals = null;
+  let mirror = null;
+  if (shell.present) {
+    mirror = createMirror({ call: (name, args) => shell.ask({ kind: 'call', name, arguments: args }) });
+    let mergedRecordings = false;
+    lib = createShellLibrary({
+      shell,
+      onChange: () => {
+        ui.teach?.renderLibrary();
+        mirror.sync(lib.list());
+      },
+    });
+    lib.mergeRecordings = (fromShell) => {
+      if (mergedRecordings) return;
+      mergedRecordings = true;
+      recordings.merge(fromShell);
+    };
+    await mirror.registerBuiltins();
+  } else {
+    ({ lib, approvals } = await standaloneLibrary({ db, bus, recordings, drafts, feedback, list, ui }));
+  }
+  ui.teach = mountTeachUi({ state, recorder, recordings, drafts, lib, approvals, toast });
+  ui.teach.renderLibrary();
+  installShortcuts({ list, teach: ui.teach });
 
   // First run (no stored queue yet): three sentences on Teach, the library and packs.
   if (firstRun) {
@@ -162,49 +211,44 @@ async function boot() {
     return { tickets: state.tickets.length, ms: { fetch: t1 - t0, show: t2 - t1, store: t3 - t2 } };
   }
 
-  installShellApi({
-    summary: () => ({ tickets: state.tickets.length, matches: state.matches.length, selected: state.selectedId, webmcp: document.body.dataset.webmcp, catalogueVersion: CATALOGUE_VERSION, queueName: state.queueName }),
+  /** Run exactly the steps the shell handed over (its approved definition). */
+  async function runForShell(request, signal) {
+    const definition = { name: String(request.tool), steps: request.steps, inputSchema: request.inputSchema };
+    const by = request.by === 'person' ? 'person' : 'agent';
+    const outcome = await runTool({
+      definition, input: request.input ?? {}, signal, bus, by, deadline: request.deadline ?? null,
+      onStep: (step) => feedback.onRunStep(definition.name, step, by),
+    });
+    feedback.onRunEnd(definition.name, outcome, by);
+    list.refresh();
+    return outcome;
+  }
+
+  const summary = () => ({ tickets: state.tickets.length, matches: state.matches.length, selected: state.selectedId, webmcp: document.body.dataset.webmcp, catalogueVersion: CATALOGUE_VERSION, queueName: state.queueName });
+  shell.serve({
+    run: runForShell,
+    draft: ({ recording, pairWith, meta }) => {
+      const built = buildDraft({ recording, pairWith, meta });
+      return built.error ? { error: built.error } : { definition: built.definition, problems: built.problems, warnings: built.warnings };
+    },
+    library: (view) => {
+      if (Array.isArray(view.recordings)) lib.mergeRecordings?.(view.recordings);
+      lib.setView?.(view);
+      return null;
+    },
+    summary,
+    exportQueue: () => queueDocument(state),
+    loadQueue: ({ url }) => loadQueueFrom(url),
+    flush: async () => { await persister.idle(); return true; },
+  }, {
+    // For diagnostics and tests: reads, and the same dispatch any page script could make.
+    summary,
     dispatch: (id, payload, source = 'shell') => bus.dispatch(id, payload, { source }),
     log: () => bus.log(),
-    catalogue: () => describeCatalogue(),
     exportQueue: () => queueDocument(state),
-    loadQueueFrom,
-    flush: async () => { await persister.idle(); return true; },
-    teach: () => { teachUi.toggleTeach(); return recorder.active; },
+    teach: () => { ui.teach.toggleTeach(); return recorder.active; },
     recordings: () => recordings.all(),
-    tools: () => registry.list(),
-    runTool: (name, input) => registry.runByPerson(name, input),
-    pendingApprovals: () => approvals.list().map((r) => ({ draftId: r.draft.id, name: r.draft.definition.name })),
-    // --- for the shell's consent service (it decides; the page only carries out) ---
-    draftDefinition: (id) => {
-      const d = drafts.get(id);
-      return d && d.definition ? { definition: d.definition, problems: d.problems ?? [], replaces: d.replaces ?? null, by: d.by ?? 'agent' } : null;
-    },
-    publishApproved: (id, hash) => {
-      const d = drafts.get(id);
-      return d ? approvals.approveDecided(d, d.by ?? 'agent', hash) : null;
-    },
-    approvalDeclined: (id) => approvals.reject(id, 'rejected in the dialog'),
-    toolDefinitions: () => Object.fromEntries(registry.list().map((t) => [t.name, { definition: t.definition, status: t.status }])),
-    markNeedsReview: (name, reason) => registry.needsReview(name, reason),
-    reapproved: (name, hash) => registry.reapproved(name, hash),
-    revokeTool: (name) => registry.revoke(name),
-    setAskEveryTime: (name, value) => registry.setAskEveryTime(name, value),
-    setDriftNote: (name, text) => registry.setNote(name, text),
-    importTools: (definitions, hashes, replace) => registry.importApproved(definitions, hashes, replace),
-    storeSnapshot: () => ({ tools: registry.list(), recordings: recordings.all() }),
-    restoreFromDisk: async (toolRecords, recordingRecords) => {
-      const restoredRecordings = [];
-      for (const r of recordingRecords) {
-        const current = recordingMap.get(r.id);
-        if (current && (current.revision ?? 0) >= r.revision) continue;
-        const { fileVersion: _v, ...plain } = r;
-        recordingMap.set(plain.id, plain);
-        await recordingStore.put(plain);
-        restoredRecordings.push(plain.id);
-      }
-      return { tools: await registry.restoreFromDisk(toolRecords), recordings: restoredRecordings };
-    },
+    tools: () => lib.list(),
   });
 }
 

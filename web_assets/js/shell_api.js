@@ -1,9 +1,67 @@
-// window.understudyShell: what the desktop shell may ask of the console. The shell reaches
-// these methods through its bridge (see js/webmcp/relay.js); `understudy:console-ready` on
-// document tells it the console has booted and its stored queue is loaded.
+// The page's side of the protocol with the desktop shell (docs/protocol.md; the shell's side
+// is understudy_desktop/bridge/protocol.py). In the desktop app the shell is the authority:
+// it holds the approved tools and decides every approval. The page asks, shows and executes.
+//
+// Transport: the shell's requests arrive through the injected relay (js/webmcp/relay.js),
+// which calls window.understudyShell.handle(op, request, signal); the page's pushes and asks
+// go out as `understudy-bridge:push` events, which the isolated-world bridge forwards.
+// Without the shell (a plain browser) `present` is false and nothing here is used.
 
-export function installShellApi(api) {
-  window.understudyShell = Object.freeze({ api: Object.freeze({ ...api }) });
-  document.documentElement.dataset.consoleReady = 'true';
-  document.dispatchEvent(new Event('understudy:console-ready'));
+const PUSH = 'understudy-bridge:push';
+
+export function shellPresent() {
+  return document.documentElement.dataset.shell === 'desktop';
+}
+
+/**
+ * createShellLink() -> { present, push(body), ask(body) -> Promise, serve(handlers, testApi) }
+ *   handlers: { [op]: (request, signal) => value | Promise<value> }  (answers the shell)
+ *   testApi:  read-mostly helpers for diagnostics and tests (window.understudyShell.api);
+ *             none of them can approve, publish or make a tool callable.
+ */
+export function createShellLink() {
+  const present = shellPresent();
+  const asks = new Map(); // ask id -> resolve
+  let askSeq = 0;
+
+  function push(body) {
+    if (!present) return;
+    document.dispatchEvent(new CustomEvent(PUSH, { detail: JSON.stringify(body) }));
+  }
+
+  /** Ask the shell; resolves with its reply (which may be an { isError } answer). */
+  function ask(body) {
+    if (!present) return Promise.resolve({ isError: true, code: 'no_shell', message: 'The desktop app is not running this page.' });
+    askSeq += 1;
+    const id = `a${askSeq}`;
+    return new Promise((resolve) => {
+      asks.set(id, resolve);
+      push({ event: 'ask', ask: id, body });
+    });
+  }
+
+  function serve(handlers, testApi = {}) {
+    const all = {
+      ...handlers,
+      reply({ to, value }) {
+        const resolve = asks.get(String(to));
+        asks.delete(String(to));
+        if (resolve) resolve(value);
+        return null;
+      },
+    };
+    window.understudyShell = Object.freeze({
+      api: Object.freeze({ ...testApi }),
+      handle(op, request, signal) {
+        if (!Object.hasOwn(all, op)) {
+          return Promise.reject(Object.assign(new Error('The console does not know that request.'), { name: 'NotSupportedError' }));
+        }
+        return all[op](request, signal);
+      },
+    });
+    document.documentElement.dataset.consoleReady = 'true';
+    push({ event: 'console-ready' });
+  }
+
+  return { present, push, ask, serve };
 }

@@ -2,46 +2,52 @@
 // the catalogue's own field schemas, never written by an agent; annotations are computed from
 // the catalogue, never hand-set. Budgets and the schema lint block publishing.
 import { CATALOGUE, CATALOGUE_VERSION } from '../catalogue.js';
+import RULES from '../../data/rules.json' with { type: 'json' };
 
-export const BUDGET = Object.freeze({ name: 30, description: 500, paramDescription: 150, output: 1500 });
-export const TOOL_NAME = /^[a-z][a-z0-9_]{0,29}$/;
-const RESERVED_PREFIX = 'understudy_';
-
-// JSON Schema 2020-12 keywords a tool's input schema may use (validation and annotations).
-const KNOWN_KEYWORDS = new Set([
-  '$schema', 'type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const',
-  'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
-  'minItems', 'maxItems', 'uniqueItems', 'anyOf', 'oneOf', 'allOf', 'not', 'format', 'title',
-  'description', 'default', 'examples', 'multipleOf', 'minProperties', 'maxProperties',
-  'prefixItems', 'contains', 'deprecated', 'readOnly', 'writeOnly',
-]);
+// Budgets, name rules and the lint's keyword policy come from data/rules.json, which the
+// desktop shell reads too (one file, so the page and the shell cannot disagree).
+export const BUDGET = Object.freeze({ ...RULES.budgets });
+export const TOOL_NAME = new RegExp(RULES.toolName);
+export const PARAM_NAME = new RegExp(RULES.paramName);
+const RESERVED_PREFIX = RULES.reservedPrefix;
+const LINT = RULES.schemaLint;
+const KNOWN_KEYWORDS = new Set(LINT.keywords);
+const FORBIDDEN = new Set(LINT.forbidden);
+const SUBSCHEMA = new Set(LINT.subschemaKeywords);
 
 /** Lint an input schema: 2020-12, object root, known keywords, no $ref, satisfiable. */
 export function lintSchema(schema) {
   const problems = [];
   if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return ['the input schema must be a JSON object'];
   if (schema.type !== 'object') problems.push('the input schema must describe an object (type: "object")');
-  if (schema.$schema && schema.$schema !== 'https://json-schema.org/draft/2020-12/schema') problems.push('only JSON Schema 2020-12 is accepted');
-  const walk = (node, where) => {
-    if (!node || typeof node !== 'object') return;
-    if (Array.isArray(node)) { node.forEach((n, i) => walk(n, `${where}/${i}`)); return; }
-    for (const [key, value] of Object.entries(node)) {
-      const parentIsMap = where.endsWith('/properties');
-      if (parentIsMap) { walk(value, `${where}/${key}`); continue; }
-      if (key === '$ref' || key === '$dynamicRef') problems.push(`${where || '/'}: $ref is not allowed`);
-      else if (!KNOWN_KEYWORDS.has(key)) problems.push(`${where || '/'}: unknown keyword "${key}"`);
-      if (key === 'properties' || key === 'items' || key === 'anyOf' || key === 'oneOf' || key === 'allOf' || key === 'not' || key === 'prefixItems') walk(value, `${where}/${key}`);
-    }
-    if (typeof node.minLength === 'number' && typeof node.maxLength === 'number' && node.minLength > node.maxLength) problems.push(`${where || '/'}: minLength is above maxLength`);
-    if (typeof node.minimum === 'number' && typeof node.maximum === 'number' && node.minimum > node.maximum) problems.push(`${where || '/'}: minimum is above maximum`);
-    if (typeof node.minItems === 'number' && typeof node.maxItems === 'number' && node.minItems > node.maxItems) problems.push(`${where || '/'}: minItems is above maxItems`);
-    if (Array.isArray(node.enum) && node.enum.length === 0) problems.push(`${where || '/'}: an empty enum can never be satisfied`);
-    if (Array.isArray(node.required) && node.properties && node.additionalProperties === false) {
-      for (const r of node.required) if (!(r in node.properties)) problems.push(`${where || '/'}: "${r}" is required but not allowed`);
-    }
-  };
-  walk(schema, '');
+  if ('$schema' in schema && schema.$schema !== LINT.dialect) problems.push('only JSON Schema 2020-12 is accepted');
+  walk(schema, '', problems);
   return problems;
+}
+
+function bounds(node, low, high, where, problems) {
+  if (typeof node[low] === 'number' && typeof node[high] === 'number' && node[low] > node[high]) problems.push(`${where || '/'}: ${low} is above ${high}`);
+}
+
+function walk(node, where, problems) {
+  if (Array.isArray(node)) { node.forEach((n, i) => walk(n, `${where}/${i}`, problems)); return; }
+  if (!node || typeof node !== 'object') return;
+  for (const [key, value] of Object.entries(node)) {
+    if (FORBIDDEN.has(key)) problems.push(`${where || '/'}: $ref is not allowed`);
+    else if (!KNOWN_KEYWORDS.has(key)) problems.push(`${where || '/'}: unknown keyword "${key}"`);
+    if (key === 'properties' && value && typeof value === 'object' && !Array.isArray(value)) {
+      for (const [name, sub] of Object.entries(value)) walk(sub, `${where}/properties/${name}`, problems);
+    } else if (SUBSCHEMA.has(key) || (key === 'additionalProperties' && value && typeof value === 'object' && !Array.isArray(value))) {
+      walk(value, `${where}/${key}`, problems);
+    }
+  }
+  bounds(node, 'minLength', 'maxLength', where, problems);
+  bounds(node, 'minimum', 'maximum', where, problems);
+  bounds(node, 'minItems', 'maxItems', where, problems);
+  if (Array.isArray(node.enum) && node.enum.length === 0) problems.push(`${where || '/'}: an empty enum can never be satisfied`);
+  if (node.additionalProperties === false && Array.isArray(node.required) && node.properties && typeof node.properties === 'object') {
+    for (const r of node.required) if (!(r in node.properties)) problems.push(`${where || '/'}: "${r}" is required but not allowed`);
+  }
 }
 
 function fieldSchema(command, field) {
@@ -83,7 +89,7 @@ export function compile(draft, meta) {
     const text = String(p.description ?? '').trim();
     if (!text) problems.push(`Parameter ${p.name}: describe what it is (for example "The ticket to refund").`);
     if (text.length > BUDGET.paramDescription) problems.push(`Parameter ${p.name}: the description has ${text.length} characters; the limit is ${BUDGET.paramDescription}.`);
-    if (!/^[a-z][a-z0-9_]{0,39}$/.test(p.name)) problems.push(`Parameter ${p.name}: use lower-case letters, digits and _ only.`);
+    if (!PARAM_NAME.test(p.name)) problems.push(`Parameter ${p.name}: use lower-case letters, digits and _ only.`);
     const schema = { ...fieldSchema(p.command, p.field), description: text };
     if (p.fallback) schema.default = structuredClone(p.recorded);
     else required.push(p.name);

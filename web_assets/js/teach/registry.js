@@ -1,11 +1,14 @@
-// The taught tools: publishing, the 16-tool cap, disable/enable/revoke, usage counts, and the
-// WebMCP registration of each (one AbortController per tool: aborting it is how a tool leaves
-// the page, since the API has no unregisterTool). The stored approval (hash and command ids)
-// is what every run is checked against.
+// The taught tools where the page runs without the desktop app (a plain browser with native
+// WebMCP): publishing, the 16-tool cap, disable/enable/revoke, usage counts, and the WebMCP
+// registration of each (one AbortController per tool: aborting it is how a tool leaves the
+// page, since the API has no unregisterTool). The stored approval (hash and command ids) is
+// what every run is checked against. In the desktop app none of this is used: the shell holds
+// the tools (js/teach/shell_library.js).
 import canonicalize from '../../node_modules/canonicalize/lib/canonicalize.js';
 import { runTool } from './runner.js';
+import RULES from '../../data/rules.json' with { type: 'json' };
 
-export const MAX_TAUGHT_TOOLS = 16;
+export const MAX_TAUGHT_TOOLS = RULES.maxTaughtTools;
 
 export async function definitionHash(definition) {
   const { name, title, description, inputSchema, annotations, steps } = definition;
@@ -28,20 +31,22 @@ export function createRegistry({ bus, store, modelContext = () => document.model
   function save(entry) {
     entry.revision = (entry.revision ?? 0) + 1;
     const { controller: _c, ...record } = entry;
-    const written = store.put(record);
-    document.dispatchEvent(new Event('understudy:store-changed'));
-    return written;
+    return store.put(record);
   }
 
   async function execute(entry, input, signal, by) {
     const current = await definitionHash(entry.definition);
     let outcome;
+    const allowed = new Set(entry.approved.commands);
     if (current !== entry.approved.hash) {
       outcome = { isError: true, code: 'not_approved', message: `${entry.definition.name} changed since it was approved; a person has to review it again.` };
+    } else if (entry.definition.steps.some((s) => !allowed.has(s.command))) {
+      // The approval keeps the commands apart from the steps: a step list edited without
+      // the hash changing (a bug, or storage edited by hand) still cannot run new commands.
+      outcome = { isError: true, code: 'not_approved', message: `${entry.definition.name} has a step that is not in its approved recording. Nothing was changed.` };
     } else {
       outcome = await runTool({
         definition: entry.definition,
-        approvedCommands: entry.approved.commands,
         input,
         signal,
         bus,
@@ -77,6 +82,18 @@ export function createRegistry({ bus, store, modelContext = () => document.model
     get size() { return tools.size; },
     activeCount,
     list: () => [...tools.values()].map(({ controller: _c, ...t }) => structuredClone(t)),
+    /** The library's entries in the shape the desktop shell pushes (js/ui/library_view.js). */
+    views: () => [...tools.values()].map((t) => ({
+      ...structuredClone({ name: t.definition.name, title: t.definition.title, description: t.definition.description, inputSchema: t.definition.inputSchema, annotations: t.definition.annotations, steps: t.definition.steps }),
+      status: t.status,
+      callable: t.status === 'active',
+      reviewReason: t.reviewReason ?? '',
+      note: t.note ?? '',
+      askEveryTime: Boolean(t.askEveryTime),
+      origin: { by: t.author === 'pack' ? 'pack' : t.author === 'agent' ? 'agent' : 'person' },
+      createdAt: Date.parse(t.createdAt),
+      usage: { runs: t.stats.invocations, successes: t.stats.successes, lastFailure: t.stats.lastFailure },
+    })),
     get: (name) => tools.get(name) ?? null,
 
     /** Publish an approved definition: stored, counted against the cap, registered. */
@@ -101,29 +118,6 @@ export function createRegistry({ bus, store, modelContext = () => document.model
       return entry;
     },
 
-    /**
-     * Tools from a Tool Pack the person chose to import (the import is their approval; the
-     * shell has recorded each hash). All or nothing: the cap is checked before any change.
-     */
-    async importApproved(definitions, hashes, replace = []) {
-      const replacing = new Set(replace);
-      const added = definitions.filter((d) => !(replacing.has(d.name) && tools.has(d.name))).length;
-      if (activeCount() + added > MAX_TAUGHT_TOOLS) {
-        throw new RegistryError('cap_reached', `Importing ${added} more tool(s) would go over ${MAX_TAUGHT_TOOLS} active tools. Disable or revoke some first.`);
-      }
-      for (const [i, d] of definitions.entries()) {
-        if (await definitionHash(d) !== hashes[i]) throw new RegistryError('not_approved', `${d.name} is not exactly what was approved for import.`);
-        if (!replacing.has(d.name) && tools.has(d.name)) throw new RegistryError('name_taken', `A tool named ${d.name} exists already.`);
-      }
-      const names = [];
-      for (const [i, d] of definitions.entries()) {
-        if (replacing.has(d.name) && tools.has(d.name)) await this.replace(d, { author: 'pack', approvedHash: hashes[i] });
-        else await this.publish(d, { author: 'pack', approvedHash: hashes[i] });
-        names.push(d.name);
-      }
-      return names;
-    },
-
     /** A repaired (re-approved) definition replaces the tool under the same name. */
     async replace(definition, { author = 'person', approvedHash = null } = {}) {
       const entry = tools.get(definition.name);
@@ -140,18 +134,6 @@ export function createRegistry({ bus, store, modelContext = () => document.model
       return entry;
     },
 
-    /** The shell found the tool's definition no longer matches its approval: hold it back. */
-    async needsReview(name, reason) {
-      const entry = tools.get(name);
-      if (!entry) return false;
-      entry.controller?.abort();
-      entry.status = 'needs_review';
-      entry.reviewReason = reason;
-      await save(entry);
-      onChange();
-      return true;
-    },
-
     /** A person approved the tool again (in the shell's dialog): back in service. */
     async reapproved(name, hash) {
       const entry = tools.get(name);
@@ -165,16 +147,7 @@ export function createRegistry({ bus, store, modelContext = () => document.model
       return true;
     },
 
-    /** A note for the library (for example: made with an older console, still compatible). */
-    setNote(name, text) {
-      const entry = tools.get(name);
-      if (!entry || entry.note === text) return false;
-      entry.note = text;
-      onChange();
-      return true;
-    },
-
-    /** Shown in the library; the shell keeps the real setting and enforces it. */
+    /** Shown in the library (a plain browser has no dialog to ask in before each run). */
     async setAskEveryTime(name, value) {
       const entry = tools.get(name);
       if (!entry) return false;
@@ -211,7 +184,6 @@ export function createRegistry({ bus, store, modelContext = () => document.model
       entry.controller?.abort();
       tools.delete(name);
       await store.delete(name);
-      document.dispatchEvent(new Event('understudy:store-changed'));
       onChange();
       return true;
     },
@@ -227,29 +199,8 @@ export function createRegistry({ bus, store, modelContext = () => document.model
     /** An agent runs a tool by name (understudy_run_tool). */
     runByAgent(name, input, signal) {
       const entry = tools.get(name);
-      if (!entry || entry.status !== 'active') return Promise.resolve({ isError: true, code: 'not_found', message: `No active tool is named ${String(name).slice(0, 64)}. Call understudy_list_tools or ask the person to publish it.` });
+      if (!entry || entry.status !== 'active') return Promise.resolve({ isError: true, code: 'not_found', message: `No active tool is named ${String(name).slice(0, 64)}. Ask the person to publish it.` });
       return execute(entry, input, signal, 'agent');
-    },
-
-    /** Entries the shell kept on disk that are newer than (or missing from) IndexedDB. */
-    async restoreFromDisk(records) {
-      const restored = [];
-      for (const record of records) {
-        const current = tools.get(record.name);
-        if (current && (current.revision ?? 0) >= record.revision) continue;
-        current?.controller?.abort();
-        const entry = { ...structuredClone(record), controller: null };
-        delete entry.fileVersion;
-        tools.set(entry.name, entry);
-        if (entry.status === 'active') {
-          try { await register(entry); } catch (err) { entry.status = 'disabled'; console.warn(`could not register ${entry.name}: ${err.message}`); }
-        }
-        const { controller: _c, ...plain } = entry;
-        await store.put(plain); // same revision: this is the disk's version, not a new one
-        restored.push(entry.name);
-      }
-      if (restored.length) onChange();
-      return restored;
     },
 
     /** Load stored tools and register the active ones (restore on page load). */

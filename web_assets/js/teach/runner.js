@@ -1,7 +1,9 @@
-// Running a taught tool: the recorded steps, through the same bus the console uses.
-// - Only command ids of the tool's *approved* definition may run (checked per step against the
-//   stored approval, not against the steps being run, so a tampered step list is refused).
-// - The call's AbortSignal is checked between steps.
+// Running a taught tool: the steps it is handed, through the same bus the console uses.
+// - In the desktop app the shell hands over the approved steps on every run (the page's own
+//   registry never decides what runs); in a plain browser the page's registry does, after
+//   checking the tool still hashes to its approval.
+// - Every step must be a command of this console's catalogue, checked before anything runs.
+// - A run past its deadline does not start (the caller was already told it timed out).
 // - All or nothing: when a step fails or the call is aborted, the run's own changes are undone
 //   through the bus's undo records; a person's later edits to the same fields are kept.
 // - Failures resolve (never throw) with isError and a code, because a thrown error reaches the
@@ -9,8 +11,6 @@
 import { CATALOGUE } from '../catalogue.js';
 import { validatePayload } from '../validate.js';
 import { BUDGET } from './compile.js';
-
-const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 function fail(code, message, extra = {}) {
   return { isError: true, code, message, ...extra };
@@ -48,19 +48,22 @@ function resolveArgs(step, input, results) {
 }
 
 /**
- * runTool({ definition, approvedCommands, input, signal, bus, by, onStep, tick })
- *   definition        the tool as it is now (steps may have been tampered with)
- *   approvedCommands  command ids of the definition as it was approved (from storage)
- *   by                'agent' or 'person', for badges and the library's counts
+ * runTool({ definition, input, signal, bus, by, onStep, deadline })
+ *   definition  { name, inputSchema, steps }: exactly what is to run
+ *   by          'agent' or 'person', for badges and the library's counts
+ *   deadline    Date.now() milliseconds after which the run must not start (or null)
+ * Steps run one after another without yielding: a run is one change of the queue, drawn once.
  */
-export async function runTool({ definition, approvedCommands, input = {}, signal = null, bus, by = 'agent', onStep = () => {}, tick = nextTask }) {
+export async function runTool({ definition, input = {}, signal = null, bus, by = 'agent', onStep = () => {}, deadline = null, now = Date.now }) {
+  if (deadline !== null && now() > deadline) return fail('timeout', 'It did not start in time, so nothing was changed.');
+  const unknown = definition.steps.findIndex((s) => !Object.hasOwn(CATALOGUE, s.command));
+  if (unknown >= 0) return fail('not_approved', `Step ${unknown + 1} is not a command of this console. Nothing was changed.`, { failedStep: unknown + 1 });
   const problems = validatePayload(definition.inputSchema, input ?? {});
   if (problems.length) return fail('invalid_input', `The arguments do not fit the tool: ${problems.join('; ')}.`);
   const values = { ...(input ?? {}) };
   for (const [name, schema] of Object.entries(definition.inputSchema.properties ?? {})) {
     if (!(name in values) && 'default' in schema) values[name] = structuredClone(schema.default);
   }
-  const allowed = new Set(approvedCommands);
   const results = [];
   const seqs = [];
   const changed = new Set();
@@ -82,10 +85,6 @@ export async function runTool({ definition, approvedCommands, input = {}, signal
       const kept = await rollback();
       return fail('cancelled', `Stopped before step ${i + 1} (${title}); the changes it had made were undone.`, { stoppedAt: i + 1, rolledBack: seqs.length > 0, kept });
     }
-    if (!allowed.has(step.command)) {
-      const kept = await rollback();
-      return fail('not_approved', `Step ${i + 1} runs "${step.command}", which is not in this tool's approved recording. Nothing was changed.`, { failedStep: i + 1, rolledBack: seqs.length > 0, kept });
-    }
     let payload;
     try {
       payload = resolveArgs(step, values, results);
@@ -105,7 +104,6 @@ export async function runTool({ definition, approvedCommands, input = {}, signal
       seqs.push(outcome.seq);
       for (const c of entry.changes) changed.add(c.ticket_id);
     }
-    if (i < definition.steps.length - 1) await tick();
   }
   const last = results.at(-1) ?? null;
   return compact({ ok: true, tool: definition.name, steps: definition.steps.length, changed: [...changed], result: last });

@@ -1,15 +1,21 @@
-"""The console's command catalogue as Python sees it (the page describes it over the bridge):
-what packs are checked against and what annotations are recomputed from."""
+"""The console's command catalogue as the shell knows it: web_assets/data/catalogue.json, the
+same file the page's catalogue.js is built from. Tools and packs are checked against it and
+annotations are computed from it, never from what a script in the page says."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
+
+from understudy_desktop.paths import web_assets_dir
 
 
 @dataclass(frozen=True)
 class CommandInfo:
     id: str
+    title: str
     mutates: bool
     returns_customer_text: bool
     entity_fields: tuple[str, ...]
@@ -22,10 +28,11 @@ class Catalogue:
     commands: dict[str, CommandInfo]
 
     @staticmethod
-    def from_page(raw: dict[str, Any]) -> Catalogue:
+    def from_data(raw: dict[str, Any]) -> Catalogue:
         commands = {
             str(c["id"]): CommandInfo(
                 id=str(c["id"]),
+                title=str(c.get("title") or c["id"]),
                 mutates=bool(c.get("mutates")),
                 returns_customer_text=bool(c.get("returnsCustomerText")),
                 entity_fields=tuple(c.get("entityFields") or ()),
@@ -36,9 +43,21 @@ class Catalogue:
         return Catalogue(int(raw.get("version", 0)), commands)
 
     def annotations(self, steps: list[dict[str, Any]]) -> dict[str, bool]:
-        """Computed from what the steps do, never taken from a file."""
+        """Computed from what the steps do, never taken from a file or the page."""
         infos = [self.commands.get(str(s.get("command"))) for s in steps]
         return {
             "readOnlyHint": not any(i is not None and i.mutates for i in infos),
             "untrustedContentHint": any(i is not None and i.returns_customer_text for i in infos),
         }
+
+    def schemas_for(self, steps: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        """The payload schemas of the commands `steps` use, as recorded with a tool (drift)."""
+        used = {str(s.get("command")) for s in steps}
+        return {c: self.commands[c].payload_schema for c in sorted(used) if c in self.commands}
+
+
+@cache
+def current_catalogue() -> Catalogue:
+    """This console's catalogue, read once from the file the page is built from."""
+    path = web_assets_dir() / "data" / "catalogue.json"
+    return Catalogue.from_data(json.loads(path.read_text(encoding="utf-8")))

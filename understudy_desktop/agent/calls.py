@@ -1,0 +1,296 @@
+"""Tool calls, decided in one place on the Qt thread: what is listed, what may run, and how.
+
+The MCP endpoint (on its own thread) and the page's WebMCP mirror both come here. Built-in
+tools are answered by the shell; a taught tool runs only if the library says it is callable,
+with arguments that fit its approved schema, after the person's approval when it asks every
+time, and then as exactly its approved steps (library/runner.py).
+
+Answers are dicts: a tool's result, or {"isError": true, "code", "message"} with a stable
+code. Messages never repeat an argument's value.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject
+
+from understudy_desktop.agent import builtins
+from understudy_desktop.agent.schema_check import argument_problems
+from understudy_desktop.bridge.console_port import ConsolePort
+from understudy_desktop.bridge.protocol import DraftAnswer
+from understudy_desktop.consent import wording
+from understudy_desktop.consent.gate import Ticket
+from understudy_desktop.consent.service import ConsentService, error
+from understudy_desktop.library.drafts import Drafts, check_draft
+from understudy_desktop.library.library import Library
+from understudy_desktop.library.model import PUBLIC_FIELDS, TaughtTool
+from understudy_desktop.library.runner import RunJob, RunResult, ToolRunner
+from understudy_desktop.rules import rules
+
+log = logging.getLogger(__name__)
+Answer = Callable[[dict[str, Any]], None]
+DEFAULT_RUN_TIMEOUT_S = 30.0
+
+
+class CallHandle:
+    """Returned for every call: cancel() when the caller gave up (MCP cancellation)."""
+
+    def __init__(self) -> None:
+        self._cancel: Callable[[], None] | None = None
+        self.cancelled = False
+
+    def on_cancel(self, action: Callable[[], None]) -> None:
+        self._cancel = action
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        if self._cancel is not None:
+            self._cancel()
+
+
+def _ticket_cancel(ticket: Ticket | None) -> Callable[[], None]:
+    return ticket.withdraw if ticket is not None else (lambda: None)
+
+
+class ToolCalls(QObject):
+    def __init__(
+        self,
+        library: Library,
+        drafts: Drafts,
+        runner: ToolRunner,
+        consent: ConsentService,
+        port: ConsolePort,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.library = library
+        self.drafts = drafts
+        self.runner = runner
+        self.consent = consent
+        self.port = port
+        self.run_timeout_s = DEFAULT_RUN_TIMEOUT_S
+        self.approval_hold_s = float(rules().approvalHoldSeconds)
+
+    # --- listing (any thread) -----------------------------------------------------------
+    def listed(self) -> list[dict[str, Any]]:
+        """What agents may see, sorted by name: the built-in tools and every callable taught
+        tool, each as approved. Never anything the page reports."""
+        tools = [dict(t) for t in builtins.builtin_tools().values()]
+        tools += [t.public() for t in self.library.callable_tools()]
+        return sorted(tools, key=lambda t: str(t["name"]))
+
+    # --- calls (Qt thread) ----------------------------------------------------------------
+    def call(
+        self, name: str, arguments: dict[str, Any], requester: str, answer: Answer
+    ) -> CallHandle:
+        handle = CallHandle()
+        builtin = builtins.builtin_tools().get(name)
+        if builtin is not None:
+            problems = argument_problems(builtin["inputSchema"], arguments)
+            if problems:
+                answer(error("invalid_input", "The arguments do not fit: " + "; ".join(problems)))
+                return handle
+            self._builtin(name, arguments, requester, answer, handle)
+            return handle
+        self._taught(name, arguments, requester, answer, handle)
+        return handle
+
+    def _builtin(
+        self,
+        name: str,
+        args: dict[str, Any],
+        requester: str,
+        answer: Answer,
+        handle: CallHandle,
+    ) -> None:
+        who = requester or "an agent"
+        if name == builtins.LIST_RECORDINGS:
+            answer(self._recordings())
+        elif name == builtins.DRAFT_TOOL:
+            self._draft(args, requester, answer)
+        elif name == builtins.PUBLISH_TOOL:
+            ticket = self.consent.publish(
+                str(args["draft_id"]), who, self.approval_hold_s, bool(args.get("poll")), answer
+            )
+            handle.on_cancel(_ticket_cancel(ticket))
+        elif name == builtins.REVOKE_TOOL:
+            ticket = self.consent.revoke(
+                str(args["name"]), who, self.approval_hold_s, bool(args.get("poll")), answer
+            )
+            handle.on_cancel(_ticket_cancel(ticket))
+        elif name == builtins.RUN_TOOL:
+            inner = args.get("arguments")
+            self._taught(
+                str(args["name"]),
+                inner if isinstance(inner, dict) else {},
+                requester,
+                answer,
+                handle,
+            )
+
+    def _recordings(self) -> dict[str, Any]:
+        return {
+            "recordings": [
+                {
+                    "id": r.get("id"),
+                    "name": r.get("name"),
+                    "created": r.get("createdAt"),
+                    "steps": [s.get("command") for s in r.get("steps") or []],
+                }
+                for r in self.library.recordings()
+            ],
+            "tools": [{"name": t.name, "status": t.status} for t in self.library.tools()],
+        }
+
+    def _draft(self, args: dict[str, Any], requester: str, answer: Answer) -> None:
+        recording = self.library.recording(str(args["recording_id"]))
+        if recording is None:
+            answer(error("not_found", "No recording has that id. Call understudy_list_recordings."))
+            return
+        pair = None
+        if args.get("pair_with"):
+            pair = self.library.recording(str(args["pair_with"]))
+            if pair is None:
+                answer(error("not_found", "The recording to pair with does not exist."))
+                return
+        meta = {
+            "name": args["name"],
+            "title": args.get("title", ""),
+            "description": args["description"],
+            "parameters": args.get("parameters") or {},
+        }
+
+        def compiled(result: DraftAnswer | None) -> None:
+            if result is None:
+                answer(error("tool_error", "The console could not draft the tool."))
+                return
+            if result.error or result.definition is None:
+                answer(error("cannot_generalize", result.error or "The recording cannot be used."))
+                return
+            definition, problems = check_draft(result.definition, self.library.catalogue, recording)
+            if definition is None:
+                answer(error("tool_error", " ".join(problems)))
+                return
+            problems = list(dict.fromkeys([*result.problems, *problems]))
+            draft = self.drafts.add(
+                definition, problems, "agent", requester, str(recording["id"]), result.warnings
+            )
+            answer(
+                {
+                    "draft_id": draft.id,
+                    "tool": {k: definition[k] for k in PUBLIC_FIELDS if k in definition},
+                    "summary": wording.summary(definition, self.library.catalogue),
+                    "problems": problems,
+                    "warnings": result.warnings,
+                }
+            )
+
+        self.port.draft(recording, pair, meta, compiled)
+
+    # --- taught tools -------------------------------------------------------------------
+    def _taught(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        requester: str,
+        answer: Answer,
+        handle: CallHandle,
+    ) -> None:
+        tool = self.library.get(name)
+        if tool is None:
+            answer(error("not_found", "There is no tool by that name. Call tools/list."))
+            return
+        if tool.status == "needs_review" or not tool.intact:
+            answer(
+                error(
+                    "approval_changed",
+                    f"{name} changed since a person approved it. It is held back until they "
+                    "review it again.",
+                )
+            )
+            return
+        if tool.status != "active":
+            answer(error("not_found", f"{name} is turned off in the person's library."))
+            return
+        problems = argument_problems(tool.input_schema, arguments)
+        if problems:
+            answer(
+                error(
+                    "invalid_input",
+                    "The arguments do not fit the tool's schema: " + "; ".join(problems),
+                )
+            )
+            return
+        if tool.ask_every_time:
+
+            def decided(approved: bool) -> None:
+                if handle.cancelled:
+                    return
+                if approved:
+                    self.run(tool, arguments, "agent", requester, answer, handle)
+                else:
+                    answer(
+                        error(
+                            "consent_denied",
+                            f"{name} asks the person before each run, and they did not approve "
+                            "this one (or did not answer in time). You cannot approve it yourself.",
+                        )
+                    )
+
+            ticket = self.consent.confirm_run(
+                name, arguments, requester or "an agent", self.approval_hold_s, decided
+            )
+            handle.on_cancel(_ticket_cancel(ticket))
+            return
+        self.run(tool, arguments, "agent", requester, answer, handle)
+
+    def run(
+        self,
+        tool: TaughtTool,
+        arguments: dict[str, Any],
+        by: str,
+        requester: str,
+        answer: Answer,
+        handle: CallHandle | None = None,
+    ) -> RunJob:
+        """Queue a run of the approved tool; `answer` gets its result."""
+
+        def finished(result: RunResult) -> None:
+            answer(run_reply(tool.name, result))
+
+        job = self.runner.submit(
+            RunJob(
+                tool=tool,
+                arguments=arguments,
+                by="person" if by == "person" else "agent",
+                client=requester,
+                timeout_s=self.run_timeout_s,
+                done=finished,
+            )
+        )
+        if handle is not None:
+            handle.on_cancel(lambda: self.runner.cancel(job))
+        return job
+
+
+def run_reply(name: str, result: RunResult) -> dict[str, Any]:
+    if result.outcome == "ok" and result.answer is not None:
+        return result.answer.for_agent()
+    if result.outcome == "failed" and result.answer is not None:
+        details = result.answer.for_agent()
+        details.pop("ok", None)
+        details["isError"] = True
+        details.setdefault("code", "tool_error")
+        details.setdefault("message", f"{name} failed.")
+        return details
+    messages = {
+        "timeout": f"{name} did not finish in time.",
+        "cancelled": f"{name} was stopped before it finished.",
+        "busy": "Too many runs are waiting. Try again shortly.",
+        "unavailable": "The console did not run it (it may be reloading). Try again shortly.",
+    }
+    code = "tool_error" if result.outcome == "failed" else result.outcome
+    return error(code, result.message or messages.get(result.outcome, f"{name} failed."))

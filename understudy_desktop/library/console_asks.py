@@ -1,0 +1,121 @@
+"""What the console page may ask of the shell, and what the shell does about it.
+
+The page can only ask. A publish or repair is checked and put to the person in the native
+dialog; a library button that gives a tool more power (enable, review, stop asking) or takes
+it away for good (revoke) opens the dialog too; only buttons that take power away (disable,
+ask before each run) act at once. A Run is the same run an agent gets. Whatever a script in
+the page sends through this path, the worst it can do is open a dialog the person rejects.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtCore import QObject
+
+from understudy_desktop.agent.calls import ToolCalls
+from understudy_desktop.agent.schema_check import argument_problems
+from understudy_desktop.bridge.console_port import ConsolePort
+from understudy_desktop.bridge.protocol import CallAsk, LibraryAsk, PublishAsk, Recording
+from understudy_desktop.consent.service import PERSON, ConsentService, error
+from understudy_desktop.library.drafts import check_draft
+from understudy_desktop.library.library import Library, LibraryError
+
+log = logging.getLogger(__name__)
+PAGE_CALLER = "a script in the console page"
+
+
+class ConsoleAsks(QObject):
+    def __init__(
+        self,
+        port: ConsolePort,
+        library: Library,
+        consent: ConsentService,
+        calls: ToolCalls,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._port = port
+        self._library = library
+        self._consent = consent
+        self._calls = calls
+        port.asked.connect(self._on_ask)
+        port.recording_saved.connect(self._on_recording)
+        port.recording_deleted.connect(library.delete_recording)
+
+    def _on_recording(self, recording: Recording) -> None:
+        self._library.save_recording(recording.model_dump(mode="json"))
+
+    def _on_ask(self, ask_id: str, body: object) -> None:
+        def reply(value: dict[str, Any]) -> None:
+            self._port.reply(ask_id, value)
+
+        if isinstance(body, PublishAsk):
+            self._publish(body, reply)
+        elif isinstance(body, LibraryAsk):
+            self._library_action(body, reply)
+        elif isinstance(body, CallAsk):
+            self._calls.call(body.name, body.arguments, PAGE_CALLER, reply)
+
+    def _publish(self, ask: PublishAsk, reply: Any) -> None:
+        catalogue = self._library.catalogue
+        if ask.replaces is not None:
+            old = self._library.get(ask.replaces)
+            if old is None or ask.repairStep is None or ask.repairRecording is None:
+                reply(error("not_found", "There is no such tool to repair."))
+                return
+            redone = ask.repairRecording.model_dump(mode="json")
+            definition, problems = check_draft(
+                ask.definition, catalogue, redone, (old.definition, ask.repairStep)
+            )
+        else:
+            recording = self._library.recording(ask.recordingId) if ask.recordingId else None
+            definition, problems = check_draft(ask.definition, catalogue, recording)
+        if definition is None or problems:
+            reply(error("blocked", " ".join(problems) or "The tool is not well formed."))
+            return
+        draft = self._consent.drafts.add(
+            definition,
+            [],
+            "person",
+            recording_id=ask.recordingId,
+            replaces=ask.replaces,
+        )
+        self._consent.publish(draft.id, PERSON, None, False, reply)
+
+    def _library_action(self, ask: LibraryAsk, reply: Any) -> None:
+        name = ask.tool
+        if self._library.get(name) is None:
+            reply(error("not_found", "That tool is not in your library any more."))
+            return
+
+        def done(err: LibraryError | None) -> None:
+            reply(error(err.code, err.message) if err else {"status": "ok"})
+
+        if ask.action == "run":
+            self._run(name, ask.input, reply)
+        elif ask.action == "disable":
+            self._library.disable(name, done)
+        elif ask.action == "ask":
+            self._library.ask_every_time(name, done)
+        elif ask.action == "enable":
+            self._consent.enable(name, PERSON, reply)
+        elif ask.action == "revoke":
+            self._consent.revoke(name, PERSON, None, False, reply)
+        elif ask.action == "relax":
+            self._consent.relax(name, reply)
+        elif ask.action == "review":
+            self._consent.review(name, PERSON, reply)
+
+    def _run(self, name: str, arguments: dict[str, Any], reply: Any) -> None:
+        """A person's Run from the library: the same checks and the same run as an agent's."""
+        tool = self._library.callable(name)
+        if tool is None:
+            reply(error("not_found", f"{name} cannot run now. Check its status in the library."))
+            return
+        problems = argument_problems(tool.input_schema, arguments)
+        if problems:
+            reply(error("invalid_input", "Some answers do not fit: " + "; ".join(problems)))
+            return
+        self._calls.run(tool, arguments, "person", PERSON, reply)

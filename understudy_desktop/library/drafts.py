@@ -1,0 +1,101 @@
+"""Drafts: tools proposed but not approved, kept by the shell.
+
+A draft is compiled by the page (generalize + compile in js/teach/), but the shell keeps its
+own copy, re-checks it (library/checks.py), recomputes its annotations from the catalogue, and
+makes sure it does what the recording it came from did. What the person approves in the
+dialog is this copy, never whatever the page holds by then.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from understudy_desktop.catalogue import Catalogue
+from understudy_desktop.library.checks import (
+    complete,
+    definition_problems,
+    follows_recording,
+    follows_repair,
+    parse_definition,
+)
+from understudy_desktop.library.model import MadeBy, definition_hash
+
+MAX_DRAFTS = 100
+
+
+@dataclass
+class Draft:
+    id: str
+    definition: dict[str, Any]
+    problems: list[str]
+    by: MadeBy
+    client: str = ""
+    recording_id: str = ""
+    warnings: list[str] = field(default_factory=list)
+    replaces: str | None = None  # a repair: the tool it replaces
+
+    @property
+    def digest(self) -> str:
+        return definition_hash(self.definition)
+
+    @property
+    def name(self) -> str:
+        return str(self.definition.get("name", ""))
+
+
+def check_draft(
+    raw: Any,
+    catalogue: Catalogue,
+    recording: dict[str, Any] | None,
+    repair_of: tuple[dict[str, Any], int] | None = None,
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """The definition as the shell would approve it, and every problem with it."""
+    parsed, problems = parse_definition(raw)
+    if parsed is None:
+        return None, problems
+    problems = definition_problems(parsed, catalogue)
+    if repair_of is not None:
+        old, index = repair_of
+        issue = follows_repair(parsed, old, index, recording or {})
+    elif recording is not None:
+        issue = follows_recording(parsed, recording)
+    else:
+        issue = "The tool was not made from a recording this app knows."
+    if issue:
+        problems.append(issue)
+    return complete(parsed, catalogue), problems
+
+
+class Drafts:
+    """The drafts of this session, by id (ids are random: a draft cannot be guessed)."""
+
+    def __init__(self) -> None:
+        self._drafts: OrderedDict[str, Draft] = OrderedDict()
+
+    def add(
+        self,
+        definition: dict[str, Any],
+        problems: list[str],
+        by: MadeBy,
+        client: str = "",
+        recording_id: str = "",
+        warnings: list[str] | None = None,
+        replaces: str | None = None,
+    ) -> Draft:
+        draft_id = f"draft-{secrets.token_hex(4)}"
+        draft = Draft(
+            draft_id, definition, problems, by, client, recording_id, warnings or [], replaces
+        )
+        self._drafts[draft_id] = draft
+        while len(self._drafts) > MAX_DRAFTS:
+            self._drafts.popitem(last=False)
+        return draft
+
+    def get(self, draft_id: str) -> Draft | None:
+        return self._drafts.get(draft_id)
+
+    def forget(self, draft_id: str) -> None:
+        self._drafts.pop(draft_id, None)

@@ -1,0 +1,102 @@
+"""A taught tool as the shell holds it: the approved definition and its approval in one
+record, and its usage counts apart (so a run never touches what was approved)."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+import rfc8785
+
+Status = Literal["active", "disabled", "needs_review"]
+MadeBy = Literal["person", "agent", "pack"]
+HASHED_FIELDS = ("name", "title", "description", "inputSchema", "annotations", "steps")
+PUBLIC_FIELDS = ("name", "title", "description", "inputSchema", "annotations")
+
+
+def definition_hash(definition: dict[str, Any]) -> str:
+    """SHA-256 over the RFC 8785 form of what was approved (the page computes the same)."""
+    subset = {k: definition[k] for k in HASHED_FIELDS if k in definition}
+    canonical: bytes = rfc8785.dumps(subset)
+    return hashlib.sha256(canonical).hexdigest()
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a tool came from, for the library's "Made by" line."""
+
+    by: MadeBy
+    client: str = ""  # the agent that drafted it (MCP clientInfo name)
+    pack: str = ""  # the pack file it was imported from
+    author: str = ""  # the pack's author
+
+    def as_dict(self) -> dict[str, str]:
+        return {"by": self.by, "client": self.client, "pack": self.pack, "author": self.author}
+
+    @staticmethod
+    def from_dict(raw: dict[str, Any]) -> Origin:
+        by = raw.get("by")
+        return Origin(
+            by=by if by in ("person", "agent", "pack") else "person",
+            client=str(raw.get("client") or ""),
+            pack=str(raw.get("pack") or ""),
+            author=str(raw.get("author") or ""),
+        )
+
+
+@dataclass(frozen=True)
+class TaughtTool:
+    name: str
+    definition: dict[str, Any]
+    digest: str  # the approval: what the person approved hashes to this
+    status: Status
+    origin: Origin
+    created_at: float
+    approved_at: float
+    ask_every_time: bool = False
+    review_reason: str = ""
+    note: str = ""
+
+    @property
+    def intact(self) -> bool:
+        """The definition still hashes to what was approved."""
+        return definition_hash(self.definition) == self.digest
+
+    @property
+    def callable(self) -> bool:
+        return self.status == "active" and self.intact
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        schema = self.definition.get("inputSchema")
+        return schema if isinstance(schema, dict) else {"type": "object"}
+
+    @property
+    def steps(self) -> list[dict[str, Any]]:
+        steps = self.definition.get("steps")
+        return steps if isinstance(steps, list) else []
+
+    def public(self) -> dict[str, Any]:
+        """What agents see: name, title, description, input schema, annotations."""
+        return {k: copy.deepcopy(self.definition[k]) for k in PUBLIC_FIELDS if k in self.definition}
+
+    def but(self, **changes: Any) -> TaughtTool:
+        return replace(self, **changes)
+
+
+@dataclass
+class Usage:
+    runs: int = 0
+    successes: int = 0
+    last_used: float | None = None
+    last_failure: dict[str, Any] | None = field(default=None)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "runs": self.runs,
+            "successes": self.successes,
+            "lastUsed": self.last_used,
+            "lastFailure": self.last_failure,
+        }

@@ -1,0 +1,187 @@
+"""The app's durable state: one SQLite database in the data dir (WAL).
+
+Every write runs on one writer thread, in the order it was submitted, as one transaction: a
+change is either wholly on disk or not at all, and callers hear back only after COMMIT
+returned. Reads at start-up use their own connection (WAL lets them run beside the writer).
+
+synchronous=FULL: in WAL mode SQLite then syncs the log at every commit, so a change that was
+acknowledged survives a power cut as well as a killed process. NORMAL would survive a killed
+process only; the difference is one fsync per commit, which the benchmarks measure (bench/
+durability.py) and which stays well under a frame for a person's single edit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import queue
+import sqlite3
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any, TypeVar
+
+log = logging.getLogger(__name__)
+
+DB_FILE = "understudy.sqlite3"
+T = TypeVar("T")
+Work = Callable[[sqlite3.Connection], Any]
+
+# Each entry moves the schema one version up; PRAGMA user_version says where a file is.
+MIGRATIONS: tuple[str, ...] = (
+    # 1: taught tools (definition and approval in one row), their usage apart, recordings.
+    """
+    CREATE TABLE tools (
+        name TEXT PRIMARY KEY,
+        definition TEXT NOT NULL,
+        digest TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('active', 'disabled', 'needs_review')),
+        review_reason TEXT NOT NULL DEFAULT '',
+        note TEXT NOT NULL DEFAULT '',
+        ask_every_time INTEGER NOT NULL DEFAULT 0,
+        origin TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        approved_at REAL NOT NULL
+    );
+    CREATE TABLE tool_usage (
+        name TEXT PRIMARY KEY,
+        runs INTEGER NOT NULL DEFAULT 0,
+        successes INTEGER NOT NULL DEFAULT 0,
+        last_used REAL,
+        last_failure TEXT
+    );
+    CREATE TABLE recordings (
+        id TEXT PRIMARY KEY,
+        revision INTEGER NOT NULL,
+        body TEXT NOT NULL
+    );
+    """,
+)
+
+
+class DatabaseError(RuntimeError):
+    """The database could not be opened or is damaged; str() is for a person."""
+
+
+def _private_file(path: Path) -> None:
+    """Create the file readable by its owner alone (customer messages and tools live here)."""
+    if not path.exists():
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+        os.close(fd)
+    with contextlib.suppress(OSError):
+        path.chmod(0o600)
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    return conn
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version > len(MIGRATIONS):
+        raise DatabaseError(
+            "The data folder was written by a newer Understudy. Update Understudy to open it."
+        )
+    for target in range(version + 1, len(MIGRATIONS) + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(MIGRATIONS[target - 1]):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version={target}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return len(MIGRATIONS)
+
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]
+
+
+class _Writer(threading.Thread):
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        super().__init__(name="understudy-db-writer", daemon=True)
+        self._conn = conn
+        self._jobs: queue.SimpleQueue[tuple[Work, Future[Any]] | None] = queue.SimpleQueue()
+
+    def submit(self, work: Work) -> Future[Any]:
+        future: Future[Any] = Future()
+        self._jobs.put((work, future))
+        return future
+
+    def stop(self) -> None:
+        self._jobs.put(None)
+
+    def run(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                break
+            work, future = job
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    result = work(self._conn)
+                    self._conn.execute("COMMIT")
+                except BaseException:
+                    self._conn.execute("ROLLBACK")
+                    raise
+            except BaseException as exc:  # handed to whoever waits for this write
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+        self._conn.close()
+
+
+class Database:
+    def __init__(self, data_dir: Path) -> None:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self.path = data_dir / DB_FILE
+        _private_file(self.path)
+        try:
+            self._reader = connect(self.path)
+            migrate(self._reader)
+            writer_conn = connect(self.path)
+        except sqlite3.DatabaseError as exc:
+            raise DatabaseError(
+                f"Understudy's database in {data_dir} cannot be read ({exc})."
+            ) from exc
+        self._writer = _Writer(writer_conn)
+        self._writer.start()
+        self._lock = threading.Lock()
+
+    def read(self, query: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+        """Rows of a read-only query (any thread; serialised on one reading connection)."""
+        with self._lock:
+            cursor = self._reader.execute(query, params)
+            cursor.row_factory = sqlite3.Row
+            return list(cursor.fetchall())
+
+    def submit(self, work: Work) -> Future[Any]:
+        """Run `work(conn)` as one transaction on the writer thread; the future settles after
+        COMMIT (or with the exception, after ROLLBACK)."""
+        return self._writer.submit(work)
+
+    def write(self, work: Work, timeout_s: float = 60.0) -> Any:
+        """submit() and wait: for start-up and tests, never on a path a person waits on."""
+        return self.submit(work).result(timeout_s)
+
+    def integrity_problems(self) -> list[str]:
+        rows = self.read("PRAGMA integrity_check")
+        found = [str(r[0]) for r in rows]
+        return [] if found == ["ok"] else found
+
+    def close(self) -> None:
+        self._writer.stop()
+        self._writer.join(10)
+        with self._lock:
+            self._reader.close()

@@ -1,0 +1,52 @@
+// The page's WebMCP registration, mirroring what the desktop shell approved, for agents in
+// the page. Each tool is registered with its own AbortController (aborting is how a tool
+// leaves the page: the API has no unregisterTool). A call goes back to the shell, which
+// decides it exactly as it decides an agent's call through its endpoint; what this page
+// registers never changes what the shell lists or runs.
+import BUILTINS from '../../data/builtin_tools.json' with { type: 'json' };
+
+const publicKey = (t) => JSON.stringify([t.name, t.title ?? '', t.description, t.inputSchema, t.annotations ?? {}]);
+
+export function createMirror({ modelContext = () => document.modelContext, call }) {
+  const registered = new Map(); // name -> { key, controller }
+
+  async function register(tool) {
+    const mc = modelContext();
+    if (!mc) return;
+    const controller = new AbortController();
+    registered.set(tool.name, { key: publicKey(tool), controller });
+    try {
+      await mc.registerTool({
+        name: tool.name,
+        title: tool.title || undefined,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        annotations: tool.annotations ?? {},
+        execute: (input) => call(tool.name, input ?? {}),
+      }, { signal: controller.signal });
+    } catch (err) {
+      registered.delete(tool.name);
+      console.warn(`could not mirror ${tool.name}: ${err.message}`);
+    }
+  }
+
+  return {
+    /** The built-in tools, for the life of the page. */
+    async registerBuiltins() {
+      for (const tool of BUILTINS.tools) await register(tool);
+    },
+    /** Register what the shell says is callable now; withdraw what it no longer lists. */
+    async sync(tools) {
+      const wanted = new Map(tools.filter((t) => t.callable).map((t) => [t.name, t]));
+      for (const [name, entry] of registered) {
+        if (BUILTINS.tools.some((b) => b.name === name)) continue;
+        const next = wanted.get(name);
+        if (!next || publicKey(next) !== entry.key) {
+          entry.controller.abort();
+          registered.delete(name);
+        }
+      }
+      for (const [name, tool] of wanted) if (!registered.has(name)) await register(tool);
+    },
+  };
+}

@@ -1,0 +1,113 @@
+// The library drawer: each taught tool with where it came from, its runs and last failure,
+// and what a person can do with it. Buttons ask the library; in the desktop app the shell
+// decides (and asks the person in its own dialog where a change gives a tool more power).
+import { $, el } from './dom.js';
+import { drawerHeader } from './drawer.js';
+
+const STATUS_WORDS = { active: 'active', disabled: 'turned off', needs_review: 'needs review' };
+
+function madeBy(t) {
+  const origin = t.origin ?? {};
+  if (origin.by === 'pack') return `From a Tool Pack${origin.author ? ` by ${origin.author}` : ''}`;
+  if (origin.by === 'agent') return `Drafted by ${origin.client || 'an agent'}, approved by you`;
+  return 'Made by you';
+}
+
+export function createLibraryView({ drawer, panel, lib, state, toast, onRepair }) {
+  function actionButton(text, cls, handler, title = '') {
+    const button = el('button', { type: 'button', class: `btn${cls ? ` ${cls}` : ''}`, title: title || null }, text);
+    button.addEventListener('click', handler);
+    return button;
+  }
+
+  async function act(action, name, done = null) {
+    const reply = await lib.act(action, name);
+    if (reply?.isError) {
+      if (reply.code !== 'consent_denied') toast.show(reply.message, { kind: 'error' });
+    } else if (done) {
+      toast.show(done);
+    }
+    render();
+  }
+
+  function card(t) {
+    const usage = t.usage ?? { runs: 0, successes: 0, lastFailure: null };
+    const rate = usage.runs ? `${Math.round((100 * usage.successes) / usage.runs)}% succeeded` : 'not run yet';
+    const failure = usage.lastFailure ? `Last failure: ${usage.lastFailure.message}` : 'No failures';
+    const buttons = [];
+    if (t.status === 'needs_review') {
+      buttons.push(actionButton('Review again…', 'primary', () => act('review', t.name)));
+    } else {
+      if (t.status === 'active') buttons.push(actionButton('Run…', 'primary', () => renderRunForm(t)));
+      buttons.push(t.status === 'active'
+        ? actionButton('Turn off', '', () => act('disable', t.name, `${t.name} is turned off.`))
+        : actionButton('Turn on…', '', () => act('enable', t.name)));
+    }
+    const failedStep = usage.lastFailure?.step;
+    if (failedStep) buttons.push(actionButton(`Repair step ${failedStep}`, '', () => onRepair(t, failedStep - 1), 'Re-do the step that failed; the rest of the tool stays as it is'));
+    if (t.status === 'active') {
+      buttons.push(t.askEveryTime
+        ? actionButton('Stop asking each time…', '', () => act('relax', t.name))
+        : actionButton('Ask me every time', '', () => act('ask', t.name), 'Agents must get your approval for each run'));
+    }
+    buttons.push(actionButton('Revoke…', 'danger', () => confirmRevoke(t)));
+    return el('div', { class: 'card', dataset: { tool: t.name } },
+      el('div', { class: 'card-row' }, el('strong', { text: t.name }), el('span', { class: `status-tag ${t.status}`, text: STATUS_WORDS[t.status] ?? t.status }),
+        t.askEveryTime ? el('span', { class: 'status-tag disabled', text: 'asks before each run' }) : null),
+      el('p', { class: 'stat', text: t.description }),
+      el('p', { class: 'stat', text: `${madeBy(t)} · ${new Date(t.createdAt).toLocaleDateString('en-GB')} · ${usage.runs} run${usage.runs === 1 ? '' : 's'} · ${rate}` }),
+      el('p', { class: 'stat', text: failure }),
+      t.note ? el('p', { class: 'stat', text: t.note }) : null,
+      t.status === 'needs_review' ? el('p', { class: 'warnings', text: `Held back from agents: ${t.reviewReason || 'it changed since you approved it'}.` }) : null,
+      el('div', { class: 'card-row' }, ...buttons));
+  }
+
+  function confirmRevoke(t) {
+    // In the desktop app the shell's own dialog is the question; here, ask in the drawer.
+    if (lib.decidesInDialog) { act('revoke', t.name, `${t.name} was revoked.`); return; }
+    const keep = actionButton('Keep it', 'primary', render);
+    const revoke = actionButton(`Revoke ${t.name}`, 'danger', () => act('revoke', t.name, `${t.name} was revoked.`));
+    drawer.replaceChildren(drawerHeader('Revoke a tool', render),
+      el('p', { text: `Agents will no longer be able to use ${t.name}, and it leaves your library.` }),
+      el('div', { class: 'card-row' }, keep, revoke));
+  }
+
+  function render() {
+    const tools = lib.list();
+    $('library-button').hidden = tools.length === 0;
+    $('library-count').textContent = String(tools.length);
+    if (drawer.hidden) return;
+    drawer.replaceChildren(drawerHeader('Your tools', () => { drawer.hidden = true; }),
+      el('p', { class: 'hint', text: `${lib.activeCount()} of ${lib.max} active. Turning a tool off frees a place; revoking removes it.` }),
+      ...tools.map(card));
+  }
+
+  function renderRunForm(tool) {
+    const fields = Object.entries(tool.inputSchema.properties ?? {}).map(([name, schema]) => {
+      const input = schema.enum
+        ? el('select', { name, 'aria-label': name }, ...schema.enum.map((v) => el('option', { value: v, text: v })))
+        : el('input', { type: 'text', name, 'aria-label': name, value: schema.default ?? (name === 'ticket_id' ? state.selectedId ?? '' : '') });
+      return el('label', {}, `${name} — ${schema.description ?? ''}`, input);
+    });
+    const go = el('button', { type: 'submit', class: 'btn primary' }, 'Run');
+    const form = el('form', { class: 'card' }, ...fields, el('div', { class: 'card-row' }, go));
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const input = {};
+      for (const node of form.querySelectorAll('[name]')) if (node.value !== '') input[node.name] = node.value;
+      go.disabled = true;
+      const result = await lib.act('run', tool.name, input);
+      toast.show(result?.ok ? `${tool.name} finished: ${result.changed.length} ticket(s) changed.` : (result?.message ?? 'It did not run.'), { kind: result?.ok ? 'info' : 'error' });
+      render();
+    });
+    drawer.replaceChildren(drawerHeader(`Run ${tool.name}`, render), form);
+  }
+
+  function open() {
+    drawer.hidden = false;
+    panel.hidden = true;
+    render();
+  }
+
+  return { render, open };
+}

@@ -1,0 +1,52 @@
+// The Recordings drawer: each routine a person recorded, to rename, delete, make a tool of,
+// or pair with a second recording of the same routine.
+import { el } from './dom.js';
+import { describeStep, generalizePair, GeneralizeError } from '../teach/generalize.js';
+import { drawerHeader } from './drawer.js';
+
+export function createRecordingsView({ panel, library, recordings, toast, openEditor, startDraft }) {
+  function show() {
+    panel.hidden = false;
+    library.hidden = true;
+    const list = [...recordings.all()].reverse();
+    const cards = list.map((r) => {
+      const nameInput = el('input', { type: 'text', value: r.name, 'aria-label': `Name of recording ${r.name}` });
+      nameInput.addEventListener('change', () => { r.name = nameInput.value.trim() || r.name; recordings.save(r); });
+      const make = el('button', { type: 'button', class: 'btn primary' }, 'Make a tool');
+      make.addEventListener('click', () => startDraft(r));
+      const pair = el('button', { type: 'button', class: 'btn', title: 'Combine with another recording of the same routine: values that differ become questions the tool asks' }, 'Pair with…');
+      pair.addEventListener('click', () => choosePair(r));
+      const remove = el('button', { type: 'button', class: 'btn danger' }, 'Delete');
+      remove.addEventListener('click', () => {
+        recordings.remove(r.id);
+        show();
+        toast.show(`Deleted "${r.name}".`, { undo: () => { recordings.save(r); show(); } });
+      });
+      return el('div', { class: 'card' }, nameInput,
+        el('ol', { class: 'steps' }, ...r.steps.map((s) => el('li', { text: describeStep(s) }))),
+        el('div', { class: 'card-row' }, make, pair, remove));
+    });
+    panel.replaceChildren(drawerHeader('Recordings', () => { panel.hidden = true; }),
+      el('p', { class: 'hint', text: list.length ? 'Each recording is a routine you did once. Make a tool from it, or pair two recordings of the same routine.' : 'No recordings yet. Press Teach, do a routine once, then Stop.' }),
+      ...cards);
+  }
+
+  function choosePair(first) {
+    const others = recordings.all().filter((r) => r.id !== first.id);
+    if (!others.length) { toast.show('Record the same routine a second time first.'); return; }
+    const select = el('select', { 'aria-label': 'Recording to pair with' }, ...others.map((r) => el('option', { value: r.id, text: r.name })));
+    const go = el('button', { type: 'button', class: 'btn primary' }, 'Pair');
+    go.addEventListener('click', () => {
+      const second = recordings.get(select.value);
+      try {
+        openEditor(first, generalizePair(first, second), second);
+      } catch (err) {
+        if (err instanceof GeneralizeError) toast.show(err.message, { kind: 'error' });
+        else throw err;
+      }
+    });
+    panel.replaceChildren(drawerHeader('Pair recordings', show), el('p', { class: 'hint', text: `Pair "${first.name}" with:` }), select, el('div', { class: 'card-row' }, go));
+  }
+
+  return { show };
+}
