@@ -64,7 +64,7 @@ def start_console(app: QApplication, root: Path, agent: bool = False) -> Session
     window.resize(1400, 900)
     window.load_console()
     window.show()
-    wait(app, lambda: window.link.ready)
+    wait(app, lambda: window.port.ready)
     return session
 
 
@@ -152,4 +152,34 @@ def teach_and_publish(
     gate = session.consent.gate
     wait(app, lambda: bool(gate.open_dialogs()), 20)
     gate.open_dialogs()[0].approve_button.click()
-    wait(app, lambda: session.window.bridge.tool(tool) is not None, 20)
+    wait(app, lambda: session.library.callable(tool) is not None, 20)
+
+
+def publish_definitions(
+    session: Session, definitions: list[dict[str, Any]], until: Callable[[Callable[[], Any]], None]
+) -> None:
+    """The person publishes ready-made tools: each is drafted from a recording with the same
+    steps and approved in the native dialog (the shell's own path; only the page's editor is
+    skipped). `until(predicate)` waits, pumping Qt events."""
+    from understudy_desktop.consent.service import PERSON
+    from understudy_desktop.library.checks import complete
+
+    gate = session.consent.gate
+    for index, raw in enumerate(definitions):
+        recording = {
+            "id": f"rec-made-{raw['name']}-{index}",
+            "name": raw["name"],
+            "createdAt": "2026-12-01T09:00:00Z",
+            "revision": 1,
+            "steps": [{"command": s["command"], "payload": {}} for s in raw["steps"]],
+        }
+        session.library.save_recording(recording)
+        full = complete(raw, session.library.catalogue)
+        draft = session.consent.drafts.add(full, [], "person", recording_id=recording["id"])
+        answers: list[dict[str, Any]] = []
+        session.consent.publish(draft.id, PERSON, None, False, answers.append)
+        until(lambda: bool(gate.open_dialogs()))
+        gate.open_dialogs()[0].approve_button.click()
+        until(lambda answers=answers: bool(answers))
+        if answers[0].get("status") != "published":
+            raise RuntimeError(f"{raw['name']} was not published: {answers[0]}")

@@ -53,31 +53,20 @@ TEACH = """(() => {
   return true;
 })()"""
 
-# Started right after the person's Approve in the native dialog; measures until the page's
-# WebMCP lists the tool.
-WAIT_CALLABLE = """(async () => {
-  const t0 = performance.now();
-  const mc = document.modelContext;
-  for (;;) {
-    if ((await mc.getTools()).some((t) => t.name === 'tag_phrase')) return performance.now() - t0;
-    await new Promise((r) => setTimeout(r, 0));
-  }
-})()"""
-
-
-# Every run alternates the priority so that it really changes all matching tickets.
-PAGE_RUNS = f"""(async () => {{
+# Every run alternates the priority so that it really changes all matching tickets. The page's
+# runner is handed the approved steps, exactly as the shell hands them on every call.
+PAGE_RUNS = """(async () => {
+  const request = %s;
   const times = [];
-  const api = window.understudyShell.api;
-  for (let i = 0; i < {RUNS}; i++) {{
-    const args = {{phrase: 'bank feed', priority: i % 2 ? 'low' : 'high'}};
+  for (let i = 0; i < %d; i++) {
+    request.input = {phrase: 'bank feed', priority: i %% 2 ? 'low' : 'high'};
     const t0 = performance.now();
-    const out = await api.runTool('{TOOL}', args);
+    const out = await window.understudyShell.handle('run', request, null);
     if (!out.ok) throw new Error(out.message);
     times.push(performance.now() - t0);
-  }}
+  }
   return times;
-}})()"""
+})()"""
 
 
 def queue(n: int) -> dict:
@@ -125,9 +114,13 @@ def main() -> int:
         wait(app, lambda: bool(gate.open_dialogs()), 20)
         started = time.perf_counter()
         gate.open_dialogs()[0].approve_button.click()
-        in_page_ms = js_async(app, window.page, WAIT_CALLABLE)
-        wait(app, lambda: window.bridge.tool(TOOL) is not None)
+        wait(app, lambda: session.library.callable(TOOL) is not None)
         listed_ms = (time.perf_counter() - started) * 1000
+        wait(app, lambda: TOOL in [t["name"] for t in window.bridge.page_tools])
+        in_page_ms = (time.perf_counter() - started) * 1000
+        tool = session.library.callable(TOOL)
+        assert tool is not None
+        request = json.dumps({"tool": TOOL, "steps": tool.steps, "inputSchema": tool.input_schema})
 
         for n in SIZES:
             path = Path(tmp) / f"q{n}.json"
@@ -137,7 +130,7 @@ def main() -> int:
             window.open_queue(path, confirm=False)
             wait(app, lambda loaded=loaded: bool(loaded))
             window.queue_loaded.disconnect()
-            page_runs = js_async(app, window.page, PAGE_RUNS)
+            page_runs = js_async(app, window.page, PAGE_RUNS % (request, RUNS))
             out = client_process(
                 app, [sys.executable, __file__, "--client", server.url, server.token, str(RUNS)]
             )
@@ -151,8 +144,8 @@ def main() -> int:
 
     print()
     print("Taught tool costs (offscreen QtWebEngine, this machine)")
-    print(f"Approve -> callable in the page:      {in_page_ms:8.1f} ms")
-    print(f"Approve -> listed to agents (mirror): {listed_ms:8.1f} ms")
+    print(f"Approve -> listed to agents (stored, in the library): {listed_ms:8.1f} ms")
+    print(f"Approve -> in the page's WebMCP registration (mirror):  {in_page_ms:8.1f} ms")
     print()
     print(
         f"{'matching tickets':>16} | {'run in page (ms)':>16} | {'run via MCP (ms)':>16} | "

@@ -41,56 +41,73 @@ async def mcp_client(url: str, token: str, mode: str = "legacy", **kwargs: Any):
         yield c
 
 
-REGISTER_TEST_TOOLS = """(() => {
-  const mc = document.modelContext;
-  window.__signals = {};
-  window.__cancels = [];
-  mc.addEventListener('toolcancel', (e) => window.__cancels.push(e.toolName));
-  mc.registerTool({
-    name: 'lookup_order', title: 'Look up an order',
-    description: 'Find an order by number.',
-    inputSchema: { type: 'object', properties: { order: { type: 'string', pattern: '^INV-[0-9]+$' },
-                   detail: { enum: ['short', 'full'] } },
-                   required: ['order'], additionalProperties: false },
-    annotations: { readOnlyHint: true, untrustedContentHint: true },
-    execute: (input) => ({ order: input.order, status: 'paid', detail: input.detail ?? 'short' }),
-  });
-  mc.registerTool({
-    name: 'archive_ticket', description: 'Archive a ticket.',
-    inputSchema: { type: 'object', properties: { ticket_id: { type: 'string' } } },
-    annotations: { consequentialHint: true },
-    execute: () => 'archived',
-  });
-  mc.registerTool({ name: 'explode', description: 'Always fails.',
-    execute() { throw new Error('kaboom ' + 'secret-detail'); } });
-  mc.registerTool({ name: 'chatty', description: 'Returns a lot.',
-    execute: () => ({ text: 'x'.repeat(5000) }) });
-  mc.registerTool({ name: 'slow', description: 'Waits until aborted.',
-    execute: (input, { signal }) => new Promise((resolve, reject) => {
-      window.__signals.slow = signal;
-      signal.addEventListener('abort', () => reject(new DOMException('stopped', 'AbortError')));
-    }) });
-  return true;
-})()"""
+def ticket_param(description: str = "The ticket, for example T-1001.") -> dict:
+    return {"type": "string", "pattern": "^T-[0-9]+$", "description": description}
 
 
-def approve_page_tools(console, names) -> None:
-    """The person approves page tools as they are registered now (the test plays the person:
-    it writes the approval record a dialog's Approve would write)."""
-    from understudy_desktop.consent.approvals import definition_hash
+def definition(name: str, description: str, steps: list[dict], properties: dict | None = None):
+    """A taught tool's definition, as the page's compiler would make it."""
+    properties = properties if properties is not None else {"ticket_id": ticket_param()}
+    return {
+        "name": name,
+        "title": "",
+        "description": description,
+        "inputSchema": {
+            "type": "object",
+            "properties": properties,
+            "required": sorted(properties),
+            "additionalProperties": False,
+        },
+        "steps": steps,
+    }
 
-    bridge = console.window.bridge
-    console.qtbot.waitUntil(lambda: all(bridge.tool(n) is not None for n in names))
-    for name in names:
-        definition = bridge.tool(name).as_definition()
-        console.session.consent.approvals.record(name, definition_hash(definition))
+
+def step(command: str, **args) -> dict:
+    """A step: keyword values are fixed; ("param", name) reads a parameter."""
+    out = {}
+    for field, value in args.items():
+        if isinstance(value, tuple) and value[0] == "param":
+            out[field] = {"from": "param", "name": value[1]}
+        else:
+            out[field] = {"from": "const", "value": value}
+    return {"command": command, "args": out}
 
 
-def approve_in_dialog(console, timeout_ms: int = 10_000):
-    """A person clicks Approve in the native consent dialog once it is open."""
+TEST_TOOLS = {
+    "lookup_ticket": definition(
+        "lookup_ticket",
+        "Read one ticket: subject, message, status and reply draft.",
+        [step("get_ticket", ticket_id=("param", "ticket_id"))],
+    ),
+    "close_ticket": definition(
+        "close_ticket",
+        "Close one ticket.",
+        [step("set_ticket_status", ticket_id=("param", "ticket_id"), status="closed")],
+    ),
+    "give_to_nobody": definition(
+        "give_to_nobody",
+        "Assign a ticket to someone who is not on this queue (always fails).",
+        [
+            step("set_ticket_priority", ticket_id=("param", "ticket_id"), priority="urgent"),
+            step("set_ticket_assignee", ticket_id=("param", "ticket_id"), assignee="nobody"),
+        ],
+    ),
+}
+
+
+def publish_definitions(console, definitions: list[dict]) -> None:
+    """The person publishes tools, approving each in the native dialog (bench/harness.py)."""
+    from harness import publish_definitions as publish
+
+    publish(console.session, definitions, lambda p: console.qtbot.waitUntil(p, timeout=15_000))
+
+
+def approve_in_dialog(console, timeout_ms: int = 10_000, full: bool = False):
+    """A person clicks Approve in the native consent dialog once it is open; returns its
+    headline (or, with full, everything it says)."""
     gate = console.session.consent.gate
     console.qtbot.waitUntil(lambda: bool(gate.open_dialogs()), timeout=timeout_ms)
     dialog = gate.open_dialogs()[0]
-    text = dialog.headline.text()
+    text = dialog.text_shown() if full else dialog.headline.text()
     dialog.approve_button.click()
     return text

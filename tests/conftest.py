@@ -5,11 +5,20 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+# The benchmarks' harness (bench/harness.py) holds the helpers both use to play the person.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+
+# The user's keys (consent/seal.py) go to a folder of this test run, never the real one; set
+# here so that app processes the tests start use it too.
+os.environ.setdefault("UNDERSTUDY_KEY_DIR", tempfile.mkdtemp(prefix="understudy-keys-"))
 
 # Before anything imports Qt: offscreen rendering, and no sandbox for root.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

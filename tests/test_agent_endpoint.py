@@ -10,36 +10,45 @@ import anyio
 import httpx2
 import mcp_types as types
 import pytest
-from agent_helpers import REGISTER_TEST_TOOLS, approve_page_tools, mcp_client, run_client
+from agent_helpers import TEST_TOOLS, mcp_client, publish_definitions, run_client, step
+from agent_helpers import definition as make_definition
 from PySide6.QtCore import QTimer
 
 from understudy_desktop.agent.runtime_file import read_runtime
 from understudy_desktop.agent.server import AgentServer
-from understudy_desktop.consent.approvals import definition_hash
 
 
 @pytest.fixture
 def agent(agent_console):
-    """The running console with the test tools registered by the page, as the mirror sees them."""
-    agent_console.js(REGISTER_TEST_TOOLS)
-    bridge = agent_console.window.bridge
-    agent_console.qtbot.waitUntil(lambda: len(bridge.tools) == 5 + len(META_TOOLS))
-    approve_page_tools(agent_console, TEST_TOOLS)
+    """The running console with three taught tools the person approved."""
+    publish_definitions(agent_console, list(TEST_TOOLS.values()))
     return agent_console
 
 
-META_TOOLS = [
+BUILTIN_TOOLS = [
     "understudy_draft_tool",
     "understudy_list_recordings",
     "understudy_publish_tool",
+    "understudy_revoke_tool",
     "understudy_run_tool",
 ]
-TEST_TOOLS = ["archive_ticket", "chatty", "explode", "lookup_order", "slow"]
 
 
 def endpoint(console):
     server = console.session.agent
     return server.url, server.token
+
+
+def block_the_page(console, seconds: float) -> None:
+    """Keep the page's one thread busy, as a long render or a frozen page would."""
+    console.page.runJavaScript(
+        f"(() => {{ const t = performance.now(); while (performance.now() - t < {seconds * 1000})"
+        " {} })()"
+    )
+
+
+def ticket(console, ticket_id: str) -> dict:
+    return console.dispatch("get_ticket", {"ticket_id": ticket_id})["result"]
 
 
 def test_the_runtime_file_is_private_and_points_at_the_endpoint(agent_console, data_dir):
@@ -62,46 +71,55 @@ def test_tools_are_listed_sorted_with_annotations_mapped(agent):
             return (await c.list_tools()).tools, c.server_capabilities
 
     tools, caps = run_client(agent.qtbot, go)
-    assert [t.name for t in tools] == sorted([*TEST_TOOLS, *META_TOOLS, "understudy_revoke_tool"])
-    tools = [t for t in tools if not t.name.startswith("understudy_")]
-    lookup = tools[3]
-    assert lookup.title == "Look up an order"
-    assert lookup.input_schema["required"] == ["order"]
+    assert [t.name for t in tools] == sorted([*TEST_TOOLS, *BUILTIN_TOOLS])
+    by_name = {t.name: t for t in tools}
+    lookup = by_name["lookup_ticket"]
+    assert lookup.input_schema["required"] == ["ticket_id"]
+    # Computed from the catalogue: get_ticket only reads, and returns customer text.
     assert lookup.annotations.read_only_hint is True
-    assert lookup.annotations.open_world_hint is True  # untrustedContentHint
-    assert lookup.annotations.destructive_hint is False
-    assert tools[0].annotations.destructive_hint is True  # consequentialHint
-    assert lookup.meta["understudy/webmcp-annotations"]["untrustedContentHint"] is True
-    assert tools[2].input_schema == {"type": "object"}
+    assert lookup.annotations.open_world_hint is True
+    # A tool that changes tickets claims nothing: MCP's cautious defaults stand.
+    assert by_name["close_ticket"].annotations is None
+    assert by_name["understudy_revoke_tool"].annotations.destructive_hint is True
+    assert by_name["understudy_run_tool"].annotations.read_only_hint is None
+    assert all(t.meta is None for t in tools)  # no copies of data already in the fields
     assert caps.tools.list_changed is True
 
 
-def test_a_call_runs_in_the_page_and_returns_compact_json(agent):
+def test_a_call_runs_the_approved_steps_and_returns_compact_json(agent):
     url, token = endpoint(agent)
 
     async def go():
         async with mcp_client(url, token) as c:
-            return await c.call_tool("lookup_order", {"order": "INV-20931", "detail": "full"})
+            return await c.call_tool("close_ticket", {"ticket_id": "T-1003"})
 
+    was = ticket(agent, "T-1003")["status"]
     result = run_client(agent.qtbot, go)
     assert result.is_error is False
-    assert result.structured_content == {"order": "INV-20931", "status": "paid", "detail": "full"}
-    assert result.content[0].text == '{"order":"INV-20931","status":"paid","detail":"full"}'
+    assert result.structured_content["changed"] == ["T-1003"]
+    assert result.structured_content["result"] == {
+        "ticket_id": "T-1003",
+        "status": "closed",
+        "previous": was,
+    }
+    assert json.loads(result.content[0].text) == result.structured_content
+    assert ticket(agent, "T-1003")["status"] == "closed"
+    assert agent.library.usage("close_ticket").runs == 1
 
 
-@pytest.mark.js_errors_expected  # 'explode' throws in the page on purpose
 def test_failures_are_results_with_stable_codes_and_never_echo_values(agent):
     url, token = endpoint(agent)
 
     async def go():
         async with mcp_client(url, token) as c:
             return {
-                "invalid": await c.call_tool("lookup_order", {"order": "DROP TABLE secret-value"}),
-                "extra": await c.call_tool("lookup_order", {"order": "INV-1", "sneaky": "x-value"}),
+                "invalid": await c.call_tool("close_ticket", {"ticket_id": "DROP secret-value"}),
+                "extra": await c.call_tool("close_ticket", {"ticket_id": "T-1", "sneaky": "x"}),
                 "unknown": await c.call_tool("no_such_tool", {}),
-                "tool_error": await c.call_tool("explode", {}),
+                "step_failed": await c.call_tool("give_to_nobody", {"ticket_id": "T-1004"}),
             }
 
+    before = ticket(agent, "T-1004")
     out = run_client(agent.qtbot, go)
     for name, result in out.items():
         assert result.is_error is True, name
@@ -110,59 +128,72 @@ def test_failures_are_results_with_stable_codes_and_never_echo_values(agent):
         "invalid": "invalid_input",
         "extra": "invalid_input",
         "unknown": "not_found",
-        "tool_error": "tool_error",
+        "step_failed": "step_failed",
     }
     text = " ".join(r.content[0].text for r in out.values())
-    assert "secret-value" not in text and "x-value" not in text and "secret-detail" not in text
-    assert "order: fails 'pattern'" in out["invalid"].content[0].text
+    assert "secret-value" not in text
+    assert "ticket_id: fails 'pattern'" in out["invalid"].content[0].text
     assert "sneaky" in out["extra"].content[0].text  # the unexpected field is named
-    assert out["tool_error"].meta["understudy/error"]["code"] == "tool_error"
+    assert out["step_failed"].meta["understudy/error"]["code"] == "step_failed"
+    # All or nothing: step 1 had raised the priority; the failed run took it back.
+    assert ticket(agent, "T-1004") == before
+    usage = agent.library.usage("give_to_nobody")
+    assert (usage.runs, usage.successes, usage.last_failure["step"]) == (1, 0, 2)
 
 
-def test_results_over_budget_are_cut_with_a_notice(agent):
+def test_results_over_budget_are_cut_to_fit(agent):
+    agent.dispatch("set_reply_draft", {"ticket_id": "T-1005", "text": "x" * 5000})
     url, token = endpoint(agent)
 
     async def go():
         async with mcp_client(url, token) as c:
-            return await c.call_tool("chatty", {})
+            return await c.call_tool("lookup_ticket", {"ticket_id": "T-1005"})
 
     result = run_client(agent.qtbot, go)
     text = result.content[0].text
     assert len(text) <= 1500
-    assert "[cut: the result was 5,011 characters; the limit is 1,500]" in text  # {"text":"…"}
-    assert result.structured_content is None  # the cut JSON is no longer an object
+    assert json.loads(text)["result"]["reply_draft"].endswith("…")
 
 
-def test_a_slow_call_times_out_and_its_signal_is_aborted(agent):
+def test_a_call_the_page_cannot_start_in_time_times_out_and_never_runs_later(agent):
     agent.session.agent.call_timeout_s = 0.5
     url, token = endpoint(agent)
 
     async def go():
         async with mcp_client(url, token) as c:
-            return await c.call_tool("slow", {})
+            return await c.call_tool("close_ticket", {"ticket_id": "T-1006"})
 
+    before = ticket(agent, "T-1006")
+    block_the_page(agent, 1.5)
     result = run_client(agent.qtbot, go)
     assert result.is_error and result.structured_content["code"] == "timeout"
-    agent.qtbot.waitUntil(lambda: agent.js("window.__signals.slow.aborted") is True)
+    agent.qtbot.wait(1500)  # the page is free again: the late run must not happen now
+    assert ticket(agent, "T-1006") == before
 
 
-def test_mcp_cancellation_aborts_the_page_call(agent):
+def test_mcp_cancellation_of_a_waiting_call_means_it_never_runs(agent):
     url, token = endpoint(agent)
 
     async def go():
         async with mcp_client(url, token) as c:
-            with anyio.move_on_after(0.7):
-                await c.call_tool("slow", {})
-            await anyio.sleep(0.5)  # let the cancellation reach the page
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(c.call_tool, "close_ticket", {"ticket_id": "T-1007"})
+                await anyio.sleep(0.2)  # the first call is in the page, which is busy
+                with anyio.move_on_after(0.5):
+                    await c.call_tool("close_ticket", {"ticket_id": "T-1008"})
             return True
 
+    before = ticket(agent, "T-1008")
+    assert before["status"] != "closed"
+    block_the_page(agent, 2.0)
     run_client(agent.qtbot, go)
-    agent.qtbot.waitUntil(lambda: agent.js("window.__signals.slow.aborted") is True)
-    # The shim treats the shell's calls as an agent's: cancelling one fires toolcancel.
-    assert agent.value("window.__cancels") == ["slow"]
+    agent.qtbot.waitUntil(lambda: ticket(agent, "T-1007")["status"] == "closed")
+    agent.qtbot.wait(300)
+    assert ticket(agent, "T-1008") == before
+    assert agent.library.usage("close_ticket").runs == 1
 
 
-def test_a_new_page_tool_reaches_clients_as_list_changed_legacy(agent):
+def test_a_newly_approved_tool_reaches_clients_as_list_changed_legacy(agent):
     url, token = endpoint(agent)
     seen: list[str] = []
 
@@ -173,66 +204,50 @@ def test_a_new_page_tool_reaches_clients_as_list_changed_legacy(agent):
     async def go():
         async with mcp_client(url, token, message_handler=on_message) as c:
             await c.list_tools()
-            with anyio.fail_after(10):
+            with anyio.fail_after(15):
                 while not seen:
                     await anyio.sleep(0.05)
             return [t.name for t in (await c.list_tools()).tools]
 
-    register = (
-        "document.modelContext.registerTool({name: 'late_tool', description: 'Added later.',"
-        " execute: () => 1}); true"
+    late = make_definition(
+        "late_tool", "Added later.", [step("get_ticket", ticket_id=("param", "ticket_id"))]
     )
-    # Approved ahead of time (as a person would), so it is listed the moment it appears.
-    agent.session.consent.approvals.record(
-        "late_tool",
-        definition_hash(
-            {"name": "late_tool", "title": "", "description": "Added later.", "annotations": {}}
-        ),
-    )
-    QTimer.singleShot(800, lambda: agent.js(register))
+    QTimer.singleShot(800, lambda: publish_definitions(agent, [late]))
     names = run_client(agent.qtbot, go)
-    assert seen == ["notifications/tools/list_changed"]
+    assert seen and set(seen) == {"notifications/tools/list_changed"}
     assert "late_tool" in names
 
 
-def test_a_new_page_tool_reaches_clients_over_subscriptions_listen(agent):
+def test_a_newly_approved_tool_reaches_clients_over_subscriptions_listen(agent):
     url, token = endpoint(agent)
 
     async def go():
         async with mcp_client(url, token, mode="auto") as c:
             assert c.protocol_version == "2026-07-28"
             async with c.listen(tools_list_changed=True) as subscription:
-                with anyio.fail_after(10):
+                with anyio.fail_after(15):
                     async for _event in subscription:
                         break
             return [t.name for t in (await c.list_tools()).tools]
 
-    register = (
-        "document.modelContext.registerTool({name: 'later_tool', description: 'Added later.',"
-        " execute: () => 1}); true"
+    later = make_definition(
+        "later_tool", "Added later.", [step("get_ticket", ticket_id=("param", "ticket_id"))]
     )
-    agent.session.consent.approvals.record(
-        "later_tool",
-        definition_hash(
-            {"name": "later_tool", "title": "", "description": "Added later.", "annotations": {}}
-        ),
-    )
-    QTimer.singleShot(800, lambda: agent.js(register))
+    QTimer.singleShot(800, lambda: publish_definitions(agent, [later]))
     assert "later_tool" in run_client(agent.qtbot, go)
 
 
-def test_a_reload_empties_the_list_and_the_page_tools_return(agent):
+def test_a_reload_changes_nothing_agents_see(agent):
     url, token = endpoint(agent)
-    agent.page.triggerAction(agent.page.WebAction.Reload)
-    agent.qtbot.waitUntil(lambda: agent.window.bridge.ready)
 
     async def go():
         async with mcp_client(url, token) as c:
             return [t.name for t in (await c.list_tools()).tools]
 
-    # The test tools were the old document's; the console registers its meta-tools again.
-    agent.qtbot.waitUntil(lambda: len(agent.window.bridge.tools) == len(META_TOOLS))
-    assert run_client(agent.qtbot, go) == sorted([*META_TOOLS, "understudy_revoke_tool"])
+    before = run_client(agent.qtbot, go)
+    agent.page.triggerAction(agent.page.WebAction.Reload)
+    agent.qtbot.waitUntil(lambda: agent.window.port.ready)
+    assert run_client(agent.qtbot, go) == before == sorted([*TEST_TOOLS, *BUILTIN_TOOLS])
 
 
 # --- security ---------------------------------------------------------------------------
@@ -277,7 +292,7 @@ def test_missing_or_wrong_token_foreign_origin_and_host_are_refused(agent_consol
 def test_the_endpoint_refuses_to_bind_beyond_loopback(host):
     # The host is checked before anything else is touched, so no tool port is needed.
     with pytest.raises(ValueError, match="loopback"):
-        AgentServer(port=None, host=host)
+        AgentServer(calls=None, activity=None, host=host)  # type: ignore[arg-type]
 
 
 def test_the_page_main_world_cannot_reach_qt_or_the_bridge(agent_console):
@@ -302,10 +317,10 @@ def test_the_status_bar_names_the_agent_and_its_last_tool(agent):
 
     async def go():
         async with mcp_client(url, token) as c:
-            await c.call_tool("lookup_order", {"order": "INV-1"})
+            await c.call_tool("lookup_ticket", {"ticket_id": "T-1001"})
 
     run_client(agent.qtbot, go)
-    agent.qtbot.waitUntil(lambda: "last tool: lookup_order" in status.text())
+    agent.qtbot.waitUntil(lambda: "last tool: lookup_ticket" in status.text())
     assert status.text().startswith("mcp connected")  # the SDK client's default name
 
 

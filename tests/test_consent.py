@@ -9,11 +9,14 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from understudy_desktop.consent.dialog import DialogText
 from understudy_desktop.consent.gate import ConsentGate, Decision
 from understudy_desktop.consent.ledger import (
     CONSENT_TTL_S,
     ConsentLedger,
     DialogApproval,
+    Grant,
+    command_line_grant,
     consent_key,
 )
 from understudy_desktop.consent.manifest import (
@@ -52,10 +55,14 @@ def ask(gate, action=PUBLISH_TOOL, args=ARGS_A):
     """An action function guarded by the gate: it records whether it ran."""
     ran: list[Decision] = []
 
-    def decided(decision: Decision) -> None:
+    def decided(decision: Decision, grant: Grant | None) -> None:
+        # A grant comes with GRANTED and only with it, and covers exactly this action.
+        assert (grant is not None) == (decision is Decision.GRANTED)
+        assert grant is None or grant.covers(action.name, args)
         ran.append(decision)
 
-    gate.request(action, args, f'{action.verb} "{args["name"]}"', "details", "test agent", decided)
+    text = DialogText(f'{action.verb} "{args["name"]}"', "details", "test agent")
+    gate.request(action, args, text, decided)
     return ran
 
 
@@ -131,7 +138,7 @@ def test_a_guessed_hash_fails_without_burning_the_real_consent(gate):
     real = consent_key(PUBLISH_TOOL.name, ARGS_A)
     gate.ledger.grant(DialogApproval(real))
     for guess in ("0" * 64, real[:-1] + ("0" if real[-1] != "0" else "1"), ""):
-        assert not gate.ledger.consume_key(guess)
+        assert not gate.ledger.consume_key(PUBLISH_TOOL.name, guess)
     assert gate.ledger.consume(PUBLISH_TOOL.name, ARGS_A)
 
 
@@ -170,8 +177,10 @@ def test_enter_alone_does_not_approve(gate):
 
 def test_a_caller_that_stopped_waiting_leaves_the_consent_for_its_retry(gate):
     stopped: list[Decision] = []
-    stop = gate.request(PUBLISH_TOOL, ARGS_A, "h", "d", "agent", stopped.append)
-    stop()  # the agent got awaiting_approval
+    ticket = gate.request(
+        PUBLISH_TOOL, ARGS_A, DialogText("h", "d", "agent"), lambda d, _g: stopped.append(d)
+    )
+    ticket.park()  # the agent got awaiting_approval
     click(gate.open_dialogs()[0].approve_button)
     assert stopped == []
     assert gate.ledger.pending() == 1
@@ -203,7 +212,60 @@ def test_only_the_dialog_approve_handler_grants():
                         and inner.func.attr == "grant"
                     ):
                         sites.append((path.relative_to(PACKAGE).as_posix(), node.name))
-    assert sites == [("consent/dialog.py", "_on_approve")]
+    assert sorted(sites) == [
+        ("consent/dialog.py", "_on_approve"),
+        ("shell/pack_dialogs.py", "_on_import"),
+    ]
+
+
+def test_grants_are_made_only_by_the_ledger():
+    """A Grant is what the library demands for any change that makes a tool callable; code
+    outside the ledger cannot forge one, and the command-line grant is used only for --yes."""
+    with pytest.raises(TypeError):
+        Grant("publish_tool", consent_key(PUBLISH_TOOL.name, ARGS_A), "dialog")
+    sites = []
+    for path in PACKAGE.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(text)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("Grant", "command_line_grant")
+            ):
+                sites.append((path.relative_to(PACKAGE).as_posix(), node.func.id))
+    assert sorted(set(sites)) == [
+        ("consent/ledger.py", "Grant"),
+        ("shell/pack_actions.py", "command_line_grant"),
+    ]
+    grant = command_line_grant(PUBLISH_TOOL.name, ARGS_A)
+    assert grant.covers(PUBLISH_TOOL.name, ARGS_A)
+    assert not grant.covers(PUBLISH_TOOL.name, ARGS_B)
+    assert not grant.covers(REVOKE_TOOL.name, ARGS_A)
+
+
+def test_a_withdrawn_request_closes_its_dialog_and_grants_nothing(gate):
+    heard: list[Decision] = []
+    first = gate.request(
+        PUBLISH_TOOL, ARGS_A, DialogText("h", "d", "agent"), lambda d, _g: heard.append(d)
+    )
+    second = gate.request(
+        PUBLISH_TOOL, ARGS_A, DialogText("h", "d", "agent"), lambda d, _g: heard.append(d)
+    )
+    dialog = gate.open_dialogs()[0]
+    first.withdraw()
+    assert gate.open_dialogs() == [dialog]  # another request still waits on it
+    second.withdraw()
+    assert gate.open_dialogs() == []
+    assert not dialog.isVisible()
+    assert heard == [] and gate.ledger.pending() == 0
+
+
+def test_a_parked_request_keeps_the_dialog_when_others_withdraw(gate):
+    parked = gate.request(PUBLISH_TOOL, ARGS_A, DialogText("h", "d", "agent"), lambda *_: None)
+    parked.park()  # an agent told awaiting_approval may retry
+    withdrawn = gate.request(PUBLISH_TOOL, ARGS_A, DialogText("h", "d", "a"), lambda *_: None)
+    withdrawn.withdraw()
+    assert len(gate.open_dialogs()) == 1
 
 
 def test_the_ledger_refuses_anything_but_a_dialog_approval():

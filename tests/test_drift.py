@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -90,19 +91,26 @@ def test_breaking_drift_holds_a_stored_tool_back_and_the_library_says_why(
     first = console_factory(data_dir)
     teach_assign_refund(first, "T-1006")
     publish_from_editor(first, "assign_refund")
-    path = data_dir / "tools" / "assign_refund.json"
-    first.qtbot.waitUntil(path.exists)
+    first.qtbot.waitUntil(lambda: "assign_refund" in first.listed())
     first.session.close()
     # As if the tool had been recorded against an older console whose command differed.
-    record = json.loads(path.read_text())
-    record["definition"]["commandSchemas"]["set_ticket_assignee"]["properties"]["team"] = {
-        "type": "string"
-    }
-    record["definition"]["commandSchemas"]["escalate_ticket"] = {"type": "object"}
-    record["revision"] += 5
-    path.write_text(json.dumps(record))
+    db = sqlite3.connect(data_dir / "understudy.sqlite3")
+    definition = json.loads(
+        db.execute("SELECT definition FROM tools WHERE name = 'assign_refund'").fetchone()[0]
+    )
+    definition["commandSchemas"]["set_ticket_assignee"]["properties"]["team"] = {"type": "string"}
+    definition["commandSchemas"]["escalate_ticket"] = {"type": "object"}
+    db.execute(
+        "UPDATE tools SET definition = ? WHERE name = 'assign_refund'", (json.dumps(definition),)
+    )
+    db.commit()
+    db.close()
     second = console_factory(data_dir)
-    second.qtbot.waitUntil(lambda: second.api_json("tools")[0]["status"] == "needs_review")
-    reason = second.api_json("tools")[0]["reviewReason"]
-    assert "escalate_ticket: the command was removed (breaking)" in reason
-    assert "set_ticket_assignee.team: the field was removed (breaking)" in reason
+    tool = second.library.get("assign_refund")
+    assert tool.status == "needs_review"
+    assert "assign_refund" not in second.listed()
+    assert "escalate_ticket: the command was removed (breaking)" in tool.review_reason
+    assert "set_ticket_assignee.team: the field was removed (breaking)" in tool.review_reason
+    second.qtbot.waitUntil(
+        lambda: second.api_json("tools") and second.api_json("tools")[0]["status"] == "needs_review"
+    )

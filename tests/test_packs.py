@@ -186,3 +186,9 @@ def test_fuzzed_packs_are_refused_or_accepted_but_never_crash(tools, ids, catalo
         plan_import(
             parse_pack(json.dumps(pack).encode(), "fuzz.json"), "fuzz.json", catalogue, set()
         )
+
+
+def test_the_page_and_the_shell_read_one_catalogue(catalogue):
+    from understudy_desktop.catalogue import current_catalogue
+
+    assert catalogue == current_catalogue()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 from test_teach_e2e import publish_from_editor, teach_assign_refund
 
-from understudy_desktop.consent.approvals import definition_hash
+from understudy_desktop.consent.ledger import ConsentLedger
+from understudy_desktop.library.model import definition_hash
 from understudy_desktop.packs.importer import ImportPlan
 from understudy_desktop.shell.pack_dialogs import ImportPackDialog
 
@@ -44,25 +46,23 @@ def test_export_then_import_into_a_fresh_data_dir_runs_the_same(console_factory,
     first = console_factory(tmp_path / "a")
     teach_assign_refund(first, "T-1006")
     publish_from_editor(first, "assign_refund")
-    first.qtbot.waitUntil(lambda: len(first.api_json("tools")) == 1)
+    first.qtbot.waitUntil(lambda: len(first.taught()) == 1)
     pack_path = tmp_path / "shared.understudy-pack.json"
     with first.qtbot.waitSignal(first.window.packs.exported, timeout=20_000):
         first.window.packs.export_pack(pack_path, ["assign_refund"])
     data = pack_path.read_bytes()
     assert b"T-1006" not in data and b"Derek" not in data
     args = {"ticket_id": "T-1011", "assignee": "priya", "template_id": "refund_approved"}
-    here = first.call("runTool", "assign_refund", args).value
+    here = first.run_tool("assign_refund", args)
     ticket_here = first.dispatch("get_ticket", {"ticket_id": "T-1011"})["result"]
 
     second = console_factory(tmp_path / "b")
     assert import_and_wait(second, pack_path) == ["assign_refund"]
-    tool = second.api_json("tools")[0]
-    assert tool["author"] == "pack"
-    # The import wrote an approval record for exactly the imported definition.
-    assert second.session.consent.approvals.matches(
-        "assign_refund", definition_hash(tool["definition"])
-    )
-    there = second.call("runTool", "assign_refund", args).value
+    tool = second.library.callable("assign_refund")
+    assert tool.origin.by == "pack" and tool.origin.pack == pack_path.name
+    # The import approved exactly the imported definition.
+    assert tool.digest == definition_hash(tool.definition)
+    there = second.run_tool("assign_refund", args)
     ticket_there = second.dispatch("get_ticket", {"ticket_id": "T-1011"})["result"]
     assert there == here
     assert ticket_there == ticket_here
@@ -74,13 +74,11 @@ def test_a_clash_is_renamed_or_replaced_and_bad_packs_change_nothing(console):
     assert import_and_wait(console, good) == ["assign_refund"]
     assert import_and_wait(console, good) == ["assign_refund_2"]
     assert import_and_wait(console, good, replace=True) == ["assign_refund"]
-    before = console.api_json("tools")
-    records = console.session.consent.approvals.get("assign_refund")
+    before = console.library.tools()
     for bad in sorted((PACKS / "bad").glob("*.json"))[:6]:
         message = refused(console, bad)
         assert "Nothing was changed" in message or bad.name in message
-    assert console.api_json("tools") == before
-    assert console.session.consent.approvals.get("assign_refund") == records
+    assert console.library.tools() == before
 
 
 def test_names_and_descriptions_from_a_pack_are_shown_as_text(qtbot):
@@ -95,7 +93,7 @@ def test_names_and_descriptions_from_a_pack_are_shown_as_text(qtbot):
         ],
         author=hostile,
     )
-    dialog = ImportPackDialog(plan, "evil.understudy-pack.json")
+    dialog = ImportPackDialog(plan, "evil.understudy-pack.json", ConsentLedger(), lambda _r: {})
     qtbot.addWidget(dialog)
     assert hostile in dialog.tools.item(0).text()  # list items never render markup
     labels = dialog.findChildren(QLabel)
@@ -111,7 +109,7 @@ def test_each_example_pack_imports(console, path):
     assert b"T-1006" not in data and b"T-1008" not in data
     names = import_and_wait(console, path)
     assert names
-    assert {t["name"] for t in console.api_json("tools")} == set(names)
+    assert set(console.taught()) == set(names)
 
 
 def test_a_pack_on_the_command_line_is_imported(tmp_path):
@@ -134,8 +132,11 @@ def test_a_pack_on_the_command_line_is_imported(tmp_path):
         check=False,
     )
     assert done.returncode == 0, done.stderr[-1500:]
-    approvals = json.loads((tmp_path / "d" / "approvals.json").read_text())
-    assert [a["name"] for a in approvals["approvals"]] == ["assign_refund"]
+    db = sqlite3.connect(tmp_path / "d" / "understudy.sqlite3")
+    rows = db.execute("SELECT name, status, digest, definition FROM tools").fetchall()
+    db.close()
+    assert [(name, status) for name, status, _d, _j in rows] == [("assign_refund", "active")]
+    assert rows[0][2] == definition_hash(json.loads(rows[0][3]))
 
 
 def test_dropping_a_pack_on_the_window_imports_it_after_the_preview(console, monkeypatch):
@@ -145,8 +146,10 @@ def test_dropping_a_pack_on_the_window_imports_it_after_the_preview(console, mon
     shown: list[str] = []
 
     def accept(dialog):
+        # The person reads the preview and clicks Import: that click is the approval.
         shown.append(dialog.tools.item(0).text())
-        return ImportPackDialog.DialogCode.Accepted
+        dialog.import_button.click()
+        return dialog.result()
 
     monkeypatch.setattr(ImportPackDialog, "exec", accept)
     mime = QMimeData()

@@ -10,7 +10,7 @@ import time
 import anyio
 import mcp_types as types
 import pytest
-from agent_helpers import REGISTER_TEST_TOOLS, approve_page_tools, run_client
+from agent_helpers import TEST_TOOLS, definition, publish_definitions, run_client, step
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from PySide6.QtCore import QTimer
 
@@ -27,11 +27,7 @@ def proxy_params(data_dir) -> StdioServerParameters:
 
 
 def test_the_proxy_lists_calls_and_forwards_list_changed(agent_console, data_dir):
-    agent_console.js(REGISTER_TEST_TOOLS)
-    agent_console.qtbot.waitUntil(lambda: len(agent_console.window.bridge.tools) == 9)
-    approve_page_tools(
-        agent_console, ["archive_ticket", "chatty", "explode", "lookup_order", "slow"]
-    )
+    publish_definitions(agent_console, [TEST_TOOLS["lookup_ticket"], TEST_TOOLS["close_ticket"]])
     seen: list[str] = []
 
     async def on_message(message):
@@ -45,36 +41,26 @@ def test_the_proxy_lists_calls_and_forwards_list_changed(agent_console, data_dir
         ):
             await session.initialize()
             names = [t.name for t in (await session.list_tools()).tools]
-            called = await session.call_tool("lookup_order", {"order": "INV-7"})
-            bad = await session.call_tool("lookup_order", {"order": 7})
-            with anyio.move_on_after(0.7):
-                await session.call_tool("slow", {})
-            with anyio.fail_after(15):
+            called = await session.call_tool("close_ticket", {"ticket_id": "T-1009"})
+            bad = await session.call_tool("close_ticket", {"ticket_id": 7})
+            with anyio.fail_after(20):
                 while not seen:
                     await anyio.sleep(0.05)
             later = [t.name for t in (await session.list_tools()).tools]
             return names, called, bad, later
 
-    QTimer.singleShot(
-        2500,
-        lambda: agent_console.js(
-            "document.modelContext.registerTool({name: 'via_proxy', description: 'New.',"
-            " execute: () => 1}); true"
-        ),
+    extra = definition(
+        "via_proxy", "Read a ticket.", [step("get_ticket", ticket_id=("param", "ticket_id"))]
     )
+    QTimer.singleShot(2500, lambda: publish_definitions(agent_console, [extra]))
     names, called, bad, later = run_client(agent_console.qtbot, go, timeout_s=60)
     assert [n for n in names if not n.startswith("understudy_")] == [
-        "archive_ticket",
-        "chatty",
-        "explode",
-        "lookup_order",
-        "slow",
+        "close_ticket",
+        "lookup_ticket",
     ]
-    assert called.structured_content == {"order": "INV-7", "status": "paid", "detail": "short"}
+    assert called.structured_content["changed"] == ["T-1009"]
     assert bad.is_error and bad.structured_content["code"] == "invalid_input"
-    assert "via_proxy" not in later  # registered by the page, but nobody approved it
-    assert len(later) == len(names)
-    agent_console.qtbot.waitUntil(lambda: agent_console.js("window.__signals.slow.aborted") is True)
+    assert "via_proxy" in later
 
 
 def test_the_proxy_says_plainly_when_the_app_is_not_running(tmp_path):

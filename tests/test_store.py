@@ -1,12 +1,11 @@
-"""Procedures on disk: atomic writes, quarantine, migration, and staying in step with the
-page's IndexedDB."""
+"""The shell's durable state: tools, approvals, usage and recordings in one SQLite database,
+atomic files where files are still written, and the move from 0.1's JSON files."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -16,30 +15,37 @@ import pytest
 from agent_helpers import mcp_client, run_client
 from test_teach_e2e import publish_from_editor, teach_assign_refund
 
-from understudy_desktop.store.procedure_store import ProcedureStore
+from understudy_desktop.consent.seal import load_seal
+from understudy_desktop.library.library import Library
+from understudy_desktop.library.model import definition_hash
+from understudy_desktop.store.database import DB_FILE, Database, DatabaseError
 
-GOOD_TOOL = {
-    "fileVersion": 1,
+LEGACY_DEFINITION = {
     "name": "assign_refund",
-    "revision": 3,
-    "definition": {
-        "name": "assign_refund",
-        "title": "",
-        "description": "d",
-        "inputSchema": {"type": "object", "properties": {}},
-        "annotations": {"readOnlyHint": True, "untrustedContentHint": False},
-        "steps": [{"command": "list_templates", "args": {}}],
-    },
-    "approved": {"hash": "0" * 64, "commands": ["list_templates"], "at": "2026-11-30T10:00:00Z"},
-    "status": "active",
-    "author": "person",
-    "createdAt": "2026-11-30T10:00:00Z",
-    "stats": {"invocations": 0, "successes": 0, "lastFailure": None},
+    "title": "",
+    "description": "d",
+    "inputSchema": {"type": "object", "properties": {}},
+    "annotations": {"readOnlyHint": True, "untrustedContentHint": False},
+    "steps": [{"command": "list_templates", "args": {}}],
 }
 
 
+def legacy_tool(name: str, definition: dict) -> dict:
+    return {
+        "fileVersion": 1,
+        "name": name,
+        "revision": 3,
+        "definition": {**definition, "name": name},
+        "approved": {"hash": "0" * 64, "commands": ["list_templates"], "at": "2026-11-30"},
+        "status": "active",
+        "author": "agent",
+        "createdAt": "2026-11-30T10:00:00Z",
+        "stats": {"invocations": 7, "successes": 6, "lastFailure": None},
+    }
+
+
 def test_a_write_killed_half_way_leaves_the_old_file_intact(tmp_path):
-    target = tmp_path / "tools" / "big.json"
+    target = tmp_path / "exports" / "big.json"
     target.parent.mkdir()
     target.write_text('{"old": true}')
     # A child process writes 200 MB through the same atomic writer; it is killed mid-write.
@@ -58,55 +64,84 @@ def test_a_write_killed_half_way_leaves_the_old_file_intact(tmp_path):
     while time.monotonic() < deadline and not any(
         p.name != "big.json" for p in target.parent.iterdir()
     ):
-        time.sleep(0.005)
-    os.kill(child.pid, signal.SIGKILL)
+        time.sleep(0.01)
+    child.kill()
     child.wait()
-    assert target.read_text() == '{"old": true}'
+    assert json.loads(target.read_text()) == {"old": True}
 
 
-def test_a_damaged_file_is_quarantined_and_the_others_load(tmp_path):
-    store = ProcedureStore(tmp_path)
-    store.write_tool(GOOD_TOOL)
-    (tmp_path / "tools" / "broken.json").write_text("{ not json")
-    (tmp_path / "tools" / "wrong.json").write_text(json.dumps({**GOOD_TOOL, "status": "maybe"}))
-    loaded = store.load()
-    assert list(loaded.tools) == ["assign_refund"]
-    assert {name for name, _ in loaded.quarantined} == {"broken.json", "wrong.json"}
-    moved = sorted(p.name for p in (tmp_path / "quarantine").iterdir())
-    assert any(n.endswith("broken.json") for n in moved)
-    assert any(n.endswith("broken.reason.txt") for n in moved)
-    assert not (tmp_path / "tools" / "broken.json").exists()
+def test_the_database_is_private_in_wal_mode_and_checks_clean(tmp_path):
+    db = Database(tmp_path)
+    try:
+        assert (tmp_path / DB_FILE).stat().st_mode & 0o777 == 0o600
+        assert db.read("PRAGMA journal_mode")[0][0] == "wal"
+        assert db.integrity_problems() == []
+    finally:
+        db.close()
 
 
-def test_an_older_file_version_is_migrated(tmp_path):
-    old = {k: v for k, v in GOOD_TOOL.items() if k not in ("fileVersion", "revision")}
+def test_a_database_that_is_not_one_is_refused_in_plain_words(tmp_path):
+    (tmp_path / DB_FILE).write_bytes(b"this is not a database" * 100)
+    with pytest.raises(DatabaseError, match="cannot be read"):
+        Database(tmp_path)
+
+
+def test_a_newer_database_is_refused_and_left_alone(tmp_path):
+    Database(tmp_path).close()
+    conn = sqlite3.connect(tmp_path / DB_FILE)
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    with pytest.raises(DatabaseError, match="newer Understudy"):
+        Database(tmp_path)
+    conn = sqlite3.connect(tmp_path / DB_FILE)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 99
+
+
+def test_files_of_the_previous_version_move_into_the_database_once(qapp, tmp_path):
+    from understudy_desktop.library.legacy import migrate_legacy_files
+
     (tmp_path / "tools").mkdir()
-    (tmp_path / "tools" / "assign_refund.json").write_text(json.dumps(old))
-    loaded = ProcedureStore(tmp_path).load()
-    assert loaded.tools["assign_refund"].fileVersion == 1
-    assert loaded.tools["assign_refund"].revision == 0
-    assert loaded.quarantined == []
-
-
-def test_unsafe_names_are_never_written(tmp_path):
-    with pytest.raises(ValueError, match="safe file name"):
-        ProcedureStore(tmp_path).write_tool({**GOOD_TOOL, "name": "../../escape"})
-    assert not (tmp_path.parent / "escape.json").exists()
+    (tmp_path / "recordings").mkdir()
+    approved = legacy_tool("approved_one", LEGACY_DEFINITION)
+    unapproved = legacy_tool("edited_one", LEGACY_DEFINITION)
+    (tmp_path / "tools" / "approved_one.json").write_text(json.dumps(approved))
+    (tmp_path / "tools" / "edited_one.json").write_text(json.dumps(unapproved))
+    (tmp_path / "tools" / "broken.json").write_text("{ damaged")
+    (tmp_path / "recordings" / "rec-1.json").write_text(
+        json.dumps({"id": "rec-1", "name": "r", "createdAt": "x", "steps": [{"command": "x"}]})
+    )
+    digest = definition_hash(approved["definition"])
+    (tmp_path / "approvals.json").write_text(
+        json.dumps({"version": 1, "approvals": [{"name": "approved_one", "hash": digest}]})
+    )
+    db = Database(tmp_path)
+    seal = load_seal(tmp_path / "keys")
+    try:
+        assert migrate_legacy_files(tmp_path, db, seal) == 3
+        assert migrate_legacy_files(tmp_path, db, seal) == 0  # once
+        library = Library(db, seal)
+        library.load()
+        assert library.callable("approved_one") is not None
+        assert library.usage("approved_one").runs == 7
+        held = library.get("edited_one")
+        assert held is not None and held.status == "needs_review"
+        assert library.callable("edited_one") is None
+        assert [r["id"] for r in library.recordings()] == ["rec-1"]
+        assert not (tmp_path / "tools").exists() and not (tmp_path / "approvals.json").exists()
+        kept = list((tmp_path / "legacy-files").glob("*/tools/broken.json"))
+        assert len(kept) == 1  # a damaged file is kept for a person, never silently dropped
+    finally:
+        db.close()
 
 
 @pytest.mark.slow
-def test_tools_reach_disk_and_come_back_after_the_browser_profile_is_deleted(
+def test_tools_and_recordings_come_back_after_the_browser_profile_is_deleted(
     console_factory, data_dir
 ):
     first = console_factory(data_dir, agent=True)
     teach_assign_refund(first, "T-1006")
     publish_from_editor(first, "assign_refund")
-    first.qtbot.waitUntil(lambda: (data_dir / "tools" / "assign_refund.json").exists())
-    first.qtbot.waitUntil(
-        lambda: (data_dir / "recordings").exists() and any((data_dir / "recordings").iterdir())
-    )
-    on_disk = json.loads((data_dir / "tools" / "assign_refund.json").read_text())
-    assert on_disk["status"] == "active" and on_disk["revision"] >= 1
+    first.qtbot.waitUntil(lambda: "assign_refund" in first.listed())
     first.session.close()
 
     def delete_profile() -> bool:
@@ -119,57 +154,65 @@ def test_tools_reach_disk_and_come_back_after_the_browser_profile_is_deleted(
 
     first.qtbot.waitUntil(delete_profile)
     second = console_factory(data_dir, agent=True)
-    second.qtbot.waitUntil(lambda: second.window.bridge.tool("assign_refund") is not None)
-    assert len(second.api_json("recordings")) == 1
     server = second.session.agent
 
     async def listed():
         async with mcp_client(server.url, server.token) as c:
             return [t.name for t in (await c.list_tools()).tools]
 
-    # Restored with its approval intact: agents see it again.
+    # The shell's database holds them: agents see the tool with its approval intact, and the
+    # page gets the recording back from the shell.
     assert "assign_refund" in run_client(second.qtbot, listed)
+    second.qtbot.waitUntil(lambda: len(second.api_json("recordings")) == 1)
+    second.qtbot.waitUntil(lambda: second.api_json("tools")[0]["name"] == "assign_refund")
 
 
 @pytest.mark.slow
-def test_the_higher_revision_wins_both_ways(console_factory, data_dir):
+def test_usage_is_kept_apart_and_a_revoke_removes_the_row_and_its_usage(console_factory, data_dir):
     first = console_factory(data_dir)
     teach_assign_refund(first, "T-1006")
     publish_from_editor(first, "assign_refund")
-    path = data_dir / "tools" / "assign_refund.json"
-    first.qtbot.waitUntil(path.exists)
-    first.session.close()
-    # Disk newer than the page: a later revision with a different count wins.
-    record = json.loads(path.read_text())
-    record["revision"] += 10
-    record["stats"]["invocations"] = 41
-    path.write_text(json.dumps(record))
-    second = console_factory(data_dir)
-    second.qtbot.waitUntil(
-        lambda: (
-            second.api_json("tools") and second.api_json("tools")[0]["stats"]["invocations"] == 41
+    first.qtbot.waitUntil(lambda: "assign_refund" in first.listed())
+    definition_before = first.library.get("assign_refund").definition
+    for ticket in ("T-1011", "T-1014"):
+        first.run_tool(
+            "assign_refund",
+            {"ticket_id": ticket, "assignee": "priya", "template_id": "refund_approved"},
         )
-    )
-    # Page newer than disk: a run in the page bumps the revision; disk follows.
-    second.call(
-        "runTool",
-        "assign_refund",
-        {"ticket_id": "T-1014", "assignee": "priya", "template_id": "refund_approved"},
-    )
-    second.qtbot.waitUntil(lambda: json.loads(path.read_text())["stats"]["invocations"] == 42)
-    # Revoked in the page: removed from disk too.
+    assert first.library.get("assign_refund").definition == definition_before  # untouched
+    first.session.close()
+    db = sqlite3.connect(data_dir / DB_FILE)
+    assert db.execute("SELECT runs, successes FROM tool_usage").fetchall() == [(2, 2)]
+    db.close()
+
+    second = console_factory(data_dir)
+    assert second.library.usage("assign_refund").runs == 2
     second.js("document.getElementById('library-button').click(); true")
-    second.js(
-        "[...document.querySelectorAll('#library-panel .btn')]"
-        ".find((b) => b.textContent === 'Revoke').click(); true"
+    second.qtbot.waitUntil(
+        lambda: second.js("Boolean(document.querySelector('[data-tool=assign_refund]'))")
     )
-    second.qtbot.waitUntil(lambda: not path.exists())
+    second.js("document.querySelector('[data-tool=assign_refund] .btn.danger').click(); true")
+    from agent_helpers import approve_in_dialog
+
+    assert approve_in_dialog(second) == 'Revoke tool "assign_refund"'
+    second.qtbot.waitUntil(lambda: second.taught() == [])
+    second.session.close()
+    db = sqlite3.connect(data_dir / DB_FILE)
+    assert db.execute("SELECT COUNT(*) FROM tools").fetchone()[0] == 0
+    assert db.execute("SELECT COUNT(*) FROM tool_usage").fetchone()[0] == 0
+    db.close()
 
 
 @pytest.mark.slow
-def test_a_damaged_tool_file_is_reported_in_the_window(console_factory, data_dir):
-    (data_dir / "tools").mkdir(parents=True)
-    (data_dir / "tools" / "broken.json").write_text("{ damaged")
+def test_an_unreadable_tool_row_is_reported_in_the_window(console_factory, data_dir):
+    Database(data_dir).close()
+    db = sqlite3.connect(data_dir / DB_FILE)
+    db.execute(
+        "INSERT INTO tools (name, definition, digest, status, origin, created_at, approved_at)"
+        " VALUES ('broken', '{ damaged', 'x', 'active', '{}', 0, 0)"
+    )
+    db.commit()
+    db.close()
     shown: list[tuple[str, str]] = []
     from understudy_desktop.shell.main_window import MainWindow
 
@@ -181,4 +224,5 @@ def test_a_damaged_tool_file_is_reported_in_the_window(console_factory, data_dir
     finally:
         MainWindow.show_problem = original  # type: ignore[method-assign]
     assert shown[0][0] == "Some saved tools could not be read"
-    assert "broken.json" in shown[0][1]
+    assert "broken" in shown[0][1]
+    assert "broken" not in console.listed()

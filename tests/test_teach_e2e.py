@@ -302,7 +302,9 @@ def test_a_seventeenth_tool_is_refused_with_a_message(console):
     )
     publish_from_editor(console, "tool_16", expect_dialog=False)
     console.qtbot.waitUntil(
-        lambda: "16 tools are active" in console.js("document.getElementById('toast-text').textContent")
+        lambda: (
+            "16 tools are active" in console.js("document.getElementById('toast-text').textContent")
+        )
     )
     assert len(console.taught()) == 16
     assert len([n for n in console.listed() if not n.startswith("understudy_")]) == 16

@@ -41,7 +41,7 @@ def main() -> int:
         window = session.window
         window.resize(1440, 900)
         ready: list[bool] = []
-        window.link.ready_changed.connect(ready.append)
+        window.port.ready_changed.connect(ready.append)
         window.load_console()
         window.show()
         while not ready:

@@ -23,6 +23,7 @@ from understudy_desktop.agent.server import AgentServer
 from understudy_desktop.chromium_flags import apply_chromium_flags
 from understudy_desktop.consent.gate import ConsentGate
 from understudy_desktop.consent.ledger import ConsentLedger
+from understudy_desktop.consent.seal import load_seal
 from understudy_desktop.consent.service import ConsentService
 from understudy_desktop.library.console_asks import ConsoleAsks
 from understudy_desktop.library.console_view import ConsoleLibraryView
@@ -30,7 +31,7 @@ from understudy_desktop.library.drafts import Drafts
 from understudy_desktop.library.legacy import migrate_legacy_files
 from understudy_desktop.library.library import Library
 from understudy_desktop.library.runner import ToolRunner
-from understudy_desktop.paths import DataPaths, web_assets_dir
+from understudy_desktop.paths import DataPaths, key_dir, web_assets_dir
 from understudy_desktop.qt_thread import init_main_thread_dispatch
 from understudy_desktop.shell.main_window import MainWindow
 from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
@@ -98,8 +99,9 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
     init_main_thread_dispatch()
     paths.ensure()
     db = Database(paths.root)
-    migrate_legacy_files(paths.root, db)
-    library = Library(db)
+    seal = load_seal(key_dir())
+    migrate_legacy_files(paths.root, db, seal)
+    library = Library(db, seal)
     load_problems = library.load()
     handoff = Handoff()
     profile = make_profile(paths, handoff)

@@ -11,6 +11,7 @@ import platformdirs
 from understudy_desktop import APP_NAME
 
 DATA_DIR_ENV = "UNDERSTUDY_DATA_DIR"
+KEY_DIR_ENV = "UNDERSTUDY_KEY_DIR"
 PACKAGE_ROOT = Path(__file__).resolve().parent
 
 
@@ -44,6 +45,15 @@ class DataPaths:
     def ensure(self) -> None:
         for d in (self.root, self.profile, self.cache, self.logs):
             d.mkdir(parents=True, exist_ok=True)
+
+
+def key_dir() -> Path:
+    """Where the user's keys live: outside every data folder, so that a copied or edited data
+    folder cannot carry approvals this user did not give (consent/seal.py)."""
+    override = os.environ.get(KEY_DIR_ENV)
+    if override:
+        return Path(override).expanduser().resolve()
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)).resolve()
 
 
 def resolve_data_paths(cli_value: str | None = None) -> DataPaths:

@@ -1,8 +1,8 @@
 """The three arms. Each runs a task from a reset state and reports what it cost.
 
 taught     an MCP client calls the taught tool through the running app's endpoint
-catalogue  an MCP client calls the console's catalogue commands (exposed as page tools)
-           one by one
+catalogue  an MCP client calls the console's catalogue commands (one approved single-step
+           tool per command) one by one
 dom        Playwright drives the console in Chromium 156 by accessible names, reading the
            accessibility snapshot a DOM agent would read before every step
 """
@@ -18,10 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness import js, start_console, teach_and_publish, wait
+from harness import js, publish_definitions, start_console, teach_and_publish, wait
 from tasks import Task
-
-from understudy_desktop.consent.approvals import definition_hash
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "web_assets" / "data" / "default_queue.json"
@@ -89,28 +87,46 @@ def teach_all(app: Any, session: Any) -> None:
         teach_and_publish(app, session, tool, routine, keep)
 
 
-EXPOSE_CATALOGUE = """(() => {
-  const api = window.understudyShell.api;
-  for (const c of api.catalogue().commands) {
-    document.modelContext.registerTool({
-      name: 'cmd_' + c.id, description: `${c.title}. ${c.description}`,
-      inputSchema: c.payloadSchema,
-      annotations: { readOnlyHint: !c.mutates, untrustedContentHint: c.returnsCustomerText },
-      execute: (input) => api.dispatch(c.id, input, 'agent'),
-    });
-  }
-  return true;
-})()"""
+# The catalogue arm's agent calls the console's commands one by one. In the desktop app only
+# tools a person approved are exposed, so the benchmark plays the person approving one
+# single-step tool per command the tasks use, every field a question (one command, no more).
+CATALOGUE_COMMANDS = [
+    "select_ticket",
+    "set_ticket_assignee",
+    "set_ticket_priority",
+    "apply_template",
+    "add_ticket_tag",
+    "filter_tickets",
+    "tag_matching_tickets",
+    "assign_matching_tickets",
+    "set_matching_priority",
+]
+
+
+def command_tool(command: Any) -> dict[str, Any]:
+    schema = command.payload_schema
+    fields = schema.get("properties", {})
+    return {
+        "name": f"cmd_{command.id}",
+        "title": "",
+        "description": f"{command.title}: one catalogue command, as the console runs it.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {f: dict(s) for f, s in fields.items()},
+            "required": list(schema.get("required", [])),
+            "additionalProperties": False,
+        },
+        "steps": [
+            {"command": command.id, "args": {f: {"from": "param", "name": f} for f in fields}}
+        ],
+    }
 
 
 def expose_catalogue(app: Any, session: Any) -> None:
-    """The catalogue commands as page tools; the benchmark plays the person approving them."""
-    window = session.window
-    js(app, window.page, EXPOSE_CATALOGUE)
-    wait(app, lambda: window.bridge.tool("cmd_get_ticket") is not None, 20)
-    for tool in window.bridge.tools:
-        if tool.name.startswith("cmd_"):
-            session.consent.approvals.record(tool.name, definition_hash(tool.as_definition()))
+    commands = session.library.catalogue.commands
+    publish_definitions(
+        session, [command_tool(commands[c]) for c in CATALOGUE_COMMANDS], lambda p: wait(app, p, 20)
+    )
 
 
 def reset_app(app: Any, session: Any) -> None:

@@ -23,6 +23,12 @@ from understudy_desktop.bridge.console_port import ConsolePort
 from understudy_desktop.bridge.protocol import DraftAnswer
 from understudy_desktop.consent import wording
 from understudy_desktop.consent.gate import Ticket
+from understudy_desktop.consent.manifest import (
+    PUBLISH_TOOL,
+    REVOKE_TOOL,
+    SENSITIVE_META_TOOLS,
+    SensitiveAction,
+)
 from understudy_desktop.consent.service import ConsentService, error
 from understudy_desktop.library.drafts import Drafts, check_draft
 from understudy_desktop.library.library import Library
@@ -107,20 +113,15 @@ class ToolCalls(QObject):
         handle: CallHandle,
     ) -> None:
         who = requester or "an agent"
-        if name == builtins.LIST_RECORDINGS:
+        # Which built-in tools are sensitive is the consent manifest's to say, not this code's.
+        action = SENSITIVE_META_TOOLS.get(name)
+        if action is not None:
+            ticket = self._sensitive(action, args, who, answer)
+            handle.on_cancel(_ticket_cancel(ticket))
+        elif name == builtins.LIST_RECORDINGS:
             answer(self._recordings())
         elif name == builtins.DRAFT_TOOL:
             self._draft(args, requester, answer)
-        elif name == builtins.PUBLISH_TOOL:
-            ticket = self.consent.publish(
-                str(args["draft_id"]), who, self.approval_hold_s, bool(args.get("poll")), answer
-            )
-            handle.on_cancel(_ticket_cancel(ticket))
-        elif name == builtins.REVOKE_TOOL:
-            ticket = self.consent.revoke(
-                str(args["name"]), who, self.approval_hold_s, bool(args.get("poll")), answer
-            )
-            handle.on_cancel(_ticket_cancel(ticket))
         elif name == builtins.RUN_TOOL:
             inner = args.get("arguments")
             self._taught(
@@ -130,6 +131,21 @@ class ToolCalls(QObject):
                 answer,
                 handle,
             )
+        else:
+            answer(error("not_found", "That tool is not available here."))
+
+    def _sensitive(
+        self, action: SensitiveAction, args: dict[str, Any], who: str, answer: Answer
+    ) -> Ticket | None:
+        poll = bool(args.get("poll"))
+        if action is PUBLISH_TOOL:
+            return self.consent.publish(
+                str(args["draft_id"]), who, self.approval_hold_s, poll, answer
+            )
+        if action is REVOKE_TOOL:
+            return self.consent.revoke(str(args["name"]), who, self.approval_hold_s, poll, answer)
+        answer(error("not_found", "That action is not available in this version."))
+        return None
 
     def _recordings(self) -> dict[str, Any]:
         return {

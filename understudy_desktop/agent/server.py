@@ -239,6 +239,10 @@ class AgentServer:
     def asgi_app(self) -> ASGIApp:
         inner = self._server.streamable_http_app(
             streamable_http_path=MCP_PATH,
+            # One JSON body per answer instead of an SSE stream: calls here answer once, and
+            # the stream's framing and flushes cost milliseconds (bench/agent_latency.py).
+            # Notifications still reach clients on their GET stream.
+            json_response=True,
             transport_security=TransportSecuritySettings(
                 enable_dns_rebinding_protection=True,
                 allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
@@ -279,6 +283,9 @@ class AgentServer:
 
     def start(self, port: int = 0) -> int:
         sock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET)
+        # Accepted connections inherit this: without it a small answer waits for the
+        # client's delayed ACK (Nagle), about 40 ms a call on loopback.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind((self.host, port))
         self.port_number = int(sock.getsockname()[1])
         config = uvicorn.Config(self.asgi_app(), lifespan="on", log_level="warning")

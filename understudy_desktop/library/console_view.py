@@ -56,9 +56,15 @@ class ConsoleLibraryView(QObject):
 
     def _on_ready(self, ready: bool) -> None:
         if ready:
-            self.push()
+            self.push(with_recordings=True)
 
-    def push(self) -> None:
+    def push(self, with_recordings: bool = False) -> None:
+        """Send the library; a new document also gets the recordings the shell keeps (the
+        page's own copy may be gone with a deleted browser profile)."""
         self._timer.stop()
-        if self._port.ready:
-            self._port.show_library(library_view(self._library))
+        if not self._port.ready:
+            return
+        view = library_view(self._library)
+        if with_recordings:
+            view["recordings"] = self._library.recordings()
+        self._port.show_library(view)

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from understudy_desktop.consent.seal import ApprovalSeal
 from understudy_desktop.library import store
 from understudy_desktop.library.model import Origin, TaughtTool, Usage, definition_hash
 from understudy_desktop.store.database import Database
@@ -78,7 +79,7 @@ def _tool(old: StoredTool, approved: dict[str, str]) -> tuple[TaughtTool, Usage]
     return tool, usage
 
 
-def migrate_legacy_files(root: Path, db: Database) -> int:
+def migrate_legacy_files(root: Path, db: Database, seal: ApprovalSeal) -> int:
     """Move 0.1's files into the database; returns how many items moved (0: nothing to do)."""
     tools_dir, recordings_dir = root / "tools", root / "recordings"
     approvals_file = root / "approvals.json"
@@ -105,6 +106,9 @@ def migrate_legacy_files(root: Path, db: Database) -> int:
     def write(conn: sqlite3.Connection) -> None:
         known = {r[0] for r in conn.execute("SELECT name FROM tools")}
         for tool, usage in tools:
+            if tool.status != "needs_review":
+                # 0.1 approved exactly this definition on this computer: it stays approved.
+                tool = tool.but(seal=seal.seal(tool.name, tool.digest))
             if tool.name not in known:
                 store.write_tool(conn, tool)
                 store.write_usage(conn, tool.name, usage)

@@ -32,6 +32,7 @@ from understudy_desktop.consent.manifest import (
     REVOKE_TOOL,
     SensitiveAction,
 )
+from understudy_desktop.consent.seal import ApprovalSeal
 from understudy_desktop.library import store
 from understudy_desktop.library.model import Origin, Status, TaughtTool, Usage, definition_hash
 from understudy_desktop.packs.drift import grade_drift, is_breaking
@@ -44,6 +45,10 @@ Done = Callable[["LibraryError | None"], None]
 USAGE_FLUSH_MS = 250
 TAMPERED = (
     "it was changed outside Understudy after you approved it; review it to give it back to agents"
+)
+NOT_SEALED = (
+    "its approval was not given in Understudy on this computer (the data folder was copied or "
+    "edited); review it to give it back to agents"
 )
 
 
@@ -96,9 +101,12 @@ class Library(QObject):
     changed = Signal()  # tools came, went, or changed status: agents' list changes
     usage_changed = Signal()
 
-    def __init__(self, db: Database, catalogue: Catalogue | None = None) -> None:
+    def __init__(
+        self, db: Database, seal: ApprovalSeal, catalogue: Catalogue | None = None
+    ) -> None:
         super().__init__()
         self._db = db
+        self._seal = seal
         self.catalogue = catalogue or current_catalogue()
         self._lock = threading.Lock()
         self._tools: dict[str, TaughtTool] = {}
@@ -141,6 +149,11 @@ class Library(QObject):
                 return tool
             log.warning("tool %s no longer matches its approval; held back", tool.name)
             return tool.but(status="needs_review", review_reason=TAMPERED)
+        if not self._seal.verify(tool.name, tool.digest, tool.seal):
+            if tool.status == "needs_review":
+                return tool
+            log.warning("the approval of %s was not sealed here; held back", tool.name)
+            return tool.but(status="needs_review", review_reason=NOT_SEALED)
         recorded = tool.definition.get("commandSchemas")
         if not isinstance(recorded, dict):
             return tool
@@ -196,6 +209,7 @@ class Library(QObject):
     def publish(self, tool: TaughtTool, grant: Grant, done: Done) -> None:
         if not self._covered(grant, PUBLISH_TOOL, publish_args(tool), done):
             return
+        tool = self.sealed(tool)
         self._commit(lambda conn: self._insert(conn, [tool], []), [tool], [], done)
 
     def import_tools(
@@ -204,6 +218,7 @@ class Library(QObject):
         """All of a pack's tools, or none: one transaction."""
         if not self._covered(grant, IMPORT_PACK, import_args(tools, replace), done):
             return
+        tools = [self.sealed(t) for t in tools]
         self._commit(lambda conn: self._insert(conn, tools, replace), tools, replace, done)
 
     def repair(self, name: str, definition: dict[str, Any], grant: Grant, done: Done) -> None:
@@ -219,7 +234,7 @@ class Library(QObject):
         fixed = old.but(
             definition=definition, digest=digest, approved_at=now, status=status, review_reason=""
         )
-        self._replace_one(fixed, done, reset_failure=True)
+        self._replace_one(self.sealed(fixed), done, reset_failure=True)
 
     def review(self, name: str, grant: Grant, done: Done) -> None:
         """The person approved the tool as it is now (after a change or drift)."""
@@ -240,7 +255,7 @@ class Library(QObject):
             review_reason="",
             approved_at=time.time(),
         )
-        self._replace_one(approved, done, count_active=tool.status != "active")
+        self._replace_one(self.sealed(approved), done, count_active=tool.status != "active")
 
     def _recorded_now(self, tool: TaughtTool) -> dict[str, Any]:
         """After a review the tool is graded against the console it was reviewed on."""
@@ -344,15 +359,15 @@ class Library(QObject):
 
     # --- recordings (the person's own demonstrations; not approvals) -----------------------
     def save_recording(self, recording: dict[str, Any]) -> None:
-        rec_id = str(recording["id"])
+        """Known at once (the page may ask to publish a tool made from it in the same
+        breath), on disk a moment later. A recording is a demonstration, not an approval."""
+        with self._lock:
+            self._recordings[str(recording["id"])] = recording
 
         def write(conn: sqlite3.Connection) -> None:
             store.write_recording(conn, recording)
 
-        def apply() -> None:
-            self._recordings[rec_id] = recording
-
-        self._write(write, apply, lambda _e: None, emit=False)
+        self._db.submit(write)
 
     def delete_recording(self, rec_id: str) -> None:
         def write(conn: sqlite3.Connection) -> None:
@@ -364,6 +379,10 @@ class Library(QObject):
         self._write(write, apply, lambda _e: None, emit=False)
 
     # --- plumbing -----------------------------------------------------------------------------
+    def sealed(self, tool: TaughtTool) -> TaughtTool:
+        """The tool with its approval sealed under this user's key (only after a Grant)."""
+        return tool.but(seal=self._seal.seal(tool.name, tool.digest))
+
     @staticmethod
     def _covered(grant: Grant, action: SensitiveAction, args: dict[str, Any], done: Done) -> bool:
         if isinstance(grant, Grant) and grant.covers(action.name, args):

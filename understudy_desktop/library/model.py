@@ -58,6 +58,7 @@ class TaughtTool:
     ask_every_time: bool = False
     review_reason: str = ""
     note: str = ""
+    seal: str = ""  # HMAC of (name, digest) under the user's key: the approval was made here
 
     @property
     def intact(self) -> bool:

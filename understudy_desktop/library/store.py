@@ -49,6 +49,7 @@ def load(db: Database) -> Loaded:
                 ask_every_time=bool(row["ask_every_time"]),
                 review_reason=str(row["review_reason"]),
                 note=str(row["note"]),
+                seal=str(row["seal"]),
             )
         except (ValueError, TypeError, KeyError) as exc:
             loaded.problems.append(f"{str(row['name'])[:40]}: {exc}")
@@ -70,7 +71,7 @@ def load(db: Database) -> Loaded:
 def write_tool(conn: sqlite3.Connection, tool: TaughtTool) -> None:
     conn.execute(
         "INSERT OR REPLACE INTO tools (name, definition, digest, status, review_reason, note,"
-        " ask_every_time, origin, created_at, approved_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        " ask_every_time, origin, created_at, approved_at, seal) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
         (
             tool.name,
             _dumps(tool.definition),
@@ -82,6 +83,7 @@ def write_tool(conn: sqlite3.Connection, tool: TaughtTool) -> None:
             _dumps(tool.origin.as_dict()),
             tool.created_at,
             tool.approved_at,
+            tool.seal,
         ),
     )
 

@@ -58,6 +58,10 @@ MIGRATIONS: tuple[str, ...] = (
         body TEXT NOT NULL
     );
     """,
+    # 2: each approval is sealed with a key kept outside the data dir (consent/seal.py).
+    """
+    ALTER TABLE tools ADD COLUMN seal TEXT NOT NULL DEFAULT ''
+    """,
 )
 
 

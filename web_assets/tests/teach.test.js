@@ -7,6 +7,7 @@ import { generalize, generalizePair, GeneralizeError } from '../js/teach/general
 import { compile, lintSchema, plainSummary } from '../js/teach/compile.js';
 import { runTool, compact } from '../js/teach/runner.js';
 import { repairDefinition, RepairError } from '../js/teach/repair.js';
+import { createRegistry, definitionHash } from '../js/teach/registry.js';
 
 // A person's dispatch, as the console's controls make it.
 function person(bus, id, payload, control) {
@@ -73,7 +74,7 @@ test('frozen-id regression: the tool acts on its argument, not on the recorded t
   const definition = publishable(draft);
   assert.deepEqual(Object.keys(definition.inputSchema.properties), ['ticket_id']);
   const beforeA = JSON.stringify(state.byId.get('T-1006'));
-  const out = await runTool({ definition, approvedCommands: approvedOf(definition), input: { ticket_id: 'T-1022' }, bus });
+  const out = await runTool({ definition, input: { ticket_id: 'T-1022' }, bus });
   assert.equal(out.ok, true, JSON.stringify(out));
   const b = state.byId.get('T-1022');
   assert.equal(b.assignee, 'priya');
@@ -83,19 +84,32 @@ test('frozen-id regression: the tool acts on its argument, not on the recorded t
   assert.deepEqual(out.changed, ['T-1022']);
 });
 
-test('a tampered step list is refused by the approved allow-list and changes nothing', async () => {
+test('a step that is not a command of this console is refused before anything runs', async () => {
   const { state, bus } = makeBus();
   const definition = publishable(generalize(teachAssignRefund(bus, 'T-1006')));
-  const approved = approvedOf(definition);
   const before = JSON.stringify(state.tickets);
   const tampered = structuredClone(definition);
-  tampered.steps.splice(1, 0, { command: 'set_matching_status', args: { status: { from: 'const', value: 'closed' } } });
-  const out = await runTool({ definition: tampered, approvedCommands: approved, input: { ticket_id: 'T-1019', assignee: 'priya', priority: 'high', template_id: 'refund_approved' }, bus });
-  assert.equal(out.isError, true);
+  tampered.steps.splice(2, 0, { command: 'delete_every_ticket', args: {} });
+  const out = await runTool({ definition: tampered, input: { ticket_id: 'T-1019', assignee: 'priya', priority: 'high', template_id: 'refund_approved' }, bus });
   assert.equal(out.code, 'not_approved');
-  assert.equal(out.failedStep, 2);
-  assert.equal(JSON.stringify(state.tickets.map(({ reply_draft, ...t }) => t)), JSON.stringify(JSON.parse(before).map(({ reply_draft, ...t }) => t)));
-  assert.equal(state.byId.get('T-1019').status, 'new');
+  assert.equal(out.failedStep, 3);
+  assert.equal(JSON.stringify(state.tickets), before);
+});
+
+test('without the shell, the registry refuses a stored tool whose steps left its approved recording', async () => {
+  const { state, bus } = makeBus();
+  const store = { put: async () => {}, delete: async () => {}, all: async () => [] };
+  const registry = createRegistry({ bus, store, modelContext: () => null });
+  const definition = publishable(generalize(teachAssignRefund(bus, 'T-1006')));
+  await registry.publish(definition);
+  // Storage edited by hand: a new step, and the hash made to match it.
+  const entry = registry.get('assign_refund');
+  entry.definition.steps.splice(1, 0, { command: 'set_matching_status', args: { status: { from: 'const', value: 'closed' } } });
+  entry.approved.hash = await definitionHash(entry.definition);
+  const before = JSON.stringify(state.tickets);
+  const out = await registry.runByPerson('assign_refund', { ticket_id: 'T-1019', assignee: 'priya', priority: 'high', template_id: 'refund_approved' });
+  assert.equal(out.code, 'not_approved');
+  assert.equal(JSON.stringify(state.tickets), before);
 });
 
 test('a failing step rolls back the run and names the step', async () => {
@@ -103,35 +117,27 @@ test('a failing step rolls back the run and names the step', async () => {
   const draft = generalize(teachAssignRefund(bus, 'T-1006'));
   const definition = publishable(draft);
   const before = JSON.stringify(state.byId.get('T-1030'));
-  const out = await runTool({ definition, approvedCommands: approvedOf(definition), input: { ticket_id: 'T-1030', assignee: 'priya', priority: 'high', template_id: 'no_such_template' }, bus });
+  const out = await runTool({ definition, input: { ticket_id: 'T-1030', assignee: 'priya', priority: 'high', template_id: 'no_such_template' }, bus });
   assert.equal(out.code, 'step_failed');
   assert.equal(out.failedStep, 4);
   assert.equal(out.rolledBack, true);
   assert.equal(JSON.stringify(state.byId.get('T-1030')), before);
 });
 
-test("aborting between steps undoes the run but keeps a person's own edits", async () => {
+test('a run past its deadline, or already cancelled, changes nothing', async () => {
   const { state, bus } = makeBus();
   const definition = publishable(generalize(teachAssignRefund(bus, 'T-1006')));
+  const input = { ticket_id: 'T-1019', assignee: 'priya', priority: 'high', template_id: 'refund_approved' };
+  const before = JSON.stringify(state.tickets);
+  const late = await runTool({ definition, input, bus, deadline: 1000, now: () => 1001 });
+  assert.equal(late.code, 'timeout');
   const controller = new AbortController();
-  let steps = 0;
-  const out = await runTool({
-    definition, approvedCommands: approvedOf(definition), bus, signal: controller.signal,
-    input: { ticket_id: 'T-1019', assignee: 'priya', priority: 'high', template_id: 'refund_approved' },
-    tick: async () => {
-      steps += 1;
-      if (steps === 3) {
-        // Meanwhile, a person sets a different assignee by hand, then the call is cancelled.
-        bus.dispatch('set_ticket_assignee', { ticket_id: 'T-1019', assignee: 'marcus' }, { source: 'ui' });
-        controller.abort();
-      }
-    },
-  });
-  assert.equal(out.code, 'cancelled');
-  const t = state.byId.get('T-1019');
-  assert.equal(t.assignee, 'marcus', "the person's edit survives the rollback");
-  assert.equal(t.priority, 'normal', "the run's own change is undone");
-  assert.deepEqual(out.kept, [{ ticket_id: 'T-1019', field: 'assignee' }]);
+  controller.abort();
+  const cancelled = await runTool({ definition, input, bus, signal: controller.signal });
+  assert.equal(cancelled.code, 'cancelled');
+  assert.equal(JSON.stringify(state.tickets), before);
+  const onTime = await runTool({ definition, input, bus, deadline: 1000, now: () => 999 });
+  assert.equal(onTime.ok, true);
 });
 
 test('a set-based routine generalises to one phrase and runs for another', async () => {
@@ -148,7 +154,7 @@ test('a set-based routine generalises to one phrase and runs for another', async
   const definition = publishable(draft, { name: 'triage_phrase', description: 'Tag tickets matching a phrase as bank issues and raise them.' });
   assert.deepEqual(Object.keys(definition.inputSchema.properties), ['phrase']);
   assert.equal(definition.annotations.readOnlyHint, false);
-  const out = await runTool({ definition, approvedCommands: approvedOf(definition), input: { phrase: 'invoice' }, bus });
+  const out = await runTool({ definition, input: { phrase: 'invoice' }, bus });
   assert.equal(out.ok, true);
   const invoices = state.tickets.filter((t) => `${t.id}\n${t.subject}\n${t.body}\n${t.requester}`.toLowerCase().includes('invoice'));
   assert.ok(invoices.length > 0);

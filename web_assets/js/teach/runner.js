@@ -36,8 +36,10 @@ export function compact(result, budget = BUDGET.output) {
 function resolveArgs(step, input, results) {
   const payload = {};
   for (const [field, spec] of Object.entries(step.args)) {
-    if (spec.from === 'param') payload[field] = structuredClone(input[spec.name]);
-    else if (spec.from === 'const') payload[field] = structuredClone(spec.value);
+    if (spec.from === 'param') {
+      // A question left unanswered (optional, no default) leaves its field out.
+      if (input[spec.name] !== undefined) payload[field] = structuredClone(input[spec.name]);
+    } else if (spec.from === 'const') payload[field] = structuredClone(spec.value);
     else if (spec.from === 'step') {
       const earlier = results[spec.step];
       if (!earlier || !(spec.path in earlier)) throw new Error(`step ${spec.step + 1} gave no ${spec.path}`);

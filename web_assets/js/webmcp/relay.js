@@ -17,6 +17,19 @@
   const agent = window[AGENT_HOOK] ?? null;
   if (agent) delete window[AGENT_HOOK];
 
+  // The console installs its handler once, at boot (js/shell_api.js). This property takes the
+  // first handler and keeps it: a later script cannot swap in another executor for the
+  // shell's runs. (The relay runs before any page script, so it defines the property first.)
+  let installed = null;
+  Object.defineProperty(window, 'understudyShell', {
+    configurable: false,
+    enumerable: false,
+    get: () => installed,
+    set: (value) => {
+      if (installed === null && value && typeof value.handle === 'function' && Object.isFrozen(value)) installed = value;
+    },
+  });
+
   const calls = new Map(); // call id -> AbortController
   const mc = () => document.modelContext;
 
@@ -46,7 +59,7 @@
       calls.get(request.target)?.abort();
       return;
     }
-    const console_ = window.understudyShell;
+    const console_ = installed;
     const controller = new AbortController();
     calls.set(id, controller);
     const work = console_ && typeof console_.handle === 'function'
