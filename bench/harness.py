@@ -65,6 +65,8 @@ def start_console(app: QApplication, root: Path, agent: bool = False) -> Session
     window.load_console()
     window.show()
     wait(app, lambda: window.port.ready)
+    # The list draws its rows on the next animation frame; routines click them.
+    wait(app, lambda: js(app, window.page, "document.querySelectorAll('.row').length > 0"))
     return session
 
 

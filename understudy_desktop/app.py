@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -35,8 +36,10 @@ from understudy_desktop.paths import DataPaths, key_dir, web_assets_dir
 from understudy_desktop.qt_thread import init_main_thread_dispatch
 from understudy_desktop.shell.main_window import MainWindow
 from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
+from understudy_desktop.shell.queue_keeper import QueueKeeper
 from understudy_desktop.single_instance import InstanceGuard
 from understudy_desktop.store.database import Database
+from understudy_desktop.store.queue_store import QueueStore
 from understudy_desktop.web.handoff import Handoff
 from understudy_desktop.web.profile import make_profile
 from understudy_desktop.web.scheme import register_scheme
@@ -97,7 +100,12 @@ class Session:
 def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
     """A console window on `paths`; with `agent_port` (0 = any free port) an MCP endpoint."""
     init_main_thread_dispatch()
+    # Everything the app writes (the database, the browser profile, logs) is the person's
+    # alone: customers' messages live here.
+    os.umask(0o077)
     paths.ensure()
+    with contextlib.suppress(OSError):
+        paths.root.chmod(0o700)
     db = Database(paths.root)
     seal = load_seal(key_dir())
     migrate_legacy_files(paths.root, db, seal)
@@ -115,7 +123,9 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
     gate = ConsentGate(ledger, window)
     drafts = Drafts()
     consent = ConsentService(gate, library, drafts, window)
-    runner = ToolRunner(window.port, library, window)
+    keeper = QueueKeeper(QueueStore(db), window.port, handoff, window)
+    window.attach_queue(keeper)
+    runner = ToolRunner(window.port, library, keeper.commit_run, window)
     calls = ToolCalls(library, drafts, runner, consent, window.port, window)
     ConsoleAsks(window.port, library, consent, calls, window)
     ConsoleLibraryView(library, window.port, window)

@@ -17,6 +17,7 @@ class CommandInfo:
     id: str
     title: str
     mutates: bool
+    set_based: bool  # acts on every ticket the current filter matches
     returns_customer_text: bool
     entity_fields: tuple[str, ...]
     payload_schema: dict[str, Any]
@@ -34,6 +35,7 @@ class Catalogue:
                 id=str(c["id"]),
                 title=str(c.get("title") or c["id"]),
                 mutates=bool(c.get("mutates")),
+                set_based=bool(c.get("setBased")),
                 returns_customer_text=bool(c.get("returnsCustomerText")),
                 entity_fields=tuple(c.get("entityFields") or ()),
                 payload_schema=dict(c.get("payloadSchema") or {}),

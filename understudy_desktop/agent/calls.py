@@ -307,6 +307,7 @@ def run_reply(name: str, result: RunResult) -> dict[str, Any]:
         "cancelled": f"{name} was stopped before it finished.",
         "busy": "Too many runs are waiting. Try again shortly.",
         "unavailable": "The console did not run it (it may be reloading). Try again shortly.",
+        "storage": f"{name} ran, but its changes could not be saved, so none were kept.",
     }
     code = "tool_error" if result.outcome == "failed" else result.outcome
     return error(code, result.message or messages.get(result.outcome, f"{name} failed."))

@@ -21,6 +21,7 @@ from understudy_desktop.bridge.protocol import (
     RecordingSaved,
     RunAnswer,
     Summary,
+    ViewChanged,
     parse_answer,
 )
 
@@ -40,6 +41,7 @@ class ConsolePort(QObject):
     ready_changed = Signal(bool)
     recording_saved = Signal(object)  # protocol.Recording
     recording_deleted = Signal(str)
+    view_changed = Signal(dict)
     asked = Signal(str, object)  # ask id, PublishAsk | LibraryAsk | CallAsk
 
     def __init__(self, bridge: PageBridge, parent: QObject | None = None) -> None:
@@ -91,7 +93,12 @@ class ConsolePort(QObject):
         self._call(Op.LIBRARY, view, None)
 
     def reply(self, ask_id: str, value: dict[str, Any]) -> None:
-        self._call(Op.REPLY, {"to": ask_id, "value": value}, None)
+        # Not held for console-ready: the console asks while it boots and waits for this.
+        self.bridge.request(Op.REPLY, {"to": ask_id, "value": value}, None)
+
+    def saved(self, revision: int | None, error: str = "") -> None:
+        """A run's changes are in the database (or, with `error`, could not be saved)."""
+        self._call(Op.SAVED, {"revision": revision, "error": error}, None)
 
     def summary(self, answer: Callable[[Summary | None], None]) -> None:
         self._call(Op.SUMMARY, {}, lambda r: answer(_typed(Summary, r)))
@@ -99,8 +106,16 @@ class ConsolePort(QObject):
     def export_queue(self, answer: ResultCallback) -> None:
         self._call(Op.EXPORT_QUEUE, {}, answer, timeout_s=120)
 
-    def load_queue(self, url: str, answer: ResultCallback) -> None:
-        self._call(Op.LOAD_QUEUE, {"url": url}, answer, timeout_s=120)
+    def load_queue(
+        self,
+        url: str,
+        generation: str | None,
+        revision: int,
+        answer: ResultCallback,
+        notice: str = "",
+    ) -> None:
+        payload = {"url": url, "generation": generation, "revision": revision, "notice": notice}
+        self._call(Op.LOAD_QUEUE, payload, answer, timeout_s=120)
 
     def flush(self, answer: ResultCallback) -> None:
         self._call(Op.FLUSH, {}, answer)
@@ -138,6 +153,8 @@ class ConsolePort(QObject):
             self.recording_saved.emit(push.recording)
         elif isinstance(push, RecordingDeleted):
             self.recording_deleted.emit(push.id)
+        elif isinstance(push, ViewChanged):
+            self.view_changed.emit(dict(push.view))
         elif isinstance(push, Ask):
             self.asked.emit(push.ask, push.body)
 

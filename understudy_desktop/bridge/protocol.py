@@ -27,6 +27,7 @@ class Op(StrEnum):
     EXPORT_QUEUE = "exportQueue"
     LOAD_QUEUE = "loadQueue"
     FLUSH = "flush"
+    SAVED = "saved"  # a run's changes are in the database (or could not be saved)
     CANCEL = "cancel"
 
 
@@ -77,6 +78,13 @@ class RecordingDeleted(_Strict):
     id: str = Field(max_length=80)
 
 
+class ViewChanged(_Strict):
+    """The person's filter and open ticket, remembered for the next start."""
+
+    event: Literal["view"]
+    view: dict[str, Any]
+
+
 class PublishAsk(_Strict):
     """A person pressed Publish… (or finished a repair) in the console."""
 
@@ -109,7 +117,31 @@ class CallAsk(_Strict):
     arguments: dict[str, Any] = Field(default_factory=dict)
 
 
-AskBody = Annotated[PublishAsk | LibraryAsk | CallAsk, Field(discriminator="kind")]
+class CacheState(_Strict):
+    generation: str | None = Field(default=None, max_length=64)
+    revision: int = 0
+    dirty: bool = False
+    tickets: int = 0
+
+
+class QueueAsk(_Strict):
+    """The console is starting: which queue should it show, its cache or the saved copy?"""
+
+    kind: Literal["queue"]
+    cache: CacheState | None = None
+
+
+class CommitAsk(_Strict):
+    """A person's change, applied on screen: keep it, then say it is saved."""
+
+    kind: Literal["commit"]
+    command: str = Field(max_length=64)
+    changes: list[tuple[str, str, Any]] = Field(max_length=500_000)
+
+
+AskBody = Annotated[
+    PublishAsk | LibraryAsk | CallAsk | QueueAsk | CommitAsk, Field(discriminator="kind")
+]
 
 
 class Ask(_Strict):
@@ -119,7 +151,7 @@ class Ask(_Strict):
 
 
 Push = Annotated[
-    Hello | ConsoleReady | PageTools | RecordingSaved | RecordingDeleted | Ask,
+    Hello | ConsoleReady | PageTools | RecordingSaved | RecordingDeleted | ViewChanged | Ask,
     Field(discriminator="event"),
 ]
 _PUSH = TypeAdapter(Push)
@@ -147,6 +179,8 @@ class RunAnswer(BaseModel):
     changed: list[str] = Field(default_factory=list)
     failedStep: int | None = None  # noqa: N815
     result: Any = None
+    # The run's net changes, [ticket, field, value]: for the shell to save, never for agents.
+    changes: list[tuple[str, str, Any]] = Field(default_factory=list)
 
     @property
     def succeeded(self) -> bool:
@@ -154,7 +188,7 @@ class RunAnswer(BaseModel):
 
     def for_agent(self) -> dict[str, Any]:
         """The page's answer as an agent receives it (the shell's own fields dropped)."""
-        return self.model_dump(exclude_none=True, exclude_defaults=True)
+        return self.model_dump(exclude_none=True, exclude_defaults=True, exclude={"changes"})
 
 
 class DraftAnswer(BaseModel):

@@ -77,7 +77,8 @@ def changes(definition: dict[str, Any], catalogue: Catalogue) -> str:
             titles.append(info.title)
     if not titles:
         return "Nothing: it only reads tickets."
-    many = any("matching" in str(s.get("command")) for s in definition.get("steps") or [])
+    infos = [catalogue.commands.get(str(s.get("command"))) for s in definition.get("steps") or []]
+    many = any(info is not None and info.set_based for info in infos)
     text = "Tickets: " + ", ".join(t.lower() for t in titles) + "."
     if many:
         text += " It can change many tickets at once (every ticket a search matches)."

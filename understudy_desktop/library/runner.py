@@ -34,7 +34,10 @@ MAX_WAITING = 256
 # never *starts* a run after its deadline; this only covers one that started just before.
 GRACE_S = 2.0
 
-Outcome = Literal["ok", "failed", "timeout", "cancelled", "busy", "unavailable"]
+Outcome = Literal["ok", "failed", "timeout", "cancelled", "busy", "unavailable", "storage"]
+# Saves a run's changes, as one transaction, before its caller hears of it:
+# commit(changes, by, tool, client, done), and done("") once saved or done(reason).
+Commit = Callable[[list[tuple[str, str, Any]], str, str, str, Callable[[str], None]], None]
 
 
 @dataclass
@@ -65,10 +68,17 @@ class RunJob:
 class ToolRunner(QObject):
     finished = Signal(object)  # the RunJob, after its result was handed out
 
-    def __init__(self, port: ConsolePort, library: Library, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        port: ConsolePort,
+        library: Library,
+        commit: Commit | None = None,
+        parent: QObject | None = None,
+    ) -> None:
         super().__init__(parent)
         self._port = port
         self._library = library
+        self._commit = commit
         self._waiting: deque[RunJob] = deque()
         self._running: RunJob | None = None
         port.ready_changed.connect(self._on_ready)
@@ -147,6 +157,18 @@ class ToolRunner(QObject):
             else:
                 result = RunResult("unavailable", message="The console did not run it.")
         elif answer.succeeded:
+            if answer.changes and self._commit is not None:
+                # Acknowledged only once saved; the next run may start meanwhile (the page has
+                # applied this one, and the database keeps commits in order).
+                self._commit(
+                    answer.changes,
+                    job.by,
+                    job.tool.name,
+                    job.client,
+                    lambda error: self._saved(job, answer, error),
+                )
+                self._pump()
+                return
             self._library.record_run(job.tool.name, True, None)
             result = RunResult("ok", answer)
         else:
@@ -160,6 +182,16 @@ class ToolRunner(QObject):
             result = RunResult(outcome, answer, answer.message)
         self._finish(job, result)
         self._pump()
+
+    def _saved(self, job: RunJob, answer: RunAnswer, error: str) -> None:
+        if error:
+            failure = {"code": "storage", "message": error, "step": None}
+            self._library.record_run(job.tool.name, False, failure)
+            message = f"The run's changes could not be saved ({error}); nothing was kept."
+            self._finish(job, RunResult("storage", answer, message))
+            return
+        self._library.record_run(job.tool.name, True, None)
+        self._finish(job, RunResult("ok", answer))
 
     def _finish(self, job: RunJob, result: RunResult) -> None:
         if job.state == "finished":

@@ -14,6 +14,7 @@ from understudy_desktop.queue_io.reader import (
     load_queue_file,
     preview_queue_file,
 )
+from understudy_desktop.queue_io.source_state import source_from_state, source_to_state
 from understudy_desktop.queue_io.writer import (
     queue_document_json,
     save_queue_file,
@@ -41,5 +42,7 @@ __all__ = [
     "preview_queue_file",
     "queue_document_json",
     "save_queue_file",
+    "source_from_state",
+    "source_to_state",
     "write_atomically",
 ]

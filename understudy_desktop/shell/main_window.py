@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from pathlib import Path
@@ -29,17 +30,17 @@ from understudy_desktop.queue_io import (
     LoadedQueue,
     QueueFileError,
     QueuePreview,
-    QueueSource,
     load_queue_file,
     preview_queue_file,
-    queue_document_json,
     save_queue_file,
 )
 from understudy_desktop.shell.about import about_facts
 from understudy_desktop.shell.background import BackgroundJob
 from understudy_desktop.shell.connect_dialog import ConnectAgentDialog, client_snippets
 from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
+from understudy_desktop.shell.queue_keeper import QueueKeeper, SerializedQueue, serialize
 from understudy_desktop.shell.queue_preview import QueuePreviewDialog
+from understudy_desktop.store.queue_store import QueueState
 from understudy_desktop.web.handoff import Handoff
 from understudy_desktop.web.page import ConsolePage
 from understudy_desktop.web.scheme import START_URL
@@ -64,8 +65,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{APP_NAME} — Triage console")
         self.resize(1360, 860)
         self._handoff = handoff
-        self._queue_source: QueueSource | None = None
-        self._queue_path: Path | None = None
+        self.keeper: QueueKeeper | None = None
         self._webmcp_state = "degraded"
 
         self.view = QWebEngineView(self)
@@ -115,7 +115,8 @@ class MainWindow(QMainWindow):
             return
         self._webmcp_state = summary.webmcp
         count = summary.tickets
-        where = self._queue_path.name if self._queue_path else "demo queue"
+        known = self.keeper.source_path() if self.keeper is not None else None
+        where = known.name if known else "demo queue"
         self._status.setText(f"{count:,} tickets · {where} · WebMCP {self._webmcp_state}")
 
     # --- menus ------------------------------------------------------------------------------
@@ -203,19 +204,21 @@ class MainWindow(QMainWindow):
     def open_queue(self, path: Path, confirm: bool) -> None:
         """Load a queue file into the console; on any problem the current queue stays.
 
-        The file is read on a worker thread (a 100k-ticket CSV takes seconds); the outcome is
-        `queue_loaded` or `queue_failed`. With `confirm`, the preview dialog asks first.
+        The file is read on a worker thread (a 100k-ticket CSV takes seconds), stored as the
+        saved copy on the database's thread, then shown; the outcome is `queue_loaded` (once
+        it is both saved and shown) or `queue_failed`. With `confirm`, the preview asks first.
         """
         if self._busy is not None:
             self.show_problem("Still busy", "Wait until the current queue has finished opening.")
             return
 
-        def read() -> tuple[QueuePreview | LoadedQueue, bytes]:
-            # Parsing and serialising for the page both happen here, off the GUI thread.
+        def read() -> tuple[QueuePreview | LoadedQueue, SerializedQueue]:
+            # Parsing and serialising for the page and the database happen here, off the GUI
+            # thread.
             result: QueuePreview | LoadedQueue
             result = preview_queue_file(path) if confirm else load_queue_file(path)
             queue = result.queue if isinstance(result, QueuePreview) else result
-            return result, queue_document_json(queue)
+            return result, serialize(queue, path.name)
 
         job = BackgroundJob(read, self)
         job.succeeded.connect(lambda answer: self._queue_read(path, *answer))
@@ -223,7 +226,9 @@ class MainWindow(QMainWindow):
         self._set_busy(f"Opening {path.name}…")
         job.start()
 
-    def _queue_read(self, path: Path, result: QueuePreview | LoadedQueue, document: bytes) -> None:
+    def _queue_read(
+        self, path: Path, result: QueuePreview | LoadedQueue, serialized: SerializedQueue
+    ) -> None:
         if isinstance(result, QueuePreview):
             dialog = QueuePreviewDialog(result, self)
             if dialog.exec() != QueuePreviewDialog.DialogCode.Accepted:
@@ -233,22 +238,29 @@ class MainWindow(QMainWindow):
             loaded = result.queue  # already read in full; no second pass over the file
         else:
             loaded = result
-        self._set_busy(f"Showing {len(loaded.tickets):,} tickets…")
-        url = self._handoff.put(document)
+        assert self.keeper is not None
+        self._set_busy(f"Saving {len(loaded.tickets):,} tickets…")
 
-        def done(answer: CallResult) -> None:
+        def stored(state: QueueState | str) -> None:
+            if isinstance(state, str):
+                self._queue_failed(QueueFileError(f"The queue could not be saved: {state}"))
+                return
+            self._set_busy(f"Showing {len(loaded.tickets):,} tickets…")
+            url = self._handoff.put(serialized.document)
+            self.port.load_queue(url, state.generation, state.revision, shown)
+
+        def shown(answer: CallResult) -> None:
             self._set_busy(None)
             if not answer.ok:
+                # Saved but not shown (the page reloaded meanwhile): it shows at its next start.
                 self._queue_failed(QueueFileError(answer.error))
                 return
-            self._queue_source = loaded.source
-            self._queue_path = path
             self.queue_loaded.emit(len(loaded.tickets))
             note = f" ({'; '.join(loaded.notes)})" if loaded.notes else ""
             self.statusBar().showMessage(f"Opened {path.name}{note}", 8000)
             self.refresh_status()
 
-        self.port.load_queue(url, done)
+        self.keeper.replace(loaded, serialized, stored)
 
     def _queue_failed(self, exc: object) -> None:
         self._set_busy(None)
@@ -272,32 +284,44 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(text)
 
     def choose_queue_save_path(self) -> None:
-        start = str(self._queue_path) if self._queue_path else "queue.json"
+        known = self.keeper.source_path() if self.keeper is not None else None
+        start = str(known) if known else "queue.json"
         path, _ = QFileDialog.getSaveFileName(self, "Save queue as", start, QUEUE_FILTER)
         if path:
             self.save_queue(Path(path))
 
     def save_queue(self, path: Path) -> None:
-        def done(result: CallResult) -> None:
-            if not result.ok or not isinstance(result.value, dict):
-                self.show_problem("The queue could not be saved", result.error)
-                return
-            data: dict[str, Any] = result.value
-            try:
-                save_queue_file(
-                    path,
-                    data["tickets"],
-                    data.get("assignees", []),
-                    data.get("templates", []),
-                    self._queue_source,
-                )
-            except (QueueFileError, OSError) as exc:
-                self.show_problem("The queue could not be saved", str(exc))
-                return
+        """Write the saved copy of the queue, in the shape of the file it came from (known
+        across restarts), on a worker thread, once the changes on screen are saved."""
+        keeper = self.keeper
+        assert keeper is not None
+
+        def write() -> None:
+            data = json.loads(keeper.store.document_json())
+            save_queue_file(
+                path,
+                data["tickets"],
+                data.get("assignees", []),
+                data.get("templates", []),
+                keeper.source(),
+            )
+
+        def failed(exc: object) -> None:
+            message = str(exc) if isinstance(exc, QueueFileError | OSError) else repr(exc)
+            self.show_problem("The queue could not be saved", message)
+
+        def written(_none: object) -> None:
             self.statusBar().showMessage(f"Saved {path.name}", 5000)
             self.queue_saved.emit(str(path))
 
-        self.port.export_queue(done)
+        def start(_flushed: CallResult) -> None:
+            job = BackgroundJob(write, self)
+            job.succeeded.connect(written)
+            job.failed.connect(failed)
+            job.start()
+
+        # Changes on screen that are still being saved go into the file too.
+        self.port.flush(start)
 
     # --- dialogs ----------------------------------------------------------------------------
     def show_problem(self, title: str, message: str) -> None:
@@ -307,6 +331,9 @@ class MainWindow(QMainWindow):
         )
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         box.open()
+
+    def attach_queue(self, keeper: QueueKeeper) -> None:
+        self.keeper = keeper
 
     def attach_packs(self, packs: PackActions) -> None:
         self.packs = packs

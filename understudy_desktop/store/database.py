@@ -62,6 +62,25 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE tools ADD COLUMN seal TEXT NOT NULL DEFAULT ''
     """,
+    # 3: the queue's durable copy (store/queue_store.py): tickets, the queue's identity and
+    # the file it came from, and a journal of every change with who made it.
+    """
+    CREATE TABLE queue_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE tickets (
+        id TEXT PRIMARY KEY,
+        position INTEGER NOT NULL,
+        data TEXT NOT NULL
+    );
+    CREATE TABLE journal (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        at REAL NOT NULL,
+        actor TEXT NOT NULL,
+        tool TEXT NOT NULL DEFAULT '',
+        client TEXT NOT NULL DEFAULT '',
+        command TEXT NOT NULL,
+        changes TEXT NOT NULL
+    )
+    """,
 )
 
 

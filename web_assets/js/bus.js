@@ -3,7 +3,7 @@
 // there is one place to validate, one log to record from, and one undo record per change.
 import { CATALOGUE, CommandError } from './catalogue.js';
 import { validatePayload } from './validate.js';
-import { recomputeMatches } from './queue_state.js';
+import { recomputeMatches, matchIds } from './queue_state.js';
 
 const LOG_LIMIT = 500;
 
@@ -30,7 +30,12 @@ export function createBus({ state, catalogue = CATALOGUE, now = () => new Date()
     for (const fn of listeners) fn(entry);
   }
 
-  function dispatch(id, payload = {}, { source = 'ui', control = null, provenance = null, run = null } = {}) {
+  /**
+   * `view` is whose view the command's view parts act on: the person's (the state itself, by
+   * default) or a run's own (js/queue_state.js createRunView), so a taught tool's filter and
+   * open ticket never become the person's.
+   */
+  function dispatch(id, payload = {}, { source = 'ui', control = null, provenance = null, run = null, view = null } = {}) {
     const command = Object.hasOwn(catalogue, id) ? catalogue[id] : undefined;
     if (!command) {
       return { ok: false, error: { code: 'unknown_command', message: `"${String(id).slice(0, 64)}" is not a command of this console.`, problems: [] } };
@@ -42,7 +47,7 @@ export function createBus({ state, catalogue = CATALOGUE, now = () => new Date()
     const undo = [];
     let result;
     try {
-      result = command.run(state, structuredClone(payload), undo);
+      result = command.run(state, structuredClone(payload), undo, view ?? state);
     } catch (err) {
       // A handler that fails half-way must leave nothing behind.
       revertChanges(undo);
@@ -50,7 +55,10 @@ export function createBus({ state, catalogue = CATALOGUE, now = () => new Date()
       console.error(`command ${id} failed`, err);
       return { ok: false, error: { code: 'internal', message: `${command.title} failed unexpectedly.`, problems: [] } };
     }
-    if (undo.length) recomputeMatches(state);
+    if (undo.length) {
+      recomputeMatches(state);
+      if (view && view !== state && view.matches !== null) view.matches = matchIds(state, view.filter);
+    }
     seq += 1;
     const entry = {
       seq,
@@ -99,7 +107,10 @@ export function createBus({ state, catalogue = CATALOGUE, now = () => new Date()
     recomputeMatches(state);
     entry.changes = [];
     entry.undone = true;
-    onChange({ seq: targetSeq, id: entry.id, undone: true, changes: reverted.map((c) => ({ ticket_id: c.ticket_id })) });
+    // What the undo wrote, as changes of their own (after = the value put back), from the
+    // same source as the entry it undoes: a run's rollback is part of that run.
+    onChange({ seq: targetSeq, id: entry.id, undone: true, source: entry.source, run: entry.run,
+      changes: reverted.map((c) => ({ ticket_id: c.ticket_id, field: c.field, before: c.after, after: c.before })) });
     return { reverted: reverted.length, kept: kept.map((c) => ({ ticket_id: c.ticket_id, field: c.field })) };
   }
 

@@ -7,7 +7,7 @@
 // computes annotations from that file, never from what a page script reports. This module adds
 // what each command *does*.
 import DATA from '../data/catalogue.json' with { type: 'json' };
-import { recomputeMatches, assigneeName } from './queue_state.js';
+import { matchIds, assigneeName } from './queue_state.js';
 
 export const CATALOGUE_VERSION = DATA.version;
 
@@ -43,8 +43,10 @@ function change(undo, ticket, field, value) {
   return true;
 }
 
-function matching(state) {
-  return state.matches.map((id) => state.byId.get(id)).filter(Boolean);
+/** The tickets the view's filter matches: the person's list, or a run's own set. */
+function matching(state, view) {
+  if (view.matches === null) view.matches = matchIds(state, view.filter);
+  return view.matches.map((id) => state.byId.get(id)).filter(Boolean);
 }
 
 function firstName(requester) {
@@ -53,9 +55,10 @@ function firstName(requester) {
 }
 
 const HANDLERS = {
-  filter_tickets(state, p) {
-    state.filter = { text: p.text ?? '', status: p.status ?? '', priority: p.priority ?? '', assignee: p.assignee ?? '', tag: p.tag ?? '' };
-    const ids = recomputeMatches(state);
+  filter_tickets(state, p, _undo, view) {
+    view.filter = { text: p.text ?? '', status: p.status ?? '', priority: p.priority ?? '', assignee: p.assignee ?? '', tag: p.tag ?? '' };
+    const ids = matchIds(state, view.filter);
+    view.matches = ids;
     return { matched: ids.length, ticket_ids: ids.slice(0, 20), more: Math.max(0, ids.length - 20) };
   },
   get_ticket(state, p) {
@@ -68,9 +71,9 @@ const HANDLERS = {
   list_assignees(state) {
     return state.assignees.map((a) => ({ id: a.id, name: a.name, role: a.role ?? '' }));
   },
-  select_ticket(state, p) {
+  select_ticket(state, p, _undo, view) {
     const t = ticketOrFail(state, p.ticket_id);
-    state.selectedId = t.id;
+    view.selectedId = t.id;
     return { ticket_id: t.id, subject_length: t.subject.length };
   },
   set_ticket_priority(state, p, undo) {
@@ -125,35 +128,35 @@ const HANDLERS = {
     change(undo, t, 'reply_draft', p.text);
     return { ticket_id: t.id, draft_length: t.reply_draft.length };
   },
-  tag_matching_tickets(state, p, undo) {
+  tag_matching_tickets(state, p, undo, view) {
     let changed = 0;
-    for (const t of matching(state)) {
+    for (const t of matching(state, view)) {
       if (!t.tags.includes(p.tag) && t.tags.length < 20 && change(undo, t, 'tags', [...t.tags, p.tag].sort())) changed += 1;
     }
-    return { matched: state.matches.length, changed };
+    return { matched: view.matches.length, changed };
   },
-  untag_matching_tickets(state, p, undo) {
+  untag_matching_tickets(state, p, undo, view) {
     let changed = 0;
-    for (const t of matching(state)) {
+    for (const t of matching(state, view)) {
       if (t.tags.includes(p.tag) && change(undo, t, 'tags', t.tags.filter((x) => x !== p.tag))) changed += 1;
     }
-    return { matched: state.matches.length, changed };
+    return { matched: view.matches.length, changed };
   },
-  set_matching_priority(state, p, undo) {
+  set_matching_priority(state, p, undo, view) {
     let changed = 0;
-    for (const t of matching(state)) if (change(undo, t, 'priority', p.priority)) changed += 1;
-    return { matched: state.matches.length, changed };
+    for (const t of matching(state, view)) if (change(undo, t, 'priority', p.priority)) changed += 1;
+    return { matched: view.matches.length, changed };
   },
-  set_matching_status(state, p, undo) {
+  set_matching_status(state, p, undo, view) {
     let changed = 0;
-    for (const t of matching(state)) if (change(undo, t, 'status', p.status)) changed += 1;
-    return { matched: state.matches.length, changed };
+    for (const t of matching(state, view)) if (change(undo, t, 'status', p.status)) changed += 1;
+    return { matched: view.matches.length, changed };
   },
-  assign_matching_tickets(state, p, undo) {
+  assign_matching_tickets(state, p, undo, view) {
     const who = assigneeOrFail(state, p.assignee);
     let changed = 0;
-    for (const t of matching(state)) if (change(undo, t, 'assignee', who)) changed += 1;
-    return { matched: state.matches.length, changed };
+    for (const t of matching(state, view)) if (change(undo, t, 'assignee', who)) changed += 1;
+    return { matched: view.matches.length, changed };
   },
 };
 

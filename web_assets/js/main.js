@@ -23,6 +23,7 @@ import { mountDetailPane } from './ui/detail_pane.js';
 import { createToast } from './ui/toast.js';
 import { $ } from './ui/dom.js';
 import { createShellLink } from './shell_api.js';
+import { createDurability } from './durable.js';
 import { installShortcuts } from './ui/shortcuts.js';
 
 const TAG_COMMANDS = new Set(['set_ticket_tags', 'add_ticket_tag', 'remove_ticket_tag', 'tag_matching_tickets', 'untag_matching_tickets']);
@@ -80,7 +81,7 @@ async function standaloneLibrary({ db, bus, recordings, drafts, feedback, list, 
     store: createRecordStore(db, 'tools'),
     onChange: () => ui.teach?.renderLibrary(),
     onRunStep: feedback.onRunStep,
-    onRunEnd: (...args) => { feedback.onRunEnd(...args); list.refresh(); },
+    onRunEnd: (...args) => { feedback.onRunEnd(...args); ui.render(true); },
   });
   const approvals = createApprovals({ registry, onPending: () => ui.teach?.renderApproval() });
   const lib = createLocalLibrary({ registry, approvals });
@@ -90,6 +91,27 @@ async function standaloneLibrary({ db, bus, recordings, drafts, feedback, list, 
   return { lib, approvals };
 }
 
+/**
+ * The queue to start with. In the desktop app the shell's database decides: the cache is used
+ * only if it holds exactly what the database holds; otherwise the database's copy comes over
+ * (and the person is told, unless this is the very first start). In a plain browser: the
+ * cache, or the demo queue the first time.
+ */
+async function startingQueue(shell, db) {
+  const cached = await loadQueue(db).catch((err) => {
+    console.warn('the stored queue could not be read; starting from the saved copy', err);
+    return null;
+  });
+  if (!shell.present) return { doc: cached ?? await fetchDemoQueue(), firstRun: !cached, fromCache: Boolean(cached) };
+  const cache = cached ? { generation: cached.generation, revision: cached.revision, dirty: cached.dirty, tickets: cached.tickets.length } : null;
+  const plan = await shell.ask({ kind: 'queue', cache });
+  if (plan?.use === 'cache' && cached) return { doc: cached, firstRun: false, fromCache: true, sync: plan };
+  if (plan?.use !== 'url') throw new Error(plan?.message ?? 'the desktop app did not hand over the queue');
+  const response = await fetch(plan.url);
+  if (!response.ok) throw new Error('the desktop app did not hand over the queue');
+  return { doc: await response.json(), firstRun: Boolean(plan.firstRun), fromCache: false, sync: plan, notice: plan.notice ?? '' };
+}
+
 async function boot() {
   document.body.dataset.webmcp = webmcpState();
   const shell = createShellLink();
@@ -97,22 +119,35 @@ async function boot() {
     console.warn('IndexedDB is unavailable; changes will not be kept', err);
     return null;
   });
-  let doc = await loadQueue(db);
-  const firstRun = !doc;
-  if (!doc) doc = await fetchDemoQueue();
-  const state = createQueueState(doc);
+  const start = await startingQueue(shell, db);
+  const { firstRun } = start;
+  const state = createQueueState(start.doc);
   state.badges = new Map(); // ticket id -> { by, tool }: which taught tool last changed it
   const persister = createPersister(db, state, queueDocument);
-  if (firstRun) await persister.replaceAll(queueDocument(state));
+  const sync = { generation: start.sync?.generation ?? null, revision: start.sync?.revision ?? 0, dirty: false };
+  if (!start.fromCache) await persister.replaceAll(queueDocument(state), sync);
+  else persister.syncState(sync);
+  const durable = createDurability({ shell, persister });
+  durable.adopt(sync);
 
+  const pushView = () => shell.push({ event: 'view', view: { filter: { ...state.filter }, selectedId: state.selectedId } });
   const toast = createToast();
+  if (start.notice) toast.show(start.notice, { ms: 10000 });
   const ui = { render: null, teach: null };
+  let viewTimer = null;
   const bus = createBus({
     state,
     onChange(entry) {
       const ids = [...new Set(entry.changes.map((c) => c.ticket_id))];
       if (ids.length) persister.ticketsChanged(ids);
-      if (VIEW_COMMANDS.has(entry.id)) persister.viewChanged();
+      // A run's steps are drawn once, when it ends (runs have their own view; see runTool).
+      if (entry.source === 'tool') return;
+      if (entry.changes.length) durable.commit(entry);
+      if (VIEW_COMMANDS.has(entry.id)) {
+        persister.viewChanged();
+        clearTimeout(viewTimer);
+        viewTimer = setTimeout(pushView, 300);
+      }
       if (ui.render) ui.render(TAG_COMMANDS.has(entry.id));
     },
   });
@@ -128,8 +163,12 @@ async function boot() {
     const r = outcome.result;
     if (r && typeof r.changed === 'number') {
       const seq = outcome.seq;
-      toast.show(`Changed ${r.changed} of ${r.matched} matching tickets.`, {
-        undo: r.changed ? () => { bus.undo(seq); toast.show('Undone.'); } : null,
+      // Said once the change is saved: the message is the acknowledgement.
+      durable.saved(seq).then((saved) => {
+        if (!saved.saved) { toast.show(`Not saved: ${saved.message}`, { kind: 'error' }); return; }
+        toast.show(`Changed ${r.changed} of ${r.matched} matching tickets.`, {
+          undo: r.changed ? () => { bus.undo(seq); toast.show('Undone.'); } : null,
+        });
       });
     }
     if (id === 'select_ticket') list.scrollToSelected();
@@ -159,7 +198,7 @@ async function boot() {
   ui.render(true);
 
   // ---- teach: recordings, drafts, the library, and agents' tools -----------------------
-  const recorder = createRecorder({ bus });
+  const recorder = createRecorder({ bus, currentFilter: () => state.filter });
   const recordings = await openRecordings(db, shell);
   const drafts = new Map();
   const feedback = createRunFeedback({ state, onBadges: () => list.refresh() });
@@ -196,17 +235,21 @@ async function boot() {
     $('welcome-dismiss').addEventListener('click', () => { welcome.hidden = true; $('queue-list').focus(); });
   }
 
-  async function loadQueueFrom(url) {
+  /** A queue the shell hands over (a file opened, or its saved copy after a problem). */
+  async function loadQueueFrom({ url, generation = null, revision = 0, notice = '' }) {
     const t0 = performance.now();
     const response = await fetch(url);
     if (!response.ok) throw new Error('the shell did not hand over the queue');
     const next = await response.json();
     const t1 = performance.now();
     replaceQueue(state, next);
+    state.badges.clear();
     $('queue-list').scrollTop = 0;
     ui.render(true);
     const t2 = performance.now();
-    await persister.replaceAll(queueDocument(state));
+    await persister.replaceAll(queueDocument(state), { generation, revision, dirty: false });
+    durable.adopt({ generation, revision });
+    if (notice) toast.show(notice, { ms: 10000 });
     const t3 = performance.now();
     return { tickets: state.tickets.length, ms: { fetch: t1 - t0, show: t2 - t1, store: t3 - t2 } };
   }
@@ -220,7 +263,8 @@ async function boot() {
       onStep: (step) => feedback.onRunStep(definition.name, step, by),
     });
     feedback.onRunEnd(definition.name, outcome, by);
-    list.refresh();
+    ui.render(true); // the run's changes, drawn once; the person's view is as they left it
+    durable.runApplied(outcome);
     return outcome;
   }
 
@@ -238,11 +282,19 @@ async function boot() {
     },
     summary,
     exportQueue: () => queueDocument(state),
-    loadQueue: ({ url }) => loadQueueFrom(url),
-    flush: async () => { await persister.idle(); return true; },
+    loadQueue: (request) => loadQueueFrom(request),
+    saved: (request) => { durable.runSaved(request); return null; },
+    flush: async () => {
+      clearTimeout(viewTimer);
+      pushView();
+      await durable.idle();
+      await persister.idle();
+      return true;
+    },
   }, {
     // For diagnostics and tests: reads, and the same dispatch any page script could make.
     summary,
+    saveState: () => ({ unsaved: durable.unsaved, revision: durable.revision }),
     dispatch: (id, payload, source = 'shell') => bus.dispatch(id, payload, { source }),
     log: () => bus.log(),
     exportQueue: () => queueDocument(state),

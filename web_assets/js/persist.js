@@ -1,5 +1,8 @@
-// IndexedDB persistence of the queue on the app's own origin (understudy://app), so a person's
-// triage survives closing the app.
+// IndexedDB persistence of the queue on the app's own origin (understudy://app). In the
+// desktop app this is a cache: the shell's database holds the queue, and the cache is used at
+// start only when its meta says it holds exactly the database's generation and revision with
+// nothing unsaved ("dirty": changes applied here that the shell had not confirmed yet).
+// In a plain browser it is the only copy.
 //
 // Tickets are stored in chunks of CHUNK_SIZE, in queue order: one record per ticket made a
 // 100,000-ticket queue take ~10 s to store (per-record overhead), one record for everything
@@ -47,8 +50,11 @@ function chunkOf(tickets, index) {
   return tickets.slice(index * CHUNK_SIZE, (index + 1) * CHUNK_SIZE).map(plainTicket);
 }
 
-function metaOf(doc, chunks) {
-  return { name: doc.name, assignees: doc.assignees, templates: doc.templates, view: doc.view, chunks, count: doc.tickets.length, savedAt: new Date().toISOString() };
+function metaOf(doc, chunks, sync) {
+  return {
+    name: doc.name, assignees: doc.assignees, templates: doc.templates, view: doc.view, chunks, count: doc.tickets.length, savedAt: new Date().toISOString(),
+    generation: sync.generation ?? null, revision: sync.revision ?? 0, dirty: Boolean(sync.dirty),
+  };
 }
 
 /** The stored queue, or null the first time (the caller then starts from the demo queue). */
@@ -61,18 +67,20 @@ export async function loadQueue(db) {
   ]);
   if (!meta) return null;
   const tickets = chunks.slice(0, meta.chunks).flat();
-  return { format: 'understudy-queue', version: 1, name: meta.name, tickets, assignees: meta.assignees, templates: meta.templates, view: meta.view };
+  if (tickets.length !== meta.count) return null; // a cache that lost chunks is no cache
+  return { format: 'understudy-queue', version: 1, name: meta.name, tickets, assignees: meta.assignees, templates: meta.templates, view: meta.view,
+    generation: meta.generation ?? null, revision: meta.revision ?? 0, dirty: Boolean(meta.dirty) };
 }
 
 /** Replace everything stored with `doc`, in one transaction: all or nothing. */
-export async function saveWholeQueue(db, doc) {
+export async function saveWholeQueue(db, doc, sync = {}) {
   if (!db) return;
   const tx = db.transaction(['chunks', 'meta'], 'readwrite');
   const store = tx.objectStore('chunks');
   store.clear();
   const chunks = Math.ceil(doc.tickets.length / CHUNK_SIZE);
   for (let i = 0; i < chunks; i += 1) store.put(chunkOf(doc.tickets, i), i);
-  tx.objectStore('meta').put(metaOf(doc, chunks), 'queue');
+  tx.objectStore('meta').put(metaOf(doc, chunks, sync), 'queue');
   await done(tx);
 }
 
@@ -82,6 +90,7 @@ export async function saveWholeQueue(db, doc) {
  */
 export function createPersister(db, state, queueDocument) {
   const dirtyChunks = new Set();
+  const sync = { generation: null, revision: 0, dirty: false }; // see the note at the top
   let metaDirty = false;
   let timer = null;
   let chain = Promise.resolve();
@@ -107,9 +116,9 @@ export function createPersister(db, state, queueDocument) {
       const tx = db.transaction(['chunks', 'meta'], 'readwrite');
       const store = tx.objectStore('chunks');
       for (const i of chunks) store.put(chunkOf(state.tickets, i), i);
-      if (writeMeta) {
+      if (writeMeta || chunks.length) {
         const doc = { name: state.queueName, assignees: state.assignees, templates: state.templates, view: { filter: { ...state.filter }, selectedId: state.selectedId }, tickets: state.tickets };
-        tx.objectStore('meta').put(metaOf(doc, Math.ceil(state.tickets.length / CHUNK_SIZE)), 'queue');
+        tx.objectStore('meta').put(metaOf(doc, Math.ceil(state.tickets.length / CHUNK_SIZE), sync), 'queue');
       }
       await done(tx);
     }).catch((err) => console.error('could not save to IndexedDB', err));
@@ -126,12 +135,20 @@ export function createPersister(db, state, queueDocument) {
       schedule();
     },
     viewChanged() { metaDirty = true; schedule(); },
-    async replaceAll(doc) {
+    /** Where the cache stands against the shell's database (saved with the next write). */
+    syncState(next) {
+      Object.assign(sync, next);
+      metaDirty = true;
+      schedule();
+    },
+    async replaceAll(doc, next = {}) {
+      Object.assign(sync, { generation: null, revision: 0, dirty: false }, next);
       if (timer !== null) { clearTimeout(timer); timer = null; }
       dirtyChunks.clear();
       metaDirty = false;
       indexOf = null;
-      chain = chain.then(() => saveWholeQueue(db, doc));
+      const at = { ...sync };
+      chain = chain.then(() => saveWholeQueue(db, doc, at));
       return chain;
     },
     idle() {

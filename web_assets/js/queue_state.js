@@ -70,13 +70,27 @@ export function ticketMatches(t, f, needle = (f.text || '').trim().toLowerCase()
   return true;
 }
 
-export function recomputeMatches(state) {
-  const f = state.filter;
-  const needle = (f.text || '').trim().toLowerCase();
+/** The ids of the tickets `filter` matches, in queue order. */
+export function matchIds(state, filter) {
+  const needle = (filter.text || '').trim().toLowerCase();
   const out = [];
-  for (const t of state.tickets) if (ticketMatches(t, f, needle)) out.push(t.id);
-  state.matches = out;
+  for (const t of state.tickets) if (ticketMatches(t, filter, needle)) out.push(t.id);
   return out;
+}
+
+/** The person's list: what their filter matches now. */
+export function recomputeMatches(state) {
+  state.matches = matchIds(state, state.filter);
+  return state.matches;
+}
+
+/**
+ * A run's own view: its filter, its matching set and its open ticket. A taught tool's view
+ * commands act on this, never on the person's (their filter, open ticket and list stay).
+ * The matching set is worked out when a step first needs it.
+ */
+export function createRunView() {
+  return { filter: { ...EMPTY_FILTER }, matches: null, selectedId: null };
 }
 
 export function allTags(state) {

@@ -1,15 +1,34 @@
 // Teach mode: while recording, every command a person dispatches from the console becomes a
 // step. A step is the command and its payload as dispatched (intent, not clicks), a compact
 // result summary, and where each value came from.
+//
+// A routine that changes "every matching ticket" without searching first acted on the filter
+// the person had set before recording. That filter becomes the routine's first step, so the
+// tool does what was shown: a run has its own view and starts with no filter at all.
+import { CATALOGUE } from '../catalogue.js';
 
 let counter = 0;
 
-export function createRecorder({ bus, now = () => new Date() }) {
+function filterStep(filter) {
+  const payload = Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== '' && v !== null && v !== undefined));
+  return {
+    command: 'filter_tickets',
+    payload,
+    result: null,
+    control: 'filter-bar',
+    provenance: Object.fromEntries(Object.keys(payload).map((k) => [k, 'context'])),
+  };
+}
+
+export function createRecorder({ bus, now = () => new Date(), currentFilter = () => ({}) }) {
   let current = null;
   let unsubscribe = null;
+  let filterAtStart = {};
 
   function onEntry(entry) {
     if (!current || entry.source !== 'ui' || entry.undone) return;
+    const searched = current.steps.some((s) => s.command === 'filter_tickets');
+    if (CATALOGUE[entry.id]?.setBased && !searched) current.steps.unshift(filterStep(filterAtStart));
     current.steps.push({
       command: entry.id,
       payload: structuredClone(entry.payload),
@@ -29,6 +48,7 @@ export function createRecorder({ bus, now = () => new Date() }) {
       counter += 1;
       const at = now();
       current = { id: `rec-${at.getTime().toString(36)}-${counter}`, name: name || `Recording ${at.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' })}`, createdAt: at.toISOString(), steps: [] };
+      filterAtStart = structuredClone(currentFilter());
       unsubscribe = bus.subscribe(onEntry);
       return current;
     },

@@ -58,6 +58,7 @@ export function createRegistry({ bus, store, modelContext = () => document.model
     if (outcome.ok) entry.stats.successes += 1;
     else entry.stats.lastFailure = { at: now().toISOString(), code: outcome.code, message: outcome.message, step: outcome.failedStep ?? null };
     save(entry);
+    delete outcome.changes; // only the desktop shell keeps a run's changes
     onRunEnd(entry.definition.name, outcome, by);
     onChange();
     return outcome;

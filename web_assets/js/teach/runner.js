@@ -11,6 +11,7 @@
 import { CATALOGUE } from '../catalogue.js';
 import { validatePayload } from '../validate.js';
 import { BUDGET } from './compile.js';
+import { createRunView } from '../queue_state.js';
 
 function fail(code, message, extra = {}) {
   return { isError: true, code, message, ...extra };
@@ -69,7 +70,9 @@ export async function runTool({ definition, input = {}, signal = null, bus, by =
   const results = [];
   const seqs = [];
   const changed = new Set();
+  const writes = new Map(); // "ticket\u0000field" -> [ticket, field, value]: the run's net changes
   const run = { tool: definition.name, by };
+  const view = createRunView(); // the run's own filter and open ticket, never the person's
 
   async function rollback() {
     const kept = [];
@@ -95,7 +98,7 @@ export async function runTool({ definition, input = {}, signal = null, bus, by =
       return fail('step_failed', `Step ${i + 1} (${title}) could not start: ${err.message}. Earlier changes were undone.`, { failedStep: i + 1, command: step.command, rolledBack: seqs.length > 0, kept });
     }
     onStep({ index: i, command: step.command, title, control: CATALOGUE[step.command]?.control ?? null });
-    const outcome = bus.dispatch(step.command, payload, { source: 'tool', control: CATALOGUE[step.command]?.control ?? null, run });
+    const outcome = bus.dispatch(step.command, payload, { source: 'tool', control: CATALOGUE[step.command]?.control ?? null, run, view });
     if (!outcome.ok) {
       const kept = await rollback();
       return fail('step_failed', `Step ${i + 1} (${title}) failed: ${outcome.error.message} ${seqs.length ? 'The changes made before it were undone.' : 'Nothing had changed yet.'}`, { failedStep: i + 1, command: step.command, reason: outcome.error.code, rolledBack: seqs.length > 0, kept });
@@ -104,9 +107,15 @@ export async function runTool({ definition, input = {}, signal = null, bus, by =
     const entry = bus.log().find((e) => e.seq === outcome.seq);
     if (entry?.changes?.length) {
       seqs.push(outcome.seq);
-      for (const c of entry.changes) changed.add(c.ticket_id);
+      for (const c of entry.changes) {
+        changed.add(c.ticket_id);
+        writes.set(`${c.ticket_id}\u0000${c.field}`, [c.ticket_id, c.field, c.after]);
+      }
     }
   }
   const last = results.at(-1) ?? null;
-  return compact({ ok: true, tool: definition.name, steps: definition.steps.length, changed: [...changed], result: last });
+  const answer = compact({ ok: true, tool: definition.name, steps: definition.steps.length, changed: [...changed], result: last });
+  // For the shell, which keeps them before the caller hears of the run (never shown to agents).
+  answer.changes = [...writes.values()];
+  return answer;
 }

@@ -1,0 +1,277 @@
+"""The console's queue, kept by the shell: what the console starts with, every change saved
+before it counts as saved, and the file the queue came from.
+
+- At start the console says what its cache (IndexedDB) holds; the shell compares it with the
+  database and answers "use your cache" only when they agree exactly. Otherwise it hands over
+  the saved copy, and, unless this is the very first start, the console says so in one line.
+  The queue is never silently replaced by the demo queue: the demo queue is stored the first
+  time, like any other queue.
+- A person's change and a run's changes are committed (store/queue_store.py) before the
+  person sees "saved" or the agent gets its result. A change that cannot be saved is said
+  plainly, and the console is put back to the saved copy, so it never shows what is not kept.
+- The file the queue came from (format, columns, extra columns, header order) is kept too, so
+  Save queue as… writes the same shape after a restart.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter
+from PySide6.QtCore import QObject, Signal
+
+from understudy_desktop.bridge.console_port import ConsolePort
+from understudy_desktop.bridge.protocol import CommitAsk, QueueAsk
+from understudy_desktop.paths import web_assets_dir
+from understudy_desktop.queue_io import (
+    Assignee,
+    LoadedQueue,
+    QueueFileError,
+    QueueSource,
+    Template,
+    Ticket,
+    source_from_state,
+    source_to_state,
+)
+from understudy_desktop.shell.background import BackgroundJob
+from understudy_desktop.store.queue_store import Change, Committed, QueueState, QueueStore
+from understudy_desktop.web.handoff import Handoff
+
+log = logging.getLogger(__name__)
+
+RESTORED = (
+    "Your queue was restored from Understudy's saved copy (this window's own copy was missing "
+    "or out of date)."
+)
+RELOADED = "A change could not be saved, so the queue shows the saved copy again."
+
+
+_TICKET = TypeAdapter(Ticket)
+_PEOPLE = TypeAdapter(list[Assignee])
+_TEMPLATES = TypeAdapter(list[Template])
+
+
+@dataclass(frozen=True)
+class SerializedQueue:
+    """A queue read from a file, serialised once (off the GUI thread) for both its homes: the
+    page's document and the database's rows."""
+
+    document: bytes
+    rows: list[tuple[str, str]]
+    meta: dict[str, Any]
+
+
+def serialize(queue: LoadedQueue, name: str) -> SerializedQueue:
+    rows = [(t.id, _TICKET.dump_json(t).decode("utf-8")) for t in queue.tickets]
+    people = _PEOPLE.dump_json(queue.assignees).decode("utf-8")
+    templates = _TEMPLATES.dump_json(queue.templates).decode("utf-8")
+    document = "".join(
+        [
+            '{"format":"understudy-queue","version":1,"name":',
+            json.dumps(name),
+            ',"assignees":',
+            people,
+            ',"templates":',
+            templates,
+            ',"tickets":[',
+            ",".join(data for _id, data in rows),
+            "]}",
+        ]
+    ).encode("utf-8")
+    meta = {"name": name, "assignees": json.loads(people), "templates": json.loads(templates)}
+    return SerializedQueue(document, rows, meta)
+
+
+def changes_of(raw: list[tuple[str, str, Any]]) -> list[Change]:
+    return [Change(str(ticket), str(field), value) for ticket, field, value in raw]
+
+
+class QueueKeeper(QObject):
+    reloaded = Signal(str)  # the console went back to the saved copy; the reason
+
+    def __init__(
+        self,
+        store: QueueStore,
+        port: ConsolePort,
+        handoff: Handoff,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.store = store
+        self._port = port
+        self._handoff = handoff
+        self._jobs: set[BackgroundJob] = set()
+        port.asked.connect(self._on_ask)
+        port.view_changed.connect(store.remember_view)
+
+    # --- what the console starts with ---------------------------------------------------
+    def _on_ask(self, ask_id: str, body: object) -> None:
+        if isinstance(body, QueueAsk):
+            self._starting(ask_id, body)
+        elif isinstance(body, CommitAsk):
+            self._commit(ask_id, body)
+
+    def _starting(self, ask_id: str, ask: QueueAsk) -> None:
+        state = self.store.state()
+        if state is None:
+            self._seed(ask_id)
+            return
+        cache = ask.cache
+        if (
+            cache is not None
+            and not cache.dirty
+            and cache.generation == state.generation
+            and cache.revision == state.revision
+            and cache.tickets == state.tickets
+        ):
+            reply = {"use": "cache", "generation": state.generation, "revision": state.revision}
+            self._port.reply(ask_id, reply)
+            return
+        self._hand_over(ask_id, state, notice=RESTORED)
+
+    def _seed(self, ask_id: str) -> None:
+        """The very first start: the demo queue becomes the saved copy, like any queue."""
+        demo = json.loads((web_assets_dir() / "data" / "default_queue.json").read_text("utf-8"))
+
+        def stored(result: QueueState | Exception) -> None:
+            if isinstance(result, Exception):
+                self._port.reply(ask_id, {"use": "none", "message": str(result)})
+                return
+            self._hand_over(ask_id, result, first_run=True)
+
+        self.store.replace(demo, None, "the demo queue", stored)
+
+    def _hand_over(
+        self, ask_id: str, state: QueueState, notice: str = "", first_run: bool = False
+    ) -> None:
+        def ready(data: bytes) -> None:
+            reply = {
+                "use": "url",
+                "url": self._handoff.put(data),
+                "generation": state.generation,
+                "revision": state.revision,
+                "notice": notice,
+                "firstRun": first_run,
+            }
+            self._port.reply(ask_id, reply)
+
+        def failed(exc: object) -> None:
+            log.error("the saved queue could not be read: %s", exc)
+            message = f"Understudy's saved copy of the queue could not be read ({exc})."
+            self._port.reply(ask_id, {"use": "none", "message": message})
+
+        self._background(self.store.document_json, ready, failed)
+
+    def reload(self, reason: str) -> None:
+        """Put the console back to the saved copy (after a change could not be saved)."""
+        state = self.store.state()
+        if state is None:
+            return
+
+        def ready(data: bytes) -> None:
+            url = self._handoff.put(data)
+            self._port.load_queue(
+                url, state.generation, state.revision, lambda _r: None, notice=reason
+            )
+            self.reloaded.emit(reason)
+
+        self._background(self.store.document_json, ready, lambda exc: log.error("%s", exc))
+
+    # --- changes --------------------------------------------------------------------------
+    def _commit(self, ask_id: str, ask: CommitAsk) -> None:
+        def done(result: Committed | Exception) -> None:
+            if isinstance(result, Exception):
+                self._port.reply(ask_id, {"isError": True, "message": _plain(result)})
+                self.reload(RELOADED)
+                return
+            self._port.reply(ask_id, {"revision": result.revision})
+
+        self.store.apply(changes_of(ask.changes), "person", ask.command, done)
+
+    def commit_run(
+        self,
+        changes: list[tuple[str, str, Any]],
+        by: str,
+        tool: str,
+        client: str,
+        done: Callable[[str], None],
+    ) -> None:
+        """A run's changes, as one transaction; `done("")` once saved, or with the reason."""
+
+        def committed(result: Committed | Exception) -> None:
+            if isinstance(result, Exception):
+                self._port.saved(None, _plain(result))
+                self.reload(RELOADED)
+                done(_plain(result))
+                return
+            self._port.saved(result.revision)
+            done("")
+
+        actor = "agent" if by == "agent" else "person"
+        self.store.apply(changes_of(changes), actor, f"run {tool}", committed, tool, client)
+
+    # --- the queue file ---------------------------------------------------------------------
+    def replace(
+        self,
+        loaded: LoadedQueue,
+        serialized: SerializedQueue,
+        done: Callable[[QueueState | str], None],
+    ) -> None:
+        """A queue opened from a file becomes the saved copy (one transaction, written on the
+        database's own thread), with the file's shape, so Save queue as… can write it back
+        the same way after a restart."""
+        source = source_to_state(loaded.source)
+
+        def stored(result: QueueState | Exception) -> None:
+            done(_plain(result) if isinstance(result, Exception) else result)
+
+        self.store.replace_rows(
+            serialized.meta, serialized.rows, source, loaded.source.path.name, stored
+        )
+
+    def source(self) -> QueueSource | None:
+        """The file the saved queue came from, or None (the demo queue, the app's own JSON)."""
+        state = self.store.meta("source")
+        if not isinstance(state, dict):
+            return None
+        try:
+            return source_from_state(state)
+        except QueueFileError as exc:
+            log.warning("the remembered queue file cannot be used: %s", exc)
+            return None
+
+    def source_path(self) -> Path | None:
+        source = self.store.meta("source")
+        path = source.get("path") if isinstance(source, dict) else None
+        return Path(path) if isinstance(path, str) and path else None
+
+    # --- plumbing -----------------------------------------------------------------------------
+    def _background(
+        self,
+        work: Callable[[], bytes],
+        ready: Callable[[bytes], None],
+        failed: Callable[[object], None],
+    ) -> None:
+        job = BackgroundJob(work, self)
+        self._jobs.add(job)
+
+        def finish(handler: Callable[[Any], None]) -> Callable[[object], None]:
+            def run(value: object) -> None:
+                self._jobs.discard(job)
+                job.deleteLater()
+                handler(value)
+
+            return run
+
+        job.succeeded.connect(finish(ready))
+        job.failed.connect(finish(failed))
+        job.start()
+
+
+def _plain(exc: BaseException) -> str:
+    return str(exc) or "the database refused the change"
