@@ -96,9 +96,11 @@ class ConsolePort(QObject):
         # Not held for console-ready: the console asks while it boots and waits for this.
         self.bridge.request(Op.REPLY, {"to": ask_id, "value": value}, None)
 
-    def saved(self, revision: int | None, error: str = "") -> None:
-        """A run's changes are in the database (or, with `error`, could not be saved)."""
-        self._call(Op.SAVED, {"revision": revision, "error": error}, None)
+    def saved(self, revision: int | None, error: str = "", generation: str | None = None) -> None:
+        """A run's changes, or a whole queue (`generation`), are in the database (or, with
+        `error`, could not be saved)."""
+        payload = {"revision": revision, "error": error, "generation": generation}
+        self._call(Op.SAVED, payload, None)
 
     def summary(self, answer: Callable[[Summary | None], None]) -> None:
         self._call(Op.SUMMARY, {}, lambda r: answer(_typed(Summary, r)))
@@ -110,7 +112,7 @@ class ConsolePort(QObject):
         self,
         url: str,
         generation: str | None,
-        revision: int,
+        revision: int | None,
         answer: ResultCallback,
         notice: str = "",
     ) -> None:

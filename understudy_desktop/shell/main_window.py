@@ -35,7 +35,7 @@ from understudy_desktop.queue_io import (
     save_queue_file,
 )
 from understudy_desktop.shell.about import about_facts
-from understudy_desktop.shell.background import BackgroundJob
+from understudy_desktop.shell.background import BackgroundJob, garbage_collection_paused
 from understudy_desktop.shell.connect_dialog import ConnectAgentDialog, client_snippets
 from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
 from understudy_desktop.shell.queue_keeper import QueueKeeper, SerializedQueue, serialize
@@ -216,9 +216,10 @@ class MainWindow(QMainWindow):
             # Parsing and serialising for the page and the database happen here, off the GUI
             # thread.
             result: QueuePreview | LoadedQueue
-            result = preview_queue_file(path) if confirm else load_queue_file(path)
-            queue = result.queue if isinstance(result, QueuePreview) else result
-            return result, serialize(queue, path.name)
+            with garbage_collection_paused():
+                result = preview_queue_file(path) if confirm else load_queue_file(path)
+                queue = result.queue if isinstance(result, QueuePreview) else result
+                return result, serialize(queue, path.name)
 
         job = BackgroundJob(read, self)
         job.succeeded.connect(lambda answer: self._queue_read(path, *answer))
@@ -239,28 +240,39 @@ class MainWindow(QMainWindow):
         else:
             loaded = result
         assert self.keeper is not None
-        self._set_busy(f"Saving {len(loaded.tickets):,} tickets…")
+        self._set_busy(f"Opening {len(loaded.tickets):,} tickets…")
+        # Saved (on the database's thread) and shown (in the page) at the same time; the open
+        # counts as done once both are.
+        outcome: dict[str, QueueState | str | CallResult] = {}
 
-        def stored(state: QueueState | str) -> None:
-            if isinstance(state, str):
-                self._queue_failed(QueueFileError(f"The queue could not be saved: {state}"))
+        def settle() -> None:
+            if len(outcome) < 2:
                 return
-            self._set_busy(f"Showing {len(loaded.tickets):,} tickets…")
-            url = self._handoff.put(serialized.document)
-            self.port.load_queue(url, state.generation, state.revision, shown)
-
-        def shown(answer: CallResult) -> None:
             self._set_busy(None)
-            if not answer.ok:
+            stored, shown = outcome["stored"], outcome["shown"]
+            if isinstance(stored, str):
+                self._queue_failed(QueueFileError(f"The queue could not be saved: {stored}"))
+                return
+            if isinstance(shown, CallResult) and not shown.ok:
                 # Saved but not shown (the page reloaded meanwhile): it shows at its next start.
-                self._queue_failed(QueueFileError(answer.error))
+                self._queue_failed(QueueFileError(shown.error))
                 return
             self.queue_loaded.emit(len(loaded.tickets))
             note = f" ({'; '.join(loaded.notes)})" if loaded.notes else ""
             self.statusBar().showMessage(f"Opened {path.name}{note}", 8000)
             self.refresh_status()
 
-        self.keeper.replace(loaded, serialized, stored)
+        def stored(state: QueueState | str) -> None:
+            outcome["stored"] = state
+            settle()
+
+        def shown(answer: CallResult) -> None:
+            outcome["shown"] = answer
+            settle()
+
+        generation = self.keeper.replace(loaded, serialized, stored)
+        url = self._handoff.put(serialized.document)
+        self.port.load_queue(url, generation, None, shown)
 
     def _queue_failed(self, exc: object) -> None:
         self._set_busy(None)

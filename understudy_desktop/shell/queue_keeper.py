@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,12 +35,19 @@ from understudy_desktop.queue_io import (
     QueueFileError,
     QueueSource,
     Template,
-    Ticket,
+    queue_document_json,
     source_from_state,
     source_to_state,
 )
 from understudy_desktop.shell.background import BackgroundJob
-from understudy_desktop.store.queue_store import Change, Committed, QueueState, QueueStore
+from understudy_desktop.store.queue_store import (
+    Change,
+    Committed,
+    QueueState,
+    QueueStore,
+    Row,
+    ticket_row,
+)
 from understudy_desktop.web.handoff import Handoff
 
 log = logging.getLogger(__name__)
@@ -51,39 +59,30 @@ RESTORED = (
 RELOADED = "A change could not be saved, so the queue shows the saved copy again."
 
 
-_TICKET = TypeAdapter(Ticket)
 _PEOPLE = TypeAdapter(list[Assignee])
 _TEMPLATES = TypeAdapter(list[Template])
 
 
 @dataclass(frozen=True)
 class SerializedQueue:
-    """A queue read from a file, serialised once (off the GUI thread) for both its homes: the
+    """A queue read from a file, prepared once (off the GUI thread) for both its homes: the
     page's document and the database's rows."""
 
     document: bytes
-    rows: list[tuple[str, str]]
+    rows: list[Row]
     meta: dict[str, Any]
 
 
 def serialize(queue: LoadedQueue, name: str) -> SerializedQueue:
-    rows = [(t.id, _TICKET.dump_json(t).decode("utf-8")) for t in queue.tickets]
-    people = _PEOPLE.dump_json(queue.assignees).decode("utf-8")
-    templates = _TEMPLATES.dump_json(queue.templates).decode("utf-8")
-    document = "".join(
-        [
-            '{"format":"understudy-queue","version":1,"name":',
-            json.dumps(name),
-            ',"assignees":',
-            people,
-            ',"templates":',
-            templates,
-            ',"tickets":[',
-            ",".join(data for _id, data in rows),
-            "]}",
-        ]
-    ).encode("utf-8")
-    meta = {"name": name, "assignees": json.loads(people), "templates": json.loads(templates)}
+    document = queue_document_json(queue)
+    # The console's document with the queue's name: a key added to the top-level object.
+    document = b'{"name":' + json.dumps(name).encode() + b"," + document[1:]
+    rows = [ticket_row(t, i) for i, t in enumerate(queue.tickets)]
+    meta = {
+        "name": name,
+        "assignees": json.loads(_PEOPLE.dump_json(queue.assignees)),
+        "templates": json.loads(_TEMPLATES.dump_json(queue.templates)),
+    }
     return SerializedQueue(document, rows, meta)
 
 
@@ -221,17 +220,25 @@ class QueueKeeper(QObject):
         loaded: LoadedQueue,
         serialized: SerializedQueue,
         done: Callable[[QueueState | str], None],
-    ) -> None:
+    ) -> str:
         """A queue opened from a file becomes the saved copy (one transaction, written on the
-        database's own thread), with the file's shape, so Save queue as… can write it back
-        the same way after a restart."""
+        database's own thread, while the page shows it), with the file's shape, so Save queue
+        as… can write it back the same way after a restart. Returns its generation at once;
+        `done` hears when it is saved, and the page is told (op "saved")."""
         source = source_to_state(loaded.source)
 
         def stored(result: QueueState | Exception) -> None:
-            done(_plain(result) if isinstance(result, Exception) else result)
+            if isinstance(result, Exception):
+                self._port.saved(None, _plain(result), generation)
+                self.reload(f"{loaded.source.path.name} could not be saved, so it was not opened.")
+                done(_plain(result))
+                return
+            self._port.saved(result.revision, generation=result.generation)
+            done(result)
 
-        self.store.replace_rows(
-            serialized.meta, serialized.rows, source, loaded.source.path.name, stored
+        generation = secrets.token_hex(8)
+        return self.store.replace_rows(
+            serialized.meta, serialized.rows, source, loaded.source.path.name, stored, generation
         )
 
     def source(self) -> QueueSource | None:

@@ -69,7 +69,15 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE tickets (
         id TEXT PRIMARY KEY,
         position INTEGER NOT NULL,
-        data TEXT NOT NULL
+        subject TEXT NOT NULL,
+        body TEXT NOT NULL,
+        requester TEXT NOT NULL,
+        created TEXT NOT NULL,
+        status TEXT NOT NULL,
+        priority TEXT NOT NULL,
+        assignee TEXT,
+        tags TEXT NOT NULL,
+        reply_draft TEXT NOT NULL
     );
     CREATE TABLE journal (
         seq INTEGER PRIMARY KEY AUTOINCREMENT,

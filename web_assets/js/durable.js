@@ -15,6 +15,8 @@ export function createDurability({ shell, persister }) {
   let failed = '';
   let savingTimer = null;
   let idleWaiters = [];
+  let generation = null;
+  const queuesSaved = new Map(); // generation -> revision: a queue saved before it was shown
 
   function show() {
     if (!shell.present || !label) return;
@@ -47,12 +49,19 @@ export function createDurability({ shell, persister }) {
     },
     get revision() { return revision; },
 
-    /** The queue now on screen is the database's `generation` at `revision`. */
-    adopt(state) {
-      unsaved = 0;
-      for (const resolve of idleWaiters.splice(0)) resolve();
-      failed = '';
-      revision = state.revision ?? 0;
+    /**
+     * The queue now on screen is the database's `generation` at `revision`; with no revision
+     * yet, the shell is still saving it (a file just opened) and will say "saved".
+     */
+    adopt(state, { keepFailure = false } = {}) {
+      generation = state.generation ?? null;
+      if (!keepFailure) failed = '';
+      const early = queuesSaved.get(generation);
+      const pending = (state.revision === null || state.revision === undefined) && early === undefined;
+      unsaved = pending ? 1 : 0;
+      revision = state.revision ?? early ?? 0;
+      persister.syncState({ generation, revision, dirty: pending });
+      if (!pending) { for (const resolve of idleWaiters.splice(0)) resolve(); }
       show();
     },
 
@@ -92,8 +101,12 @@ export function createDurability({ shell, persister }) {
       show();
     },
 
-    /** The shell saved a run's changes (or could not: then it reloads the queue). */
-    runSaved({ revision: next, error = '' }) {
+    /** The shell saved a run's changes or a whole queue (or could not: it then reloads). */
+    runSaved({ revision: next, error = '', generation: of = null }) {
+      if (of !== null && of !== generation) {
+        if (!error) queuesSaved.set(of, next); // arrived before the queue was shown
+        return;
+      }
       failed = error;
       settle(next);
     },

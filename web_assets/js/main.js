@@ -236,7 +236,7 @@ async function boot() {
   }
 
   /** A queue the shell hands over (a file opened, or its saved copy after a problem). */
-  async function loadQueueFrom({ url, generation = null, revision = 0, notice = '' }) {
+  async function loadQueueFrom({ url, generation = null, revision = null, notice = '' }) {
     const t0 = performance.now();
     const response = await fetch(url);
     if (!response.ok) throw new Error('the shell did not hand over the queue');
@@ -247,8 +247,8 @@ async function boot() {
     $('queue-list').scrollTop = 0;
     ui.render(true);
     const t2 = performance.now();
-    await persister.replaceAll(queueDocument(state), { generation, revision, dirty: false });
-    durable.adopt({ generation, revision });
+    await persister.replaceAll(queueDocument(state), { generation, revision: revision ?? 0, dirty: revision === null });
+    durable.adopt({ generation, revision }, { keepFailure: Boolean(notice) });
     if (notice) toast.show(notice, { ms: 10000 });
     const t3 = performance.now();
     return { tickets: state.tickets.length, ms: { fetch: t1 - t0, show: t2 - t1, store: t3 - t2 } };
@@ -295,6 +295,7 @@ async function boot() {
     // For diagnostics and tests: reads, and the same dispatch any page script could make.
     summary,
     saveState: () => ({ unsaved: durable.unsaved, revision: durable.revision }),
+    whenSaved: () => durable.idle(),
     dispatch: (id, payload, source = 'shell') => bus.dispatch(id, payload, { source }),
     log: () => bus.log(),
     exportQueue: () => queueDocument(state),

@@ -239,3 +239,42 @@ test('repair replaces one step, keeps its ticket parameter and every other step'
   assert.equal(state.byId.get('T-1014').assignee, 'marcus');
   assert.throws(() => repairDefinition(definition, 1, [retaught, retaught]), RepairError);
 });
+
+test('a run has its own view: the person\'s filter, list and open ticket stay as they were', async () => {
+  const { state, bus } = makeBus();
+  bus.dispatch('filter_tickets', { status: 'open' }, { source: 'ui' });
+  bus.dispatch('select_ticket', { ticket_id: 'T-1006' }, { source: 'ui' });
+  const mine = { filter: structuredClone(state.filter), matches: [...state.matches], selected: state.selectedId };
+  const definition = {
+    name: 'tag_phrase',
+    inputSchema: { type: 'object', properties: { phrase: { type: 'string' } }, required: ['phrase'] },
+    steps: [
+      { command: 'filter_tickets', args: { text: { from: 'param', name: 'phrase' } } },
+      { command: 'select_ticket', args: { ticket_id: { from: 'const', value: 'T-1001' } } },
+      { command: 'tag_matching_tickets', args: { tag: { from: 'const', value: 'seen' } } },
+    ],
+  };
+  const out = await runTool({ definition, input: { phrase: 'bank feed' }, bus });
+  assert.equal(out.ok, true);
+  assert.deepEqual(state.filter, mine.filter);
+  assert.equal(state.selectedId, mine.selected);
+  const bank = state.tickets.filter((t) => `${t.id}\n${t.subject}\n${t.body}\n${t.requester}`.toLowerCase().includes('bank feed'));
+  assert.ok(bank.length > 0);
+  for (const t of bank) assert.ok(t.tags.includes('seen'), t.id);
+  // The net changes go to the shell: one per ticket changed, with the value written.
+  assert.deepEqual(out.changes.map(([id]) => id).sort(), bank.map((t) => t.id).sort());
+  assert.ok(out.changes.every(([, field, tags]) => field === 'tags' && tags.includes('seen')));
+});
+
+test('a routine that changes every match without searching first records the filter it had', () => {
+  const { bus, state } = makeBus();
+  bus.dispatch('filter_tickets', { text: 'invoice' }, { source: 'ui' });
+  const rec = createRecorder({ bus, currentFilter: () => state.filter });
+  rec.start();
+  person(bus, 'set_matching_priority', { priority: 'high' }, 'bulk-priority');
+  const recording = rec.stop();
+  assert.deepEqual(recording.steps.map((s) => s.command), ['filter_tickets', 'set_matching_priority']);
+  assert.deepEqual(recording.steps[0].payload, { text: 'invoice' });
+  const draft = generalize(recording);
+  assert.deepEqual(draft.steps[0].args.text, { from: 'const', value: 'invoice' });
+});

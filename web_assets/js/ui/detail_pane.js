@@ -3,6 +3,8 @@
 import { $, el, fillSelect, longDate, LABELS } from './dom.js';
 import { STATUSES, PRIORITIES } from '../queue_state.js';
 
+const DRAFT_PAUSE_MS = 600;
+
 export function mountDetailPane({ state, dispatch }) {
   const assignee = $('assignee-select');
   const priority = $('priority-select');
@@ -38,9 +40,18 @@ export function mountDetailPane({ state, dispatch }) {
     }
     dispatch('apply_template', { ticket_id: ticketId(), template_id: template.value }, 'template-apply');
   });
-  draft.addEventListener('change', () => {
-    dispatch('set_reply_draft', { ticket_id: ticketId(), text: draft.value }, 'reply-draft');
-  });
+  // A reply belongs to the ticket it was typed in, whatever opens meanwhile; it is saved as
+  // the person pauses, not only when they leave the field, so a crash loses at most a moment.
+  let draftTimer = null;
+  const saveDraft = () => {
+    clearTimeout(draftTimer);
+    const id = draft.dataset.ticket;
+    if (!id || !state.byId.has(id) || state.byId.get(id).reply_draft === draft.value) return;
+    dispatch('set_reply_draft', { ticket_id: id, text: draft.value }, 'reply-draft');
+  };
+  draft.addEventListener('focus', () => { draft.dataset.ticket = ticketId() ?? ''; });
+  draft.addEventListener('input', () => { clearTimeout(draftTimer); draftTimer = setTimeout(saveDraft, DRAFT_PAUSE_MS); });
+  draft.addEventListener('change', saveDraft);
 
   function renderOptions() {
     fillSelect(assignee, [['', 'Unassigned'], ...state.assignees.map((a) => [a.id, a.name])]);
@@ -70,7 +81,10 @@ export function mountDetailPane({ state, dispatch }) {
     $('d-tags').replaceChildren(...t.tags.map((tag) => el('li', { class: 'tag' }, tag,
       el('button', { type: 'button', class: 'tag-remove', 'aria-label': `Remove tag ${tag}`, dataset: { tag } }, '×'))));
     $('d-body').textContent = t.body;
-    if (document.activeElement !== draft) draft.value = t.reply_draft;
+    if (document.activeElement !== draft) {
+      draft.value = t.reply_draft;
+      draft.dataset.ticket = t.id;
+    }
   }
 
   return { render, renderOptions };
