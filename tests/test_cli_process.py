@@ -77,3 +77,33 @@ def test_a_second_start_on_the_same_data_dir_hands_over_and_exits(tmp_path):
         _out, err = first.communicate(timeout=30)
     assert first.returncode == 0, err[-1500:]
     assert not (data / "agent.json").exists()
+
+
+def test_after_a_crash_the_next_start_cleans_up_and_its_socket_is_private(tmp_path):
+    import signal
+    import stat
+    import tempfile
+
+    from understudy_desktop.agent.runtime_file import read_runtime
+    from understudy_desktop.single_instance import server_name
+
+    data = tmp_path / "data"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    first = subprocess.Popen(
+        [sys.executable, "-m", "understudy_desktop", "--data-dir", str(data)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    deadline = time.monotonic() + 60
+    while read_runtime(data) is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    socket_path = Path(tempfile.gettempdir()) / server_name(data.resolve())
+    assert socket_path.exists()
+    assert stat.S_IMODE(socket_path.stat().st_mode) & 0o077 == 0  # this user's alone
+    first.send_signal(signal.SIGKILL)  # a crash: the lock file and the socket stay behind
+    first.wait()
+    assert socket_path.exists()
+    again = run_app("--quit-after-load", data_dir=data)
+    assert again.returncode == 0, again.stderr[-1500:]
+    assert "already running" not in again.stdout

@@ -41,6 +41,8 @@ class InstanceGuard(QObject):
         name = server_name(self._data_dir)
         QLocalServer.removeServer(name)  # a crashed owner's socket file
         self._server = QLocalServer(self)
+        # Only this user may hand the running app a file to open.
+        self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         self._server.newConnection.connect(self._accept)
         if not self._server.listen(name):
             log.warning("could not listen for a second start: %s", self._server.errorString())
