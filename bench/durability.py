@@ -22,11 +22,14 @@ from typing import Any
 from harness import application, js, js_async, publish_definitions, start_console, wait
 from queue_scale import HEARTBEAT_JS, Heartbeat, write_csv
 
-# A person's edit, timed in the page from the dispatch to the shell's "saved".
+# A person's edit, timed in the page from the dispatch to the shell's "saved". A person's
+# edits are a click or a keypress apart, so each starts 100 ms after the last was saved (back
+# to back, every edit would also wait for the previous one's drawing).
 EDITS = """(async () => {
   const api = window.understudyShell.api;
   const times = [];
   for (let i = 0; i < %d; i++) {
+    await new Promise((r) => setTimeout(r, 100));
     const t0 = performance.now();
     api.dispatch('set_ticket_priority',
       {ticket_id: 'T-1001', priority: i %% 2 ? 'low' : 'high'}, 'ui');
