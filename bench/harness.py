@@ -123,8 +123,9 @@ def teach_and_publish(
     keep: list[str],
     description: str | None = None,
 ) -> None:
-    """Teach a routine through the console's own controls (JS `routine`), keep only the
-    parameters named in `keep`, publish it as `tool`, and approve it in the consent dialog."""
+    """Teach a routine through the console's own controls (JS `routine`), let whoever runs it
+    choose the values named in `keep` (besides what the routine acted on, always asked), publish
+    it as `tool`, and approve it in the consent dialog."""
     describe = (
         f"const d = document.getElementById('draft-description'); d.value = {description!r};"
         " d.dispatchEvent(new Event('input'));"
@@ -139,10 +140,8 @@ def teach_and_publish(
       {routine}
       document.getElementById('teach-button').click();
       const keep = {keep!r};
-      const boxes = '#teach-panel .params input[type=checkbox]';
-      for (const b of document.querySelectorAll(boxes)) {{
-        const label = b.getAttribute('aria-label');
-        if (!keep.some((k) => label.startsWith(k + ' ')) && b.checked) b.click();
+      for (const b of document.querySelectorAll('#teach-panel input[id^="ask-"]')) {{
+        if (keep.includes(b.id.slice(4)) !== b.checked) b.click();
       }}
       const n = document.getElementById('draft-name'); n.value = {tool!r};
       n.dispatchEvent(new Event('input'));

@@ -44,9 +44,8 @@ TEACH = """(() => {
   $('bulk-tag-form').requestSubmit();
   const p = $('bulk-priority'); p.value = 'high'; p.dispatchEvent(new Event('change'));
   $('teach-button').click();
-  for (const b of document.querySelectorAll('#teach-panel .params input[type=checkbox]')) {
-    const keep = ['phrase', 'priority'].some((n) => b.getAttribute('aria-label').startsWith(n));
-    if (!keep && b.checked) b.click();
+  for (const b of document.querySelectorAll('#teach-panel input[id^="ask-"]')) {
+    if (['phrase', 'priority'].includes(b.id.slice(4)) !== b.checked) b.click();
   }
   const n = $('draft-name'); n.value = 'tag_phrase'; n.dispatchEvent(new Event('input'));
   $('draft-publish').click();

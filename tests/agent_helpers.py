@@ -86,10 +86,10 @@ TEST_TOOLS = {
     ),
     "give_to_nobody": definition(
         "give_to_nobody",
-        "Assign a ticket to someone who is not on this queue (always fails).",
+        "Raise a ticket to urgent, then close one this queue does not have (always fails).",
         [
             step("set_ticket_priority", ticket_id=("param", "ticket_id"), priority="urgent"),
-            step("set_ticket_assignee", ticket_id=("param", "ticket_id"), assignee="nobody"),
+            step("set_ticket_status", ticket_id="T-0000", status="closed"),
         ],
     ),
 }

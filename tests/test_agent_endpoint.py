@@ -320,8 +320,8 @@ def test_the_status_bar_names_the_agent_and_its_last_tool(agent):
             await c.call_tool("lookup_ticket", {"ticket_id": "T-1001"})
 
     run_client(agent.qtbot, go)
-    agent.qtbot.waitUntil(lambda: "last tool: lookup_ticket" in status.text())
-    assert status.text().startswith("mcp connected")  # the SDK client's default name
+    agent.qtbot.waitUntil(lambda: "last used: lookup_ticket" in status.text())
+    assert status.text().startswith("Agent connected: mcp")  # the SDK client's default name
 
 
 def test_connect_an_agent_shows_configs_with_a_copy_button(agent_console, data_dir, qtbot):

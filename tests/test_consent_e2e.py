@@ -81,7 +81,7 @@ def test_a_tool_edited_on_disk_after_approval_is_held_back_until_reviewed(
     )
     seen = approve_in_dialog(console, full=True)
     assert seen.startswith('Approve the changed tool "assign_refund"')
-    assert "Set status — ticket: the one from step 1; status: closed" in seen
+    assert "Set the status of the same ticket to Closed" in seen
     console.qtbot.waitUntil(lambda: "assign_refund" in console.listed())
 
 
@@ -200,7 +200,7 @@ def test_an_agent_publish_holds_while_the_person_decides_and_publishes_once(agen
     # The person reads what every agent will read, each step with its fixed values, and
     # who asked (the client's own name from MCP's clientInfo).
     assert "Assign to Priya and reply." in text
-    assert "Assign — ticket: the one from step 1; person: priya" in text
+    assert "Assign the same ticket to Priya Raman" in text
     assert "Asked by: mcp" in text
     assert "Tickets: assign, apply a reply template." in text
 
@@ -265,7 +265,7 @@ def test_ask_me_every_time(agent_console):
     )
     console.qtbot.waitUntil(lambda: library.get("assign_refund").ask_every_time)
     console.qtbot.waitUntil(lambda: console.api_json("tools")[0].get("askEveryTime") is True)
-    args = {"ticket_id": "T-1011", "assignee": "priya", "template_id": "refund_approved"}
+    args = {"ticket_id": "T-1011"}
     approver = approve_when_asked(console)
     headlines: list[str] = []
     gate.dialog_opened.connect(lambda d: headlines.append(d.text_shown()))
@@ -277,7 +277,7 @@ def test_ask_me_every_time(agent_console):
     result = run_client(console.qtbot, run_once, 30)
     approver.stop()
     assert result.is_error is False
-    assert headlines and "ticket: T-1011" in headlines[0]
+    assert headlines and "• Ticket: T-1011\n" in headlines[0]
     # Without an answer the call does not run.
     server.approval_hold_s = 0.3
     refused = run_client(console.qtbot, run_once, 30)

@@ -12,15 +12,17 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QComboBox, QLabel
 from test_teach_e2e import publish_from_editor, teach_assign_refund
 
+from understudy_desktop.catalogue import current_catalogue
 from understudy_desktop.consent.ledger import ConsentLedger
 from understudy_desktop.library.model import definition_hash
 from understudy_desktop.packs.importer import ImportPlan
 from understudy_desktop.shell.pack_dialogs import ImportPackDialog
 
 PACKS = Path(__file__).parent / "fixtures" / "packs"
+CATALOGUE = current_catalogue()
 EXAMPLES = sorted((Path(__file__).parent.parent / "packs").glob("*.understudy-pack.json"))
 
 
@@ -48,11 +50,15 @@ def test_export_then_import_into_a_fresh_data_dir_runs_the_same(console_factory,
     publish_from_editor(first, "assign_refund")
     first.qtbot.waitUntil(lambda: len(first.taught()) == 1)
     pack_path = tmp_path / "shared.understudy-pack.json"
+    first.window.packs.set_author("Dana Ortiz")
     with first.qtbot.waitSignal(first.window.packs.exported, timeout=20_000):
         first.window.packs.export_pack(pack_path, ["assign_refund"])
     data = pack_path.read_bytes()
     assert b"T-1006" not in data and b"Derek" not in data
-    args = {"ticket_id": "T-1011", "assignee": "priya", "template_id": "refund_approved"}
+    # The author is the name the person gave, not the computer's login.
+    assert json.loads(data)["author"] == "Dana Ortiz"
+    # Clicking straight through made a tool that asks only for the ticket.
+    args = {"ticket_id": "T-1011"}
     here = first.run_tool("assign_refund", args)
     ticket_here = first.dispatch("get_ticket", {"ticket_id": "T-1011"})["result"]
 
@@ -62,10 +68,14 @@ def test_export_then_import_into_a_fresh_data_dir_runs_the_same(console_factory,
     assert tool.origin.by == "pack" and tool.origin.pack == pack_path.name
     # The import approved exactly the imported definition.
     assert tool.digest == definition_hash(tool.definition)
+    assert tool.origin.author == "Dana Ortiz"
     there = second.run_tool("assign_refund", args)
     ticket_there = second.dispatch("get_ticket", {"ticket_id": "T-1011"})["result"]
     assert there == here
     assert ticket_there == ticket_here
+    # The routine as taught, with nothing but the ticket given.
+    assert ticket_here["assignee"] == "priya"
+    assert ticket_here["reply_draft"].startswith("Hi ")
 
 
 @pytest.mark.slow
@@ -83,23 +93,103 @@ def test_a_clash_is_renamed_or_replaced_and_bad_packs_change_nothing(console):
 
 def test_names_and_descriptions_from_a_pack_are_shown_as_text(qtbot):
     hostile = '<img src=x onerror="alert(1)"><b>bold</b>'
-    plan = ImportPlan(
-        definitions=[
-            {
-                "name": "x",
-                "description": hostile,
-                "annotations": {"readOnlyHint": True, "untrustedContentHint": False},
-            }
-        ],
-        author=hostile,
+    definition = json.loads((PACKS / "good.understudy-pack.json").read_text())["tools"][0]
+    definition = {**definition, "description": hostile, "title": ""}
+    plan = ImportPlan(definitions=[definition], author=hostile)
+    dialog = ImportPackDialog(
+        plan, "<h1>evil</h1>.understudy-pack.json", ConsentLedger(), lambda _r, _m: {}, CATALOGUE
     )
-    dialog = ImportPackDialog(plan, "evil.understudy-pack.json", ConsentLedger(), lambda _r: {})
     qtbot.addWidget(dialog)
-    assert hostile in dialog.tools.item(0).text()  # list items never render markup
     labels = dialog.findChildren(QLabel)
     assert labels
     assert all(label.textFormat() == Qt.TextFormat.PlainText for label in labels)
-    assert any(hostile in label.text() for label in labels)  # the author, shown as typed
+    text = dialog.text_shown()
+    assert hostile in text  # the description and the author, shown as typed
+    assert "<h1>evil</h1>.understudy-pack.json" in text
+
+
+def preview_of(console, path: Path, choose: dict[str, str] | None = None) -> str:
+    """Open the import preview for `path` as the person would, read it, pick `choose`
+    (a missing name -> the entry to choose for it), and click Import."""
+    shown: list[str] = []
+
+    def read_and_import(dialog):
+        for wanted, pick in (choose or {}).items():
+            combo = next(
+                c
+                for c in dialog.findChildren(QComboBox)
+                if c.accessibleName() == f"{wanted} on this queue"
+            )
+            combo.setCurrentIndex(combo.findText(pick))
+        shown.append(dialog.text_shown())
+        dialog.import_button.click()
+        return dialog.result()
+
+    original = ImportPackDialog.exec
+    ImportPackDialog.exec = read_and_import
+    try:
+        with console.qtbot.waitSignal(console.window.packs.imported, timeout=20_000):
+            console.window.packs.import_pack(path, confirm=True)
+    finally:
+        ImportPackDialog.exec = original
+    return shown[0]
+
+
+@pytest.mark.slow
+def test_a_pack_preview_says_what_each_tool_does_with_its_values(console):
+    text = preview_of(console, PACKS / "good.understudy-pack.json")
+    # Who made it and when, each step in words with its fixed values, what it asks, what it
+    # changes: the things a person judges a pack by.
+    assert "made by test on 30 Nov 2026" in text
+    assert "1. Open the ticket you choose" in text
+    assert "2. Assign the same ticket to Priya Raman" in text
+    assert "The ticket." in text
+    assert "Tickets: assign." in text
+    assert "select_ticket" not in text and "set_ticket_assignee" not in text
+
+
+def pack_with(tmp_path: Path, name: str, value: str, ref_name: str | None) -> Path:
+    pack = json.loads((PACKS / "good.understudy-pack.json").read_text())
+    spec = pack["tools"][0]["steps"][1]["args"]["assignee"]
+    spec["value"] = value
+    if ref_name:
+        spec["ref"] = {"kind": "person", "name": ref_name}
+    pack["tools"][0]["name"] = name
+    path = tmp_path / f"{name}.understudy-pack.json"
+    path.write_text(json.dumps(pack), encoding="utf-8")
+    return path
+
+
+@pytest.mark.slow
+def test_a_tool_made_on_another_queue_runs_here_by_name_or_after_mapping(console, tmp_path):
+    # Made where Priya Raman's id was "priya-raman": found here by her name, id "priya".
+    same_name = pack_with(tmp_path, "by_name", "priya-raman", "Priya Raman")
+    text = preview_of(console, same_name)
+    assert "do not have" not in text  # nothing to map
+    assert console.run_tool("by_name", {"ticket_id": "T-1011"})["ok"] is True
+    assert console.dispatch("get_ticket", {"ticket_id": "T-1011"})["result"]["assignee"] == "priya"
+
+    # Made where she is "P. Raman": the preview asks who that is here, before importing.
+    other = pack_with(tmp_path, "mapped", "p-17", "P. Raman")
+    text = preview_of(console, other, {"P. Raman": "Marcus Hale"})
+    assert "P. Raman →" in text
+    tool = console.library.callable("mapped")
+    assert tool.steps[1]["args"]["assignee"] == {
+        "from": "const",
+        "value": "marcus",
+        "ref": {"kind": "person", "name": "Marcus Hale"},
+    }
+    assert console.run_tool("mapped", {"ticket_id": "T-1012"})["ok"] is True
+    assert console.dispatch("get_ticket", {"ticket_id": "T-1012"})["result"]["assignee"] == "marcus"
+
+    # Left unmapped, the run stops before changing anything and names who is missing.
+    unmapped = pack_with(tmp_path, "unmapped", "p-17", "P. Raman")
+    preview_of(console, unmapped)
+    before = console.dispatch("get_ticket", {"ticket_id": "T-1013"})["result"]
+    failed = console.run_tool("unmapped", {"ticket_id": "T-1013"})
+    assert failed.get("ok") is not True and failed["code"] == "not_found"
+    assert "P. Raman" in failed["message"] and "Nothing was changed" in failed["message"]
+    assert console.dispatch("get_ticket", {"ticket_id": "T-1013"})["result"] == before
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
@@ -147,7 +237,7 @@ def test_dropping_a_pack_on_the_window_imports_it_after_the_preview(console, mon
 
     def accept(dialog):
         # The person reads the preview and clicks Import: that click is the approval.
-        shown.append(dialog.tools.item(0).text())
+        shown.append(dialog.text_shown())
         dialog.import_button.click()
         return dialog.result()
 
@@ -164,4 +254,4 @@ def test_dropping_a_pack_on_the_window_imports_it_after_the_preview(console, mon
     with console.qtbot.waitSignal(console.window.packs.imported, timeout=20_000) as blocker:
         console.window.dropEvent(drop)
     assert blocker.args[0] == ["assign_refund"]
-    assert shown and shown[0].startswith("assign_refund — ")
+    assert shown and "assign_refund\n" in shown[0]

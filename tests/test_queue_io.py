@@ -14,12 +14,16 @@ import pytest
 
 from understudy_desktop.queue_io import (
     FIELDS,
+    ImportChoices,
     LoadedQueue,
     QueueFileError,
     Ticket,
     load_queue_file,
     preview_queue_file,
     save_queue_file,
+    source_from_state,
+    source_signature,
+    source_to_state,
 )
 from understudy_desktop.queue_io import reader as reader_module
 from understudy_desktop.queue_io.columns import (
@@ -619,13 +623,8 @@ def test_preview_raises_the_same_errors(tmp_path: Path) -> None:
         ("dup.csv", "id,status\n1,open\n2,open\n1,new\n", ["Row 4", '"1"', "used twice", "row 2"]),
         ("emptyid.csv", "id,status\n1,open\n  ,open\n", ["Row 3", "id is empty"]),
         ("emptyid.json", '[{"id": "a"}, {"id": ""}]', ["Ticket 2", "id is empty"]),
-        (
-            "status.csv",
-            "id,Status\n1,open\n2,maybe\n",
-            ["Row 3", 'column "Status"', 'the status "maybe" is not one we know',
-             "new, open, pending, solved, closed"],
-        ),
-        ("priority.csv", "id,priority\n1,sky-high\n", ["Row 2", '"sky-high"', "low, normal"]),
+        ("status.json", '[{"id": 1, "status": {"name": "Open"}}]',
+         ["Ticket 1", 'column "status"', "a word or a number"]),
         ("date.csv", "id,created\n1,yesterday\n", ["Row 2", '"yesterday"', "year-month-day"]),
         ("ambiguous.csv", "id,created\n1,02/11/2026\n", ["Row 2", "day/month or month/day"]),
         ("impossible.csv", "id,created\n1,2026-02-30\n", ["Row 2", "does not exist"]),
@@ -674,19 +673,19 @@ def test_bad_files_get_a_plain_error_naming_file_and_place(
 
 
 def test_every_bad_row_is_counted_not_just_the_first(tmp_path: Path) -> None:
-    path = write(tmp_path, "many.csv", "id,status\n1,maybe\n2,open\n3,perhaps\n4,nah\n")
+    path = write(tmp_path, "many.csv", "id,created\n1,maybe\n2,2026-01-01\n3,perhaps\n4,nah\n")
     error = open_error(path)
     assert "(There are 2 more problems like this in the file.)" in str(error)
-    assert (error.row, error.column) == (2, "status")
+    assert (error.row, error.column) == (2, "created")
     assert [p.split(":")[0] for p in error.problems] == [
-        'Row 2, column "status"',
-        'Row 4, column "status"',
-        'Row 5, column "status"',
+        'Row 2, column "created"',
+        'Row 4, column "created"',
+        'Row 5, column "created"',
     ]
 
 
 def test_huge_cell_values_are_cut_short_in_messages(tmp_path: Path) -> None:
-    path = write(tmp_path, "long.csv", "id,status\n1," + "x" * 5000 + "\n")
+    path = write(tmp_path, "long.csv", "id,created\n1," + "x" * 5000 + "\n")
     message = str(open_error(path))
     assert "x" * 39 + "…" in message
     assert "x" * 41 not in message
@@ -721,3 +720,369 @@ def test_file_over_the_size_limit_is_refused_before_reading(
     path = write(tmp_path, "huge.csv", b"id\n" + b"1\n" * (1024 * 1024))
     message = str(open_error(path))
     assert "too large" in message and "2 MB" in message and "limit is 1 MB" in message
+
+
+# ---- numeric codes, unknown values and import choices -------------------------------------------
+
+FRESHDESK = "freshdesk_export.csv"
+FRESHDESK_CHOICES = ImportChoices(
+    columns={"description_text": "body", "responder_name": "assignee"},
+    values={"status": {"Escalated to L2": "pending"}},
+)
+
+
+def csv_lines(path: Path) -> list[str]:
+    return path.read_bytes().decode("utf-8").split("\r\n")
+
+
+@pytest.mark.parametrize(
+    ("raw", "status", "priority"),
+    [("2", "open", "normal"), ("3", "pending", "high"), ("4", "solved", "urgent"),
+     ("5", "closed", None), ("1", None, "low"), (" 02 ", "open", "normal")],
+)  # fmt: skip
+def test_freshdesk_numbers_are_known_words(
+    raw: str, status: str | None, priority: str | None
+) -> None:
+    for parse, expected in ((normalise_status, status), (normalise_priority, priority)):
+        if expected is None:
+            with pytest.raises(CellValueError):
+                parse(raw)
+        else:
+            assert parse(raw) == expected
+
+
+def test_freshdesk_export_opens_with_numeric_codes_by_default() -> None:
+    queue = load_queue_file(FIXTURES / FRESHDESK)
+    tickets = by_id(queue)
+    assert [(t.id, t.status, t.priority) for t in queue.tickets] == [
+        ("4101", "open", "high"),
+        ("4102", "pending", "normal"),
+        ("4103", "open", "urgent"),  # "Escalated to L2": not known, so open for now
+        ("4104", "solved", "low"),
+        ("4105", "closed", "low"),
+        ("4106", "open", "urgent"),
+        ("4107", "pending", "low"),
+    ]
+    assert tickets["4101"].requester == "ana@example.com"
+    assert tickets["4101"].tags == ["login", "password"]
+    assert tickets["4101"].created == "2026-11-02T09:14:05Z"
+    # Without choices, the guess stays: these two columns are carried along, not used.
+    assert queue.source.mapping["description_text"] is None
+    assert queue.source.mapping["responder_name"] is None
+    assert tickets["4101"].body == "" and tickets["4101"].assignee is None
+    assert any("Freshdesk codes (2 = open, 3 = pending, 4 = solved, 5 = closed)" in note
+               for note in queue.notes)  # fmt: skip
+    assert any("(1 = low, 2 = normal, 3 = high, 4 = urgent)" in note for note in queue.notes)
+
+
+def test_an_unknown_status_does_not_block_the_file_and_is_reported() -> None:
+    queue = load_queue_file(FIXTURES / FRESHDESK)
+    assert len(queue.tickets) == 7
+    assert queue.values.unknown == {"status": ("Escalated to L2",), "priority": ()}
+    assert queue.values.meanings["status"]["Escalated to L2"] == "open"
+    note = next(note for note in queue.notes if "Escalated to L2" in note)
+    assert note == (
+        'Understudy does not know the status "Escalated to L2", so the ticket with it is set to '
+        "open for now. You can choose what it means when you open the file."
+    )
+
+
+def test_several_unknown_values_are_counted_in_one_plain_note(tmp_path: Path) -> None:
+    rows = ["id,status,priority"] + [
+        f"{i},{status},{priority}"
+        for i, (status, priority) in enumerate(
+            [("Triage", "sky-high"), ("Triage", "2"), ("With vendor", "meh"), ("Parked", ""),
+             ("Q", "1"), ("R", "1"), ("open", "3")]
+        )
+    ]  # fmt: skip
+    queue = load_queue_file(write(tmp_path, "odd.csv", "\n".join(rows) + "\n"))
+    by = by_id(queue)
+    assert by["0"].status == "open" and by["0"].priority == "normal"
+    assert by["2"].priority == "normal" and by["3"].priority == "normal"
+    assert queue.values.unknown == {
+        "status": ("Triage", "With vendor", "Parked", "Q", "R"),
+        "priority": ("sky-high", "meh"),
+    }
+    notes = [note for note in queue.notes if note.startswith("Understudy does not know")]
+    assert notes == [
+        'Understudy does not know the statuses "Triage", "With vendor", "Parked", "Q" and 1 '
+        "more, so the 6 tickets with them are set to open for now. You can choose what they "
+        "mean when you open the file.",
+        'Understudy does not know the priorities "sky-high" and "meh", so the 2 tickets with '
+        "them are set to normal for now. You can choose what they mean when you open the file.",
+    ]
+
+
+def test_unknown_values_in_notes_are_cut_short(tmp_path: Path) -> None:
+    queue = load_queue_file(write(tmp_path, "long.csv", "id,status\n1," + "x" * 5000 + "\n"))
+    assert queue.tickets[0].status == "open"
+    assert all(len(note) < 300 for note in queue.notes)
+    assert any("x" * 29 + "…" in note for note in queue.notes)
+
+
+def test_loading_with_choices_maps_the_chosen_columns_and_values() -> None:
+    queue = load_queue_file(FIXTURES / FRESHDESK, FRESHDESK_CHOICES)
+    tickets = by_id(queue)
+    assert queue.source.mapping["description_text"] == "body"
+    assert queue.source.mapping["responder_name"] == "assignee"
+    assert tickets["4101"].body == (
+        "Hi, the reset link says it has expired.\r\nI tried three times this morning."
+    )
+    assert tickets["4104"].body == ""
+    assert tickets["4101"].assignee == "chen-wei"
+    assert tickets["4105"].assignee is None
+    assert [(a.id, a.name) for a in queue.assignees] == [
+        ("chen-wei", "Chen Wei"),
+        ("ana-garcía", "Ana García"),
+        ("priya-nair", "Priya Nair"),
+    ]
+    assert tickets["4103"].status == "pending"
+    assert queue.values.unknown["status"] == ()
+    assert not any("Escalated" in note for note in queue.notes)
+    assert queue.notes[0] == (
+        '1 column is not used: "group_name". It is kept and saved back unchanged.'
+    )
+    # The same file without choices still guesses.
+    assert load_queue_file(FIXTURES / FRESHDESK).source.mapping["description_text"] is None
+
+
+def test_a_chosen_column_takes_its_field_from_the_guessed_one() -> None:
+    choices = ImportChoices(columns={"description_text": "subject", "subject": None})
+    queue = load_queue_file(FIXTURES / FRESHDESK, choices)
+    assert queue.source.mapping["subject"] is None
+    assert queue.tickets[1].subject == "Please refund the second charge on my card."
+    # Choosing a field for one column is enough: the guessed column gives it up.
+    queue = load_queue_file(FIXTURES / FRESHDESK, ImportChoices(columns={"group_name": "tags"}))
+    assert queue.source.mapping["tags"] is None
+    assert queue.tickets[0].tags == ["tier", "1"]
+    assert queue.source.extras("4101")["tags"] == "login,password"
+
+
+def test_choices_can_give_numbers_another_meaning() -> None:
+    reverse = {"1": "urgent", "2": "high", "3": "normal", "4": "low"}
+    queue = load_queue_file(FIXTURES / FRESHDESK, ImportChoices(values={"priority": reverse}))
+    assert [t.priority for t in queue.tickets] == [
+        "normal", "high", "low", "urgent", "urgent", "low", "urgent"
+    ]  # fmt: skip
+    assert not any("priority column were read as Freshdesk" in note for note in queue.notes)
+
+
+def test_chosen_spellings_match_regardless_of_case_and_spaces(tmp_path: Path) -> None:
+    path = write(tmp_path, "q.csv", "id,status\n1,ESCALATED TO L2\n2, escalated_to_l2 \n")
+    queue = load_queue_file(path, FRESHDESK_CHOICES)
+    assert [t.status for t in queue.tickets] == ["pending", "pending"]
+
+
+def test_choosing_no_id_column_says_so_plainly() -> None:
+    with pytest.raises(QueueFileError) as caught:
+        load_queue_file(FIXTURES / FRESHDESK, ImportChoices(columns={"id": None}))
+    assert str(caught.value) == (
+        "Could not open freshdesk_export.csv. No column is used as the ticket id. Choose the "
+        'column that holds each ticket\'s id (under "Use as…", pick "Ticket id").'
+    )
+
+
+def test_preview_offers_every_distinct_value_and_what_it_became() -> None:
+    preview = preview_queue_file(FIXTURES / FRESHDESK, rows=2)
+    with (FIXTURES / FRESHDESK).open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    for name in ("status", "priority"):
+        distinct = list(dict.fromkeys(row[name] for row in rows))
+        assert list(preview.value_choices[name]) == distinct
+        assert sum(preview.value_counts[name].values()) == len(rows)
+    assert preview.value_choices["status"] == {
+        "2": "open", "3": "pending", "Escalated to L2": "open", "4": "solved", "5": "closed"
+    }  # fmt: skip
+    assert preview.value_choices["priority"] == {
+        "3": "high", "2": "normal", "4": "urgent", "1": "low"
+    }  # fmt: skip
+    assert preview.unknown_values == {"status": ("Escalated to L2",), "priority": ()}
+    assert preview.value_counts["status"]["Escalated to L2"] == 1
+    assert preview.choices is None
+    mapping = {c.key: (c.field, c.example) for c in preview.columns}
+    assert mapping["description_text"] == (None, "Hi, the reset link says it has expired.…")
+
+    chosen = preview_queue_file(FIXTURES / FRESHDESK, rows=2, choices=FRESHDESK_CHOICES)
+    assert chosen.choices == FRESHDESK_CHOICES
+    assert chosen.value_choices["status"]["Escalated to L2"] == "pending"
+    assert chosen.unknown_values["status"] == ()
+    assert [c.field for c in chosen.columns if c.key == "responder_name"] == ["assignee"]
+    assert chosen.assignee_name(chosen.tickets[0].assignee) == "Chen Wei"
+
+
+def test_value_choices_are_empty_for_fields_the_file_does_not_have() -> None:
+    preview = preview_queue_file(FIXTURES / "understudy_queue.json")
+    assert preview.value_choices == {"status": {}, "priority": {}}
+    assert preview.unknown_values == {"status": (), "priority": ()}
+
+
+def test_unchanged_freshdesk_export_saves_byte_for_byte(tmp_path: Path) -> None:
+    for choices in (None, FRESHDESK_CHOICES):
+        queue = load_queue_file(FIXTURES / FRESHDESK, choices)
+        target = tmp_path / f"{choices is None}.csv"
+        save_queue_file(target, queue.tickets, queue.assignees, [], queue.source)
+        assert target.read_bytes() == (FIXTURES / FRESHDESK).read_bytes()
+
+
+@pytest.mark.parametrize("restart", [False, True], ids=["live", "after-restart"])
+@pytest.mark.parametrize("chosen", [False, True], ids=["guessed", "chosen"])
+def test_saving_back_keeps_the_files_own_spellings(
+    tmp_path: Path, chosen: bool, restart: bool
+) -> None:
+    path = copy_fixture(FRESHDESK, tmp_path)
+    queue = load_queue_file(path, FRESHDESK_CHOICES if chosen else None)
+    source = queue.source
+    if restart:
+        source = source_from_state(json.loads(json.dumps(source_to_state(source))))
+    tickets = by_id(queue)
+    tickets["4101"].status = "closed"  # was "2"
+    tickets["4102"].priority = "urgent"  # was "2"
+    tickets["4104"].status = "pending"  # was "4"
+    save_queue_file(path, queue.tickets, queue.assignees, [], source)
+
+    before = csv_lines(FIXTURES / FRESHDESK)
+    after = csv_lines(path)
+    changed = [(old, new) for old, new in zip(before, after, strict=True) if old != new]
+    assert changed == [
+        # A quoted multi-line cell ends on the second physical line of ticket 4101.
+        (
+            'I tried three times this morning.",2,3,ana@example.com,Chen Wei,"login,password",'
+            "2026-11-02 09:14:05,Tier 1",
+            'I tried three times this morning.",5,3,ana@example.com,Chen Wei,"login,password",'
+            "2026-11-02 09:14:05,Tier 1",
+        ),
+        (
+            "4102,Charged twice for October,Please refund the second charge on my card.,3,2,"
+            "bob@example.com,Ana García,billing,2026-11-02 10:30:00,Billing",
+            "4102,Charged twice for October,Please refund the second charge on my card.,3,4,"
+            "bob@example.com,Ana García,billing,2026-11-02 10:30:00,Billing",
+        ),
+        (
+            "4104,How do I add a teammate?,,4,1,dan@example.com,Chen Wei,,2026-11-03 08:00:00,"
+            "Tier 1",
+            # Pending is written as the file's "3", never as the chosen "Escalated to L2".
+            "4104,How do I add a teammate?,,3,1,dan@example.com,Chen Wei,,2026-11-03 08:00:00,"
+            "Tier 1",
+        ),
+    ]
+    # "Escalated to L2" (row 4103) was left alone, so it is written back as it was.
+    assert any(line.startswith("4103,") and ",Escalated to L2," in line for line in after)
+    again = load_queue_file(path, FRESHDESK_CHOICES if chosen else None)
+    assert again.tickets == queue.tickets
+
+
+def test_a_value_the_file_never_used_is_written_as_its_freshdesk_number(tmp_path: Path) -> None:
+    path = write(tmp_path, "q.csv", "id,status,priority\n1,2,1\n2,3,1\n")
+    queue = load_queue_file(path)
+    queue.tickets[0].status = "closed"
+    queue.tickets[1].priority = "urgent"
+    save_queue_file(path, queue.tickets, [], [], queue.source)
+    assert path.read_text(encoding="utf-8") == "id,status,priority\n1,5,1\n2,3,4\n"
+
+
+def test_a_spelling_that_only_got_a_default_is_never_reused(tmp_path: Path) -> None:
+    path = write(tmp_path, "q.csv", "id,status\n1,Escalated to L2\n2,Pending\n")
+    queue = load_queue_file(path)
+    assert queue.source.vocabulary["status"] == {"pending": "Pending"}
+    queue.tickets[1].status = "open"
+    save_queue_file(path, queue.tickets, [], [], queue.source)
+    assert path.read_text(encoding="utf-8") == "id,status\n1,Escalated to L2\n2,Open\n"
+
+
+def test_json_numeric_codes_are_read_and_written_as_numbers(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "fd.json",
+        '[{"id": 1, "status": 2, "priority": 1}, {"id": 2, "status": 6, "priority": 3}]',
+    )
+    queue = load_queue_file(path)
+    assert [(t.status, t.priority) for t in queue.tickets] == [("open", "low"), ("open", "high")]
+    assert queue.values.unknown["status"] == ("6",)
+    queue.tickets[0].status = "closed"
+    queue.tickets.append(queue.tickets[1].model_copy(update={"id": "3", "priority": "urgent"}))
+    save_queue_file(path, queue.tickets, [], [], queue.source)
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    assert [(item["id"], item["status"], item["priority"]) for item in saved] == [
+        (1, 5, 1),
+        (2, 6, 3),
+        (3, 2, 4),
+    ]
+
+
+def test_choices_json_round_trip() -> None:
+    data = FRESHDESK_CHOICES.to_json()
+    assert data == {
+        "version": 1,
+        "columns": {"description_text": "body", "responder_name": "assignee"},
+        "values": {"status": {"Escalated to L2": "pending"}},
+    }
+    again = ImportChoices.from_json(json.loads(json.dumps(data)))
+    assert again == FRESHDESK_CHOICES
+    assert hash(again) == hash(FRESHDESK_CHOICES)
+    assert ImportChoices.from_json(ImportChoices().to_json()) == ImportChoices()
+    unused = ImportChoices(columns={"group_name": None})
+    assert ImportChoices.from_json(unused.to_json()).columns == {"group_name": None}
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        ([], "not a set of named values"),
+        ({"columns": {}}, "no version number"),
+        ({"version": True}, "no version number"),
+        ({"version": 2}, "newer version"),
+        ({"version": 0}, "format this version"),
+        ({"version": 1, "columns": ["id"]}, "not listed by name"),
+        ({"version": 1, "columns": {"Foo": "mood"}}, 'the column "Foo" is used as a ticket field'),
+        ({"version": 1, "columns": {"A": "id", "B": "id"}}, 'columns "A" and "B" are both used'),
+        ({"version": 1, "values": {"tags": {"x": "y"}}}, "only be chosen for status and priority"),
+        ({"version": 1, "values": {"status": ["open"]}}, "not listed as pairs"),
+        ({"version": 1, "values": {"status": {"x": 3}}}, "should be text"),
+        ({"version": 1, "values": {"status": {"Parked": "later"}}}, '"Parked" is set to "later"'),
+        ({"version": 1, "values": {"priority": {"P9": "open"}}}, "low, normal, high, urgent"),
+    ],
+)
+def test_bad_choices_json_is_refused_in_plain_words(data: Any, words: str) -> None:
+    with pytest.raises(QueueFileError) as caught:
+        ImportChoices.from_json(data)
+    message = str(caught.value)
+    assert message.startswith("The choices remembered for this kind of file cannot be used: ")
+    assert words in message
+    assert message.endswith("Choose the columns and values again when you open the file.")
+
+
+def test_choices_are_copied_and_changed_by_making_new_ones() -> None:
+    columns: dict[str, Any] = {"subject": "subject"}
+    choices = ImportChoices(columns=columns)
+    columns["subject"] = None
+    assert choices.columns == {"subject": "subject"}
+    moved = choices.with_column("description_text", "subject")
+    assert moved.columns == {"subject": None, "description_text": "subject"}
+    assert choices.columns == {"subject": "subject"}
+    valued = moved.with_value("status", " Escalated to L2 ", "pending")
+    assert valued.value_for("status", "Escalated to L2") == "pending"
+    assert moved.value_for("status", "Escalated to L2") is None
+
+
+def test_source_signature_names_the_kind_of_file(tmp_path: Path) -> None:
+    preview = preview_queue_file(FIXTURES / FRESHDESK)
+    signature = source_signature(preview)
+    assert len(signature) == 16 and int(signature, 16) >= 0
+    assert source_signature(preview.queue) == signature
+    assert source_signature(preview.queue.source) == signature
+    # Another export of the same helpdesk: other tickets, other encoding and delimiter.
+    text = (FIXTURES / FRESHDESK).read_text(encoding="utf-8")
+    header = text.split("\n", 1)[0]
+    other = write(tmp_path, "other.csv", (header + "\n9,Hi,,2,1,x@example.com,,,,\n").replace(
+        ",", ";").encode("cp1252"))  # fmt: skip
+    assert source_signature(load_queue_file(other)) == signature
+    # Choices do not change what kind of file it is.
+    assert source_signature(load_queue_file(FIXTURES / FRESHDESK, FRESHDESK_CHOICES)) == signature
+    assert source_signature(preview_queue_file(FIXTURES / "helpdesk_comma.csv")) != signature
+    # JSON key order carries no meaning, so it does not change the signature.
+    first = write(tmp_path, "a.json", '[{"id": 1, "status": "open"}]')
+    second = write(tmp_path, "b.json", '{"tickets": [{"status": "new", "id": 2}]}')
+    assert source_signature(load_queue_file(first)) == source_signature(load_queue_file(second))
+    assert source_signature(load_queue_file(first)) != source_signature(
+        load_queue_file(write(tmp_path, "c.csv", "id,status\n1,open\n"))
+    )

@@ -117,12 +117,30 @@ def test_page_console_messages_reach_python_logging(console, js_errors):
 def test_menus_have_the_promised_entries(console):
     bar = console.window.menuBar()
     menus = {a.text().replace("&", ""): a.menu() for a in bar.actions()}
-    assert list(menus) == ["File", "View", "Help"]
-    file_items = [a.text().replace("&", "") for a in menus["File"].actions() if a.text()]
-    assert file_items == ["Open queue…", "Save queue as…", "Import pack…", "Export pack…", "Quit"]
-    view_items = [a.text().replace("&", "") for a in menus["View"].actions()]
-    assert "Library" in view_items
+    assert list(menus) == ["File", "Edit", "View", "Help"]
+
+    def items(menu: str) -> list[str]:
+        return [a.text().replace("&", "").split("\t")[0] for a in menus[menu].actions() if a.text()]
+
+    assert items("File") == [
+        "Open queue…",
+        "Save queue as…",
+        "Import pack…",
+        "Export pack…",
+        "Quit",
+    ]
+    assert items("Edit") == ["Undo your last change", "Redo", "Your name on shared packs…"]
+    assert items("Help")[:3] == ["Connect an agent…", "Keyboard shortcuts", "Show the log folder"]
     assert console.window.export_pack_action.shortcut().toString() == "Ctrl+Shift+E"
+    # View › Library works: it opens the library in the console.
+    library = console.window.library_action
+    assert "Library" in items("View") and library.isEnabled()
+    assert console.js("document.getElementById('library-panel').hidden") is True
+    library.trigger()
+    console.qtbot.waitUntil(
+        lambda: console.js("document.getElementById('library-panel').hidden") is False
+    )
+    assert "No tools yet" in console.js("document.getElementById('library-panel').textContent")
 
 
 def test_about_names_versions_and_webmcp_mode(console):
@@ -130,13 +148,13 @@ def test_about_names_versions_and_webmcp_mode(console):
     assert f"Qt {qVersion()} (PySide6 {pyside_version})" in text
     assert f"Chromium {qWebEngineChromiumVersion()}" in text
     assert "Chromium 140." in text  # the engine DESIGN.md measured: no native WebMCP
-    assert "WebMCP: bridged" in text
-    assert about_facts("bridged").as_text().count("bridged") == 1
+    assert "Agent tools in the page: provided by Understudy" in text
+    assert "WebMCP" not in text  # a person never meets the standard's name
 
 
-def test_status_bar_shows_queue_and_webmcp(console):
+def test_status_bar_shows_queue_in_plain_words(console):
     console.qtbot.waitUntil(lambda: "40 tickets" in console.window._status.text())
-    assert "WebMCP bridged" in console.window._status.text()
+    assert console.window._status.text() == "40 tickets · Demo queue"
 
 
 def test_shutdown_deletes_view_before_profile_without_warnings(console_factory, data_dir):

@@ -37,7 +37,12 @@ def test_the_proxy_lists_calls_and_forwards_list_changed(agent_console, data_dir
     async def go():
         async with (
             stdio_client(proxy_params(data_dir)) as (read, write),
-            ClientSession(read, write, message_handler=on_message) as session,
+            ClientSession(
+                read,
+                write,
+                message_handler=on_message,
+                client_info=types.Implementation(name="Claude Desktop", version="1"),
+            ) as session,
         ):
             await session.initialize()
             names = [t.name for t in (await session.list_tools()).tools]
@@ -61,6 +66,10 @@ def test_the_proxy_lists_calls_and_forwards_list_changed(agent_console, data_dir
     assert called.structured_content["changed"] == ["T-1009"]
     assert bad.is_error and bad.structured_content["code"] == "invalid_input"
     assert "via_proxy" in later
+    # The console names the client that started the proxy, not the proxy.
+    activity = agent_console.window._agent[0]
+    assert activity.snapshot().client == "Claude Desktop"
+    assert "Claude Desktop" in agent_console.window._agent_status.text()
 
 
 def test_the_proxy_says_plainly_when_the_app_is_not_running(tmp_path):

@@ -175,10 +175,7 @@ def test_usage_is_kept_apart_and_a_revoke_removes_the_row_and_its_usage(console_
     first.qtbot.waitUntil(lambda: "assign_refund" in first.listed())
     definition_before = first.library.get("assign_refund").definition
     for ticket in ("T-1011", "T-1014"):
-        first.run_tool(
-            "assign_refund",
-            {"ticket_id": ticket, "assignee": "priya", "template_id": "refund_approved"},
-        )
+        first.run_tool("assign_refund", {"ticket_id": ticket})
     assert first.library.get("assign_refund").definition == definition_before  # untouched
     first.session.close()
     db = sqlite3.connect(data_dir / DB_FILE)

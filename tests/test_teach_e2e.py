@@ -235,8 +235,8 @@ def test_the_publish_call_times_out_to_awaiting_approval_then_poll_publishes_onc
 def publish_from_editor(console, name: str, expect_dialog: bool = True) -> None:
     """The person's path: the editor the app opened after Stop, then the overlay."""
     console.js(
-        "(() => { const fields = '#teach-panel .params input[type=text]:not(.param-name)';"
-        " for (const i of document.querySelectorAll(fields))"
+        "(() => { const fields = '#teach-panel .described input';"
+        " for (const i of document.querySelectorAll(fields)) if (!i.value)"
         " { i.value = 'The value to use.'; i.dispatchEvent(new Event('input')); }"
         f" const n = document.getElementById('draft-name'); n.value = {json.dumps(name)};"
         " n.dispatchEvent(new Event('input')); return true; })()"
@@ -263,10 +263,10 @@ def test_a_person_publishes_without_an_agent_and_tools_come_back_after_restart(
 ):
     first = console_factory(data_dir)
     teach_assign_refund(first, "T-1006")
-    # The person renames a parameter in the editor before publishing.
+    # The person lets whoever runs it choose the assignee and the reply, besides the ticket.
     first.js(
-        "(() => { const i = document.querySelector('#teach-panel .param-name');"
-        " i.value = 'ticket'; i.dispatchEvent(new Event('change')); return true; })()"
+        "(() => { for (const id of ['ask-assignee', 'ask-template_id'])"
+        " document.getElementById(id).click(); return true; })()"
     )
     publish_from_editor(first, "handle_refund")
     first.qtbot.waitUntil(lambda: first.taught() == ["handle_refund"])
@@ -279,7 +279,7 @@ def test_a_person_publishes_without_an_agent_and_tools_come_back_after_restart(
     second = console_factory(data_dir)
     assert "handle_refund" in second.listed()
     tool = second.library.callable("handle_refund")
-    assert tool.input_schema["required"] == ["ticket", "assignee", "template_id"]
+    assert tool.input_schema["required"] == ["ticket_id", "assignee", "template_id"]
     # The page mirrors it into its own WebMCP registration again, from the shell's copy.
     second.qtbot.waitUntil(
         lambda: "handle_refund" in [t["name"] for t in second.window.bridge.page_tools]
@@ -313,13 +313,7 @@ def test_a_seventeenth_tool_is_refused_with_a_message(console):
 @pytest.mark.slow
 def test_a_broken_step_is_repaired_and_the_rest_kept(console, tmp_path):
     teach_assign_refund(console, "T-1006")
-    console.js(
-        "(() => { const boxes = '#teach-panel .params input[type=checkbox]';"
-        " for (const b of document.querySelectorAll(boxes)) {"
-        "   const ticket = b.getAttribute('aria-label').startsWith('ticket_id');"
-        "   if (!ticket && b.checked) b.click(); }"
-        " return true; })()"
-    )
+    # By default the tool asks only for the ticket; the rest stays as taught.
     publish_from_editor(console, "assign_refund")
     console.qtbot.waitUntil(lambda: len(console.taught()) == 1)
     # A new queue arrives in which nobody is called Priya: the assign step now fails.
@@ -392,7 +386,11 @@ def test_a_broken_step_is_repaired_and_the_rest_kept(console, tmp_path):
         "set_ticket_assignee",
         "apply_template",
     ]
-    assert tool.steps[1]["args"]["assignee"] == {"from": "const", "value": "ana"}
+    assert tool.steps[1]["args"]["assignee"] == {
+        "from": "const",
+        "value": "ana",
+        "ref": {"kind": "person", "name": "Ana García"},
+    }
     # Runs again, now end to end.
     console.js(
         "window.understudyShell.api.dispatch('set_ticket_assignee', {ticket_id: 'N-1',"
@@ -409,10 +407,7 @@ def test_library_disable_enable_badges_highlight_and_recording_housekeeping(cons
     publish_from_editor(console, "assign_refund")
     console.qtbot.waitUntil(lambda: "assign_refund" in console.listed())
     # A person runs it: the row gets a "you" badge and the driven control lights up.
-    result = console.run_tool(
-        "assign_refund",
-        {"ticket_id": "T-1014", "assignee": "priya", "template_id": "refund_approved"},
-    )
+    result = console.run_tool("assign_refund", {"ticket_id": "T-1014"})
     assert result["ok"] is True
     assert console.js("document.querySelectorAll('.is-highlighted').length") == 1
     assert "step 3" in console.js("document.getElementById('run-toast').textContent")

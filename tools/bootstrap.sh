@@ -50,7 +50,8 @@ runtime_packages() {
   local asound
   if ! command -v apt-cache >/dev/null 2>&1; then return; fi
   asound="$(first_known_pkg libasound2t64 libasound2)"
-  echo ca-certificates python3 python3-venv fonts-dejavu-core \
+  # fonts-noto-cjk: Chinese, Japanese and Korean text in tickets renders as text, not boxes.
+  echo ca-certificates python3 python3-venv fonts-dejavu-core fonts-noto-cjk \
     libnss3 libnspr4 libgbm1 libgl1 libegl1 libx11-6 libx11-xcb1 libxcomposite1 libxdamage1 \
     libxext6 libxfixes3 libxrandr2 libxtst6 libxshmfence1 libxkbfile1 libxkbcommon0 \
     libxkbcommon-x11-0 libxcb1 libxcb-dri3-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 \

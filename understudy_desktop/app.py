@@ -32,14 +32,17 @@ from understudy_desktop.library.drafts import Drafts
 from understudy_desktop.library.legacy import migrate_legacy_files
 from understudy_desktop.library.library import Library
 from understudy_desktop.library.runner import ToolRunner
+from understudy_desktop.logs import install_crash_handler
 from understudy_desktop.paths import DataPaths, key_dir, web_assets_dir
-from understudy_desktop.qt_thread import init_main_thread_dispatch
+from understudy_desktop.qt_thread import call_on_main, init_main_thread_dispatch
 from understudy_desktop.shell.main_window import MainWindow
 from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
+from understudy_desktop.shell.queue_choices import RememberedChoices
 from understudy_desktop.shell.queue_keeper import QueueKeeper
 from understudy_desktop.single_instance import InstanceGuard
 from understudy_desktop.store.database import Database
 from understudy_desktop.store.queue_store import QueueStore
+from understudy_desktop.store.settings import Settings
 from understudy_desktop.web.handoff import Handoff
 from understudy_desktop.web.profile import make_profile
 from understudy_desktop.web.scheme import register_scheme
@@ -124,10 +127,11 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
     drafts = Drafts()
     consent = ConsentService(gate, library, drafts, window)
     keeper = QueueKeeper(QueueStore(db), window.port, handoff, window)
-    window.attach_queue(keeper)
+    settings = Settings(db)
+    window.attach_queue(keeper, RememberedChoices(settings))
     runner = ToolRunner(window.port, library, keeper.commit_run, window)
-    calls = ToolCalls(library, drafts, runner, consent, window.port, window)
-    ConsoleAsks(window.port, library, consent, calls, window)
+    calls = ToolCalls(library, drafts, runner, consent, window.port, window, keeper.known)
+    ConsoleAsks(window.port, library, consent, calls, window, keeper.known)
     ConsoleLibraryView(library, window.port, window)
     session = Session(profile, window, handoff, paths, db, library, consent, calls)
     if load_problems:
@@ -143,6 +147,8 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
             ledger,
             window.show_problem,
             lambda text: window.statusBar().showMessage(text, 8000),
+            settings,
+            keeper.known,
         )
     )
     if agent_port is not None:
@@ -189,6 +195,9 @@ def run(
         return 3
     session = open_session(paths, agent_port)
     window = session.window
+    install_crash_handler(
+        lambda text: call_on_main(window.show_problem, "Understudy hit a problem", text)
+    )
 
     def first_ready(ready: bool) -> None:
         # Only the first time: a reload later must not re-open the file or quit.

@@ -16,17 +16,31 @@ from understudy_desktop.paths import web_assets_dir
 class CommandInfo:
     id: str
     title: str
+    say: str  # the step as a sentence, with {field} where each value goes
     mutates: bool
     set_based: bool  # acts on every ticket the current filter matches
     returns_customer_text: bool
     entity_fields: tuple[str, ...]
     payload_schema: dict[str, Any]
+    refs: dict[str, str]  # field -> "person" or "template": kept by name as well as id
+    field_words: dict[str, dict[str, str]]  # this command's own words for a field
+
+    def words(self, field: str, shared: dict[str, dict[str, str]]) -> dict[str, str]:
+        base = {
+            "label": field,
+            "asked": f"the {field} you choose",
+            "same": f"the same {field}",
+            "fixed": "{value}",
+            "describe": "",
+        }
+        return {**base, **shared.get(field, {}), **self.field_words.get(field, {})}
 
 
 @dataclass(frozen=True)
 class Catalogue:
     version: int
     commands: dict[str, CommandInfo]
+    field_words: dict[str, dict[str, str]]
 
     @staticmethod
     def from_data(raw: dict[str, Any]) -> Catalogue:
@@ -34,15 +48,18 @@ class Catalogue:
             str(c["id"]): CommandInfo(
                 id=str(c["id"]),
                 title=str(c.get("title") or c["id"]),
+                say=str(c.get("say") or c.get("title") or c["id"]),
                 mutates=bool(c.get("mutates")),
                 set_based=bool(c.get("setBased")),
                 returns_customer_text=bool(c.get("returnsCustomerText")),
                 entity_fields=tuple(c.get("entityFields") or ()),
                 payload_schema=dict(c.get("payloadSchema") or {}),
+                refs={str(k): str(v) for k, v in (c.get("refs") or {}).items()},
+                field_words=dict(c.get("fieldWords") or {}),
             )
             for c in raw.get("commands", [])
         }
-        return Catalogue(int(raw.get("version", 0)), commands)
+        return Catalogue(int(raw.get("version", 0)), commands, dict(raw.get("fieldWords") or {}))
 
     def annotations(self, steps: list[dict[str, Any]]) -> dict[str, bool]:
         """Computed from what the steps do, never taken from a file or the page."""

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import logging
 from pathlib import Path
 
 from understudy_desktop import APP_NAME, __version__
+from understudy_desktop.logs import configure_logging
 from understudy_desktop.paths import DATA_DIR_ENV, resolve_data_paths
 
 
@@ -54,10 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=args.log_level, format="%(levelname)s %(name)s: %(message)s")
     if args.file is not None and not args.file.is_file():
         build_parser().error(f"there is no file at {args.file}")
     paths = resolve_data_paths(args.data_dir)
+    configure_logging(paths, args.log_level)
     # Imported late: argument errors and --help must not pay for starting Qt.
     from understudy_desktop.app import run
 

@@ -33,6 +33,7 @@ from understudy_desktop.consent.service import ConsentService, error
 from understudy_desktop.library.drafts import Drafts, check_draft
 from understudy_desktop.library.library import Library
 from understudy_desktop.library.model import PUBLIC_FIELDS, TaughtTool
+from understudy_desktop.library.refs import Known
 from understudy_desktop.library.runner import RunJob, RunResult, ToolRunner
 from understudy_desktop.rules import rules
 
@@ -70,10 +71,12 @@ class ToolCalls(QObject):
         consent: ConsentService,
         port: ConsolePort,
         parent: QObject | None = None,
+        known: Callable[[], Known] = dict,
     ) -> None:
         super().__init__(parent)
         self.library = library
         self.drafts = drafts
+        self.known = known  # the saved queue's people and templates (names for the dialog)
         self.runner = runner
         self.consent = consent
         self.port = port
@@ -186,7 +189,9 @@ class ToolCalls(QObject):
             if result.error or result.definition is None:
                 answer(error("cannot_generalize", result.error or "The recording cannot be used."))
                 return
-            definition, problems = check_draft(result.definition, self.library.catalogue, recording)
+            definition, problems = check_draft(
+                result.definition, self.library.catalogue, recording, known=self.known()
+            )
             if definition is None:
                 answer(error("tool_error", " ".join(problems)))
                 return
@@ -257,7 +262,12 @@ class ToolCalls(QObject):
                     )
 
             ticket = self.consent.confirm_run(
-                name, arguments, requester or "an agent", self.approval_hold_s, decided
+                name,
+                arguments,
+                requester or "an agent",
+                self.approval_hold_s,
+                decided,
+                self.known(),
             )
             handle.on_cancel(_ticket_cancel(ticket))
             return

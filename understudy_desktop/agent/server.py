@@ -18,7 +18,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
 from typing import Any
 
 import mcp_types as types
@@ -146,13 +146,13 @@ class AgentServer:
         async def list_tools(
             ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
         ) -> types.ListToolsResult:
-            self._activity.note(client=self._client_name(ctx))
+            self._activity.note(client=self._client_name(ctx, params.meta if params else None))
             return types.ListToolsResult(tools=[mcp_tool(t) for t in self._calls.listed()])
 
         async def call_tool(
             ctx: ServerRequestContext, params: types.CallToolRequestParams
         ) -> types.CallToolResult:
-            client = self._client_name(ctx)
+            client = self._client_name(ctx, params.meta)
             self._activity.note(client=client, tool=params.name)
             reply = await self._call(params.name, params.arguments or {}, client)
             return mcp_result(reply)
@@ -216,12 +216,18 @@ class AgentServer:
             raise
 
     @staticmethod
-    def _client_name(ctx: ServerRequestContext) -> str:
+    def _client_name(ctx: ServerRequestContext, meta: Mapping[str, Any] | None = None) -> str:
+        """The client's own name (MCP clientInfo); through understudy-mcp, the name of the
+        client that started the proxy, which the proxy passes on each call."""
         try:
             params = ctx.session.client_params
-            return params.client_info.name if params is not None else ""
+            name = params.client_info.name if params is not None else ""
         except AttributeError:
-            return ""
+            name = ""
+        behind = (meta or {}).get(results.CLIENT_META_KEY)
+        if name == results.PROXY_NAME and isinstance(behind, str) and behind.strip():
+            return behind.strip()[:80]
+        return name
 
     # --- change notifications (called on the Qt thread) ---------------------------------
     def publish_tools_changed(self) -> None:

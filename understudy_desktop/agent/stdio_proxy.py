@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import httpx2
@@ -28,6 +28,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from understudy_desktop import __version__
+from understudy_desktop.agent.results import CLIENT_META_KEY, PROXY_NAME
 from understudy_desktop.agent.runtime_file import AgentRuntime, read_runtime
 from understudy_desktop.paths import resolve_data_paths
 
@@ -95,6 +96,14 @@ def find_or_start_app(data_dir: Path, timeout_s: float, may_start: bool) -> Agen
     return start_app(data_dir, timeout_s)
 
 
+def _on_behalf_of(ctx: ServerRequestContext) -> types.RequestParamsMeta:
+    """The _meta of a forwarded request: the name of the client that started this proxy, so
+    the console's approval dialog and status name it rather than the proxy."""
+    params = getattr(ctx.session, "client_params", None)
+    name = params.client_info.name if params is not None else ""
+    return cast(types.RequestParamsMeta, {CLIENT_META_KEY: name})  # an open map
+
+
 def build_proxy(runtime: AgentRuntime) -> Server:
     bus = InMemorySubscriptionBus()
     downstream: dict[str, ServerSession] = {}
@@ -115,7 +124,7 @@ def build_proxy(runtime: AgentRuntime) -> Server:
                 streamable_http_client(runtime.url, http_client=http),
                 mode="legacy",  # the classic list_changed notification on a standing stream
                 message_handler=upstream_message,
-                client_info=types.Implementation(name="understudy-mcp", version=__version__),
+                client_info=types.Implementation(name=PROXY_NAME, version=__version__),
             ) as upstream,
         ):
             yield {"upstream": upstream}
@@ -129,7 +138,7 @@ def build_proxy(runtime: AgentRuntime) -> Server:
     ) -> types.ListToolsResult:
         remember(ctx)
         upstream: Client = ctx.lifespan_context["upstream"]
-        return await upstream.list_tools(cache_mode="bypass")
+        return await upstream.list_tools(meta=_on_behalf_of(ctx), cache_mode="bypass")
 
     async def call_tool(
         ctx: ServerRequestContext, params: types.CallToolRequestParams
@@ -138,7 +147,7 @@ def build_proxy(runtime: AgentRuntime) -> Server:
         upstream: Client = ctx.lifespan_context["upstream"]
         # Cancelling this handler cancels the upstream call, which aborts the page's signal.
         result: types.CallToolResult = await upstream.session.call_tool(
-            params.name, params.arguments
+            params.name, params.arguments, meta=_on_behalf_of(ctx)
         )
         return result
 

@@ -88,6 +88,21 @@ class ConsolePort(QObject):
         payload = {"recording": recording, "pairWith": pair_with, "meta": meta}
         self._call(Op.DRAFT, payload, lambda r: answer(_typed(DraftAnswer, r)))
 
+    def trial(
+        self,
+        payload: dict[str, Any],
+        answer: Callable[[RunAnswer | CallResult], None],
+        timeout_s: float = 30.0,
+    ) -> None:
+        """Run steps (as for run()) on a copy of the queue, for the approval dialog's "if it
+        ran now": the queue itself, the saved copy and the undo history stay as they are."""
+
+        def done(result: CallResult) -> None:
+            parsed = parse_answer(RunAnswer, result.value) if result.ok else None
+            answer(parsed if parsed is not None else result)
+
+        self._call(Op.TRIAL, payload, done, timeout_s=timeout_s)
+
     def show_library(self, view: dict[str, Any]) -> None:
         """The library as the page shows it and mirrors it into WebMCP (no answer)."""
         self._call(Op.LIBRARY, view, None)
@@ -101,6 +116,16 @@ class ConsolePort(QObject):
         `error`, could not be saved)."""
         payload = {"revision": revision, "error": error, "generation": generation}
         self._call(Op.SAVED, payload, None)
+
+    def show(self, what: str) -> None:
+        """Open the library, the recordings or the list of shortcuts (a menu was used)."""
+        self._call(Op.SHOW, {"what": what}, None)
+
+    def undo(self) -> None:
+        self._call(Op.UNDO, {}, None)
+
+    def redo(self) -> None:
+        self._call(Op.REDO, {}, None)
 
     def summary(self, answer: Callable[[Summary | None], None]) -> None:
         self._call(Op.SUMMARY, {}, lambda r: answer(_typed(Summary, r)))

@@ -28,6 +28,10 @@ class Op(StrEnum):
     LOAD_QUEUE = "loadQueue"
     FLUSH = "flush"
     SAVED = "saved"  # a run's changes are in the database (or could not be saved)
+    SHOW = "show"  # open a part of the console: the library, the recordings, the shortcuts
+    UNDO = "undo"  # the person's last change (Edit › Undo)
+    REDO = "redo"
+    TRIAL = "trial"  # run these steps on a copy of the queue: what would change (nothing does)
     CANCEL = "cancel"
 
 
@@ -52,12 +56,20 @@ class PageTools(_Strict):
     tools: list[dict[str, Any]] = Field(default_factory=list, max_length=200)
 
 
+class RecordedRef(_Strict):
+    """The name of the person or template a recorded value was (kept so a tool travels)."""
+
+    kind: Literal["person", "template"]
+    name: str = Field(min_length=1, max_length=200)
+
+
 class RecordedStep(_Strict):
     command: str = Field(max_length=64)
     payload: dict[str, Any] = Field(default_factory=dict)
     result: Any = None
     control: str | None = Field(default=None, max_length=64)
     provenance: dict[str, str] = Field(default_factory=dict)
+    refs: dict[str, RecordedRef] = Field(default_factory=dict)
 
 
 class Recording(_Strict):

@@ -81,8 +81,16 @@ class ConsentService(QObject):
 
     # --- publish and repair --------------------------------------------------------------
     def publish(
-        self, draft_id: str, requester: str, hold_s: float | None, poll: bool, answer: Answer
+        self,
+        draft_id: str,
+        requester: str,
+        hold_s: float | None,
+        poll: bool,
+        answer: Answer,
+        trial: str = "",
     ) -> Ticket | None:
+        """Put a draft to the person; `trial` says what it would change now (library/trial.py)
+        for a person's own publish."""
         draft = self.drafts.get(draft_id)
         if draft is None:
             answer(error("not_found", "No draft has that id. Draft it again first."))
@@ -139,7 +147,8 @@ class ConsentService(QObject):
             details=f"{who} made this tool from a recording. Once you approve, agents can "
             "use it, and you can run it from your library.",
             requester=requester,
-            sections=wording.tool_sections(tool.definition, self.catalogue),
+            sections=wording.tool_sections(tool.definition, self.catalogue)
+            + ((("If it ran now", trial),) if trial else ()),
         )
         return self._decide(PUBLISH_TOOL, publish_args(tool), text, hold_s, poll, answer, carry_out)
 
@@ -270,12 +279,12 @@ class ConsentService(QObject):
         requester: str,
         hold_s: float,
         answer: Callable[[bool], None],
+        known: dict[str, list[dict[str, str]]] | None = None,
     ) -> Ticket | None:
         """For a tool marked "ask me every time": one dialog per run, for these arguments."""
-        shown = "\n".join(
-            f"• {wording.field_words(k)}: {wording.value_words(v)}"
-            for k, v in sorted(arguments.items())
-        )
+        tool = self.library.get(name)
+        definition = tool.definition if tool is not None else {}
+        shown = wording.answers(definition, arguments, self.catalogue, known)
         text = DialogText(
             headline=f'{RUN_TOOL.verb} "{name}"',
             details="You asked to be asked before each run of this tool.",

@@ -4,59 +4,97 @@ each step in words with its fixed values, what it asks for, and what it can chan
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from understudy_desktop.catalogue import Catalogue
 
-# Field names as a person says them.
-FIELD_WORDS = {
-    "ticket_id": "ticket",
-    "assignee": "person",
-    "priority": "priority",
-    "status": "status",
-    "template_id": "reply template",
-    "tag": "tag",
-    "tags": "tags",
-    "text": "text",
+LABELS = {
+    "status": {
+        "new": "New",
+        "open": "Open",
+        "pending": "Pending",
+        "solved": "Solved",
+        "closed": "Closed",
+        "": "any",
+    },
+    "priority": {"low": "Low", "normal": "Normal", "high": "High", "urgent": "Urgent", "": "any"},
 }
+UNASSIGNED = "__unassigned__"
 
 
-def field_words(field: str) -> str:
-    return FIELD_WORDS.get(field, field.replace("_", " "))
+def value_words(catalogue: Catalogue, command: str, field: str, value: Any, ref: Any = None) -> str:
+    """A fixed value as a person reads it in a sentence ("ticket T-1011", "“Refund approved”")."""
+    info = catalogue.commands.get(command)
+    words = info.words(field, catalogue.field_words) if info else {"fixed": "{value}"}
+    return words["fixed"].replace("{value}", shown_value(field, value, ref))
 
 
-def value_words(value: Any) -> str:
-    if value is None:
-        return "nobody"
-    if isinstance(value, list):
-        return ", ".join(value_words(v) for v in value) or "none"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)[:80]
+def shown_value(field: str, value: Any, ref: Any = None) -> str:
+    """The value alone, as a person reads it (a person or template by the name it carries)."""
+    if isinstance(ref, dict) and ref.get("name"):
+        shown = str(ref["name"])
+    elif value is None or value == UNASSIGNED:
+        shown = "nobody"
+    elif isinstance(value, list):
+        shown = ", ".join(str(v) for v in value) or "no tags"
+    elif field in LABELS:
+        shown = LABELS[field].get(str(value), str(value))
+    else:
+        text = str(value)
+        shown = text if len(text) <= 60 else text[:60] + "…"
+    return shown
+
+
+def _arg(catalogue: Catalogue, command: str, field: str, spec: Any) -> str:
+    info = catalogue.commands.get(command)
+    words = info.words(field, catalogue.field_words) if info else {}
+    if not isinstance(spec, dict) or spec.get("from") == "param":
+        return words.get("asked", f"the {field} you choose")
+    if spec.get("from") == "step":
+        return words.get("same", f"the same {field}")
+    return value_words(catalogue, command, field, spec.get("value"), spec.get("ref"))
+
+
+def _filter_sentence(catalogue: Catalogue, args: dict[str, Any]) -> str:
+    how = {
+        "text": "mentioning {}",
+        "status": "with status {}",
+        "priority": "with priority {}",
+        "assignee": "assigned to {}",
+        "tag": "tagged {}",
+    }
+    parts = []
+    for field, pattern in how.items():
+        spec = args.get(field)
+        if not isinstance(spec, dict):
+            continue
+        if spec.get("from") == "const" and spec.get("value") in ("", None):
+            continue
+        parts.append(pattern.format(_arg(catalogue, "filter_tickets", field, spec)))
+    return "Find the tickets " + ", ".join(parts) if parts else "Look at every ticket"
+
+
+def step_sentence(catalogue: Catalogue, step: dict[str, Any]) -> str:
+    """One step as a sentence: "Assign the ticket you choose to Priya Raman" (js/words.js
+    words the page's steps from the same catalogue)."""
+    command = str(step.get("command"))
+    info = catalogue.commands.get(command)
+    args = step.get("args") or {}
+    if info is None:
+        return "A step this console no longer has"
+    if command == "filter_tickets":
+        return _filter_sentence(catalogue, args)
+    return re.sub(
+        r"\{(\w+)\}", lambda m: _arg(catalogue, command, m.group(1), args.get(m.group(1))), info.say
+    )
 
 
 def step_lines(definition: dict[str, Any], catalogue: Catalogue) -> list[str]:
-    schema = definition.get("inputSchema") or {}
-    properties = schema.get("properties") or {}
-    lines = []
-    for index, step in enumerate(definition.get("steps") or []):
-        command = str(step.get("command"))
-        info = catalogue.commands.get(command)
-        title = info.title if info else "an unknown step"
-        parts = []
-        for field, spec in (step.get("args") or {}).items():
-            words = field_words(field)
-            source = spec.get("from")
-            if source == "const":
-                parts.append(f"{words}: {value_words(spec.get('value'))}")
-            elif source == "param":
-                asked = properties.get(spec.get("name"), {})
-                hint = str(asked.get("description") or "").strip()
-                parts.append(f"{words}: chosen each time" + (f" ({hint})" if hint else ""))
-            elif source == "step":
-                parts.append(f"{words}: the one from step {int(spec.get('step', 0)) + 1}")
-        lines.append(f"{index + 1}. {title}" + (f" — {'; '.join(parts)}" if parts else ""))
-    return lines
+    return [
+        f"{index + 1}. {step_sentence(catalogue, step)}"
+        for index, step in enumerate(definition.get("steps") or [])
+    ]
 
 
 def questions(definition: dict[str, Any]) -> list[str]:
@@ -124,3 +162,28 @@ def difference_sections(
             )
         )
     return tuple(sections)
+
+
+def answers(
+    definition: dict[str, Any],
+    arguments: dict[str, Any],
+    catalogue: Catalogue,
+    known: dict[str, list[dict[str, str]]] | None = None,
+) -> str:
+    """What a run was asked to do with, in words: "Ticket: T-1011", "Person: Priya Raman"
+    (people and templates by their name on the saved queue, `known`)."""
+    fields: dict[str, tuple[str, str]] = {}
+    for step in definition.get("steps") or []:
+        for field, spec in (step.get("args") or {}).items():
+            if isinstance(spec, dict) and spec.get("from") == "param":
+                fields.setdefault(str(spec.get("name")), (str(step.get("command")), field))
+    lines = []
+    for name, value in sorted(arguments.items()):
+        command, field = fields.get(name, ("", name))
+        info = catalogue.commands.get(command)
+        label = info.words(field, catalogue.field_words)["label"] if info else field
+        kind = info.refs.get(field) if info else None
+        hit = next((i for i in (known or {}).get(kind or "", []) if i["id"] == value), None)
+        ref = {"name": hit["name"]} if hit is not None and hit["name"] else None
+        lines.append(f"• {label}: {shown_value(field, value, ref)}")
+    return "\n".join(lines)

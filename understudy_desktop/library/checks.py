@@ -25,6 +25,15 @@ from understudy_desktop.rules import rules
 MAX_STEPS = 50
 
 
+class RefSpec(BaseModel):
+    """A person or a template, by the name it had where the tool was made."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["person", "template"]
+    name: str = Field(min_length=1, max_length=200)
+
+
 class ArgSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -33,6 +42,7 @@ class ArgSpec(BaseModel):
     value: Any = None
     step: int | None = Field(default=None, ge=0)
     path: str | None = Field(default=None, max_length=64)
+    ref: RefSpec | None = None
 
 
 class StepModel(BaseModel):
@@ -81,7 +91,10 @@ def _spec(spec: ArgSpec) -> dict[str, Any]:
         return {"from": "param", "name": spec.name}
     if spec.source == "step":
         return {"from": "step", "step": spec.step, "path": spec.path}
-    return {"from": "const", "value": copy.deepcopy(spec.value)}
+    fixed = {"from": "const", "value": copy.deepcopy(spec.value)}
+    if spec.ref is not None:
+        fixed["ref"] = spec.ref.model_dump()
+    return fixed
 
 
 def definition_problems(definition: dict[str, Any], catalogue: Catalogue) -> list[str]:

@@ -10,17 +10,26 @@ the page sends through this path, the worst it can do is open a dialog the perso
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject
 
 from understudy_desktop.agent.calls import ToolCalls
 from understudy_desktop.agent.schema_check import argument_problems
-from understudy_desktop.bridge.console_port import ConsolePort
-from understudy_desktop.bridge.protocol import CallAsk, LibraryAsk, PublishAsk, Recording
+from understudy_desktop.bridge.console_port import CallResult, ConsolePort
+from understudy_desktop.bridge.protocol import (
+    CallAsk,
+    LibraryAsk,
+    PublishAsk,
+    Recording,
+    RunAnswer,
+)
 from understudy_desktop.consent.service import PERSON, ConsentService, error
 from understudy_desktop.library.drafts import check_draft
 from understudy_desktop.library.library import Library, LibraryError
+from understudy_desktop.library.refs import Known
+from understudy_desktop.library.trial import example_input, trial_sentence
 
 log = logging.getLogger(__name__)
 PAGE_CALLER = "a script in the console page"
@@ -34,8 +43,10 @@ class ConsoleAsks(QObject):
         consent: ConsentService,
         calls: ToolCalls,
         parent: QObject | None = None,
+        known: Callable[[], Known] = dict,
     ) -> None:
         super().__init__(parent)
+        self._known = known
         self._port = port
         self._library = library
         self._consent = consent
@@ -67,11 +78,17 @@ class ConsoleAsks(QObject):
                 return
             redone = ask.repairRecording.model_dump(mode="json")
             definition, problems = check_draft(
-                ask.definition, catalogue, redone, (old.definition, ask.repairStep)
+                ask.definition,
+                catalogue,
+                redone,
+                (old.definition, ask.repairStep),
+                known=self._known(),
             )
         else:
             recording = self._library.recording(ask.recordingId) if ask.recordingId else None
-            definition, problems = check_draft(ask.definition, catalogue, recording)
+            definition, problems = check_draft(
+                ask.definition, catalogue, recording, known=self._known()
+            )
         if definition is None or problems:
             reply(error("blocked", " ".join(problems) or "The tool is not well formed."))
             return
@@ -82,7 +99,27 @@ class ConsoleAsks(QObject):
             recording_id=ask.recordingId,
             replaces=ask.replaces,
         )
-        self._consent.publish(draft.id, PERSON, None, False, reply)
+        answers = None if ask.replaces is not None else example_input(definition, recording)
+        if answers is None:
+            self._consent.publish(draft.id, PERSON, None, False, reply)
+            return
+
+        def tried(result: RunAnswer | CallResult) -> None:
+            # The dialog opens either way; a trial that could not run is simply left out.
+            trial = ""
+            if isinstance(result, RunAnswer):
+                ok = result.ok and not result.isError
+                trial = trial_sentence(ok, result.changed, result.message, answers)
+            self._consent.publish(draft.id, PERSON, None, False, reply, trial=trial)
+
+        payload = {
+            "tool": definition["name"],
+            "steps": definition["steps"],
+            "inputSchema": definition["inputSchema"],
+            "input": answers,
+            "by": "person",
+        }
+        self._port.trial(payload, tried)
 
     def _library_action(self, ask: LibraryAsk, reply: Any) -> None:
         name = ask.tool

@@ -22,6 +22,7 @@ from understudy_desktop.library.checks import (
     parse_definition,
 )
 from understudy_desktop.library.model import MadeBy, definition_hash
+from understudy_desktop.library.refs import Known, name_refs
 
 MAX_DRAFTS = 100
 
@@ -51,11 +52,15 @@ def check_draft(
     catalogue: Catalogue,
     recording: dict[str, Any] | None,
     repair_of: tuple[dict[str, Any], int] | None = None,
+    known: Known | None = None,
 ) -> tuple[dict[str, Any] | None, list[str]]:
-    """The definition as the shell would approve it, and every problem with it."""
+    """The definition as the shell would approve it, and every problem with it. With `known`
+    (the saved queue's people and templates), names shown for them are the queue's."""
     parsed, problems = parse_definition(raw)
     if parsed is None:
         return None, problems
+    if known is not None:
+        name_refs(parsed, catalogue, known)
     problems = definition_problems(parsed, catalogue)
     if repair_of is not None:
         old, index = repair_of

@@ -39,6 +39,7 @@ class ImportPlan:
     definitions: list[dict[str, Any]]
     clashes: list[str] = field(default_factory=list)
     author: str = ""
+    created: str = ""  # when the pack was made (ISO 8601, as the file says)
     notes: list[str] = field(default_factory=list)
     # Tools to hold back for review after import (breaking drift), with the reason.
     hold_back: dict[str, str] = field(default_factory=dict)
@@ -168,6 +169,7 @@ def plan_import(
         definitions=definitions,
         clashes=sorted(n for n in names if n in existing),
         author=str(pack.get("author", "")),
+        created=str(pack.get("created", "")),
         notes=notes,
         hold_back=hold_back,
     )

@@ -125,8 +125,32 @@ _PRIORITY_WORDS: Final[dict[str, str]] = {
 }  # fmt: skip
 
 
+# Freshdesk (and helpdesks built the same way) export statuses and priorities as numbers.
+NUMERIC_CODES: Final[dict[str, dict[str, str]]] = {
+    "status": {"2": "open", "3": "pending", "4": "solved", "5": "closed"},
+    "priority": {"1": "low", "2": "normal", "3": "high", "4": "urgent"},
+}
+# What a status or priority the rules do not know becomes until someone chooses its meaning.
+UNKNOWN_VALUE_DEFAULTS: Final[dict[str, str]] = {"status": "open", "priority": "normal"}
+# The values each of those fields can take, for the places that offer a choice.
+FIELD_VALUES: Final[dict[str, tuple[str, ...]]] = {"status": STATUSES, "priority": PRIORITIES}
+
+
+def numeric_code(field: str, raw: str) -> str | None:
+    """Our value for a helpdesk number such as "2" or "02", or None if it is not a known code."""
+    text = raw.strip()
+    if not text.isascii() or not text.isdigit():
+        return None
+    return NUMERIC_CODES.get(field, {}).get(str(int(text)))
+
+
+def value_key(raw: str) -> str:
+    """Compare status and priority spellings ignoring case, spaces, "-" and "_"."""
+    return _word_key(raw)
+
+
 def normalise_status(raw: str) -> str:
-    found = _STATUS_WORDS.get(_word_key(raw))
+    found = _STATUS_WORDS.get(_word_key(raw)) or numeric_code("status", raw)
     if found is None:
         raise CellValueError(
             f'the status "{shorten(raw)}" is not one we know. Use one of: {", ".join(STATUSES)}.'
@@ -135,7 +159,7 @@ def normalise_status(raw: str) -> str:
 
 
 def normalise_priority(raw: str) -> str:
-    found = _PRIORITY_WORDS.get(_word_key(raw))
+    found = _PRIORITY_WORDS.get(_word_key(raw)) or numeric_code("priority", raw)
     if found is None:
         raise CellValueError(
             f'the priority "{shorten(raw)}" is not one we know. '

@@ -11,7 +11,7 @@ import itertools
 import json
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,11 +20,15 @@ from typing import Any, Final, Literal, NamedTuple, NoReturn
 import charset_normalizer
 from pydantic import ValidationError
 
+from understudy_desktop.queue_io.choices import ImportChoices
 from understudy_desktop.queue_io.columns import (
     FIELD_LABELS,
+    FIELD_VALUES,
     FIELDS,
+    NUMERIC_CODES,
     PRIORITIES,
     STATUSES,
+    UNKNOWN_VALUE_DEFAULTS,
     CellValueError,
     FieldName,
     assignee_slug,
@@ -32,18 +36,28 @@ from understudy_desktop.queue_io.columns import (
     map_columns,
     normalise_priority,
     normalise_status,
+    numeric_code,
     parse_date,
     split_tags,
     tag_separator,
+    value_key,
 )
 from understudy_desktop.queue_io.errors import QueueFileError, shorten
 from understudy_desktop.queue_io.models import Assignee, QueueDocument, Template, Ticket
 
 SourceKind = Literal["csv", "json-array", "json-object", "understudy"]
+# Where a status or priority value's meaning came from: the person's choice, the known words,
+# a Freshdesk-style number, or nowhere (an unknown value, given a default until someone chooses).
+ValueOrigin = Literal["chosen", "known", "number", "unknown"]
 # csv.QUOTE_MINIMAL / QUOTE_ALL / QUOTE_NONNUMERIC / QUOTE_NONE, as typeshed spells them.
 CsvQuoting = Literal[0, 1, 2, 3]
 
 MAX_FILE_BYTES: Final = 200 * 1024 * 1024
+# QueueSource.vocabulary keeps, next to "status" (ours -> theirs), "read:status" (theirs -> ours):
+# how every spelling in the file was read, so the writer re-reads unchanged cells the same way.
+READ_PREFIX: Final = "read:"
+# How many unknown values one note names before it says "and N more".
+_NAMED_VALUES: Final = 4
 # Stop collecting row problems after this many; the count keeps going so the message stays honest.
 _MAX_PROBLEMS: Final = 50
 _SNIFF_CHARS: Final = 64 * 1024
@@ -131,10 +145,23 @@ class QueueSource:
     json_ascii: bool = False
     ids_were_numbers: bool = False
     tag_separator: str = ","
-    # Per field: our value -> how the file first spelled it ("open" -> "In Progress").
+    # Per field: our value -> how the file first spelled it ("open" -> "In Progress"); and under
+    # READ_PREFIX + field, each spelling in the file -> the value it was read as (see read_values).
     vocabulary: dict[str, dict[str, str]] = field(default_factory=dict)
     # Used for tickets without a date; the writer leaves such dates out again.
     default_created: str = ""
+
+    @property
+    def read_values(self) -> dict[str, dict[str, str]]:
+        """Per field ("status", "priority"): each spelling in the file -> the value it was read as.
+
+        Includes the person's choices, so re-reading a cell gives what the ticket was loaded with.
+        """
+        return {
+            name[len(READ_PREFIX) :]: words
+            for name, words in self.vocabulary.items()
+            if name.startswith(READ_PREFIX)
+        }
 
     @property
     def mapping(self) -> dict[str, FieldName | None]:
@@ -163,6 +190,32 @@ class QueueSource:
         return {ticket_id: self.extras(ticket_id) for ticket_id in ids}
 
 
+def _per_value_field() -> dict[str, Any]:
+    return {name: {} for name in FIELD_VALUES}
+
+
+def _per_value_field_tuple() -> dict[str, tuple[str, ...]]:
+    return {name: () for name in FIELD_VALUES}
+
+
+@dataclass(frozen=True)
+class ValueReport:
+    """The status and priority values found in a file, and what each was read as.
+
+    Every dict has the keys "status" and "priority"; a field the file has no column for is empty.
+    Spellings are as written in the file, without surrounding spaces ("" for an empty cell).
+    """
+
+    # Spelling -> our value, for every distinct spelling, in the order the file first uses them.
+    meanings: dict[str, dict[str, str]] = field(default_factory=_per_value_field)
+    # Spelling -> how many tickets use it.
+    counts: dict[str, dict[str, int]] = field(default_factory=_per_value_field)
+    # Spellings no rule knows and nobody chose a meaning for; they got a default for now.
+    unknown: dict[str, tuple[str, ...]] = field(default_factory=_per_value_field_tuple)
+    # Spellings read as Freshdesk-style numbers (status 2 = open, priority 1 = low, ...).
+    numbers: dict[str, tuple[str, ...]] = field(default_factory=_per_value_field_tuple)
+
+
 @dataclass
 class LoadedQueue:
     tickets: list[Ticket]
@@ -171,6 +224,7 @@ class LoadedQueue:
     source: QueueSource
     # Things worth telling the user that do not stop the file from opening.
     notes: list[str] = field(default_factory=list)
+    values: ValueReport = field(default_factory=ValueReport)
 
 
 @dataclass(frozen=True)
@@ -178,6 +232,8 @@ class ColumnPreview:
     name: str
     field: FieldName | None  # None: "not used" (kept and saved back as it is)
     example: str
+    # Unique even when a header is repeated ("Labels (2)"); ImportChoices.columns uses it.
+    key: str = ""
 
 
 @dataclass(frozen=True)
@@ -192,6 +248,24 @@ class QueuePreview:
     notes: tuple[str, ...]
     # The fully loaded queue, so accepting the preview does not read the file a second time.
     queue: LoadedQueue
+    # The choices the file was read with (None: everything guessed), and the rows asked for.
+    choices: ImportChoices | None = None
+    rows: int = 5
+
+    @property
+    def value_choices(self) -> dict[str, dict[str, str]]:
+        """For "status" and "priority": every distinct spelling in the file -> what it became."""
+        return self.queue.values.meanings
+
+    @property
+    def unknown_values(self) -> dict[str, tuple[str, ...]]:
+        """For "status" and "priority": the spellings nobody knows yet, which got a default."""
+        return self.queue.values.unknown
+
+    @property
+    def value_counts(self) -> dict[str, dict[str, int]]:
+        """For "status" and "priority": how many tickets use each spelling."""
+        return self.queue.values.counts
 
     @property
     def format_label(self) -> str:
@@ -370,13 +444,29 @@ class FieldReader:
     Lookups are cached because exports repeat the same few statuses and names on every row.
     """
 
-    def __init__(self, default_created: str) -> None:
+    def __init__(
+        self, default_created: str, values: Mapping[str, Mapping[str, str]] | None = None
+    ) -> None:
+        """``values``: chosen meanings of status and priority spellings, which win over rules."""
         self.default_created = default_created
         self.assignee_names: dict[str, str] = {}
-        self.vocabulary: dict[str, dict[str, str]] = {"status": {}, "priority": {}}
         self.tag_separator: str | None = None
-        self._status: dict[str, str] = {}
-        self._priority: dict[str, str] = {}
+        self._chosen: dict[str, dict[str, str]] = {name: {} for name in FIELD_VALUES}
+        self._chosen_loosely: dict[str, dict[str, str]] = {name: {} for name in FIELD_VALUES}
+        for name, meanings in (values or {}).items():
+            if name not in FIELD_VALUES:
+                continue
+            for raw, ours in meanings.items():
+                if ours in FIELD_VALUES[name]:
+                    self._chosen[name][raw.strip()] = ours
+                    self._chosen_loosely[name].setdefault(value_key(raw), ours)
+        # Per field: raw value -> our value, and raw value -> how many cells hold it.
+        self._cache: dict[str, dict[str, str]] = {name: {} for name in FIELD_VALUES}
+        self._counts: dict[str, dict[str, int]] = {name: {} for name in FIELD_VALUES}
+        # Per field: each spelling (stripped), in file order -> (our value, where it came from).
+        self.found: dict[str, dict[str, tuple[str, ValueOrigin]]] = {
+            name: {} for name in FIELD_VALUES
+        }
         self._assignee: dict[str, str | None] = {}
         self.readers: dict[FieldName, Callable[[Any], Any]] = {
             "id": self.ticket_id,
@@ -424,26 +514,98 @@ class FieldReader:
             return raw
         return FieldReader.text(raw)
 
-    def _word(
-        self, raw: Any, cache: dict[str, str], parse: Callable[[str], str], vocabulary: str
-    ) -> str:
+    def _word(self, raw: Any, name: str) -> str:
         if raw is None:
             raw = ""
-        if not isinstance(raw, str):
-            raise CellValueError(f"this should be a word, not {shorten(json.dumps(raw))}.")
+        elif isinstance(raw, int) and not isinstance(raw, bool):
+            raw = str(raw)  # JSON exports write Freshdesk codes as numbers: "status": 2
+        elif not isinstance(raw, str):
+            raise CellValueError(
+                f"this should be a word or a number, not {shorten(json.dumps(raw))}."
+            )
+        counts = self._counts[name]
+        counts[raw] = counts.get(raw, 0) + 1
+        cache = self._cache[name]
         found = cache.get(raw)
         if found is None:
-            found = parse(raw)
+            found = self._meaning(name, raw.strip())
             cache[raw] = found
-            if raw.strip():
-                self.vocabulary[vocabulary].setdefault(found, raw.strip())
         return found
 
+    def _meaning(self, name: str, key: str) -> str:
+        """What one spelling means: the person's choice, else the rules, else a default."""
+        seen = self.found[name].get(key)
+        if seen is not None:
+            return seen[0]
+        parse = normalise_status if name == "status" else normalise_priority
+        origin: ValueOrigin
+        try:
+            ours = parse(key)
+            origin = "number" if numeric_code(name, key) is not None else "known"
+        except CellValueError:
+            # One odd value must not stop a whole file from opening; the preview asks about it.
+            ours, origin = UNKNOWN_VALUE_DEFAULTS[name], "unknown"
+        chosen = self._chosen[name].get(key) or self._chosen_loosely[name].get(value_key(key))
+        if chosen is not None and (chosen != ours or origin == "unknown"):
+            ours, origin = chosen, "chosen"
+        self.found[name][key] = (ours, origin)
+        return ours
+
     def status(self, raw: Any) -> str:
-        return self._word(raw, self._status, normalise_status, "status")
+        return self._word(raw, "status")
 
     def priority(self, raw: Any) -> str:
-        return self._word(raw, self._priority, normalise_priority, "priority")
+        return self._word(raw, "priority")
+
+    def vocabulary(self) -> dict[str, dict[str, str]]:
+        """QueueSource.vocabulary: how to spell each value when writing, and how each was read.
+
+        A value is written in the file's own word for it when the rules know that word, else as
+        a Freshdesk number when the file uses those, else as a spelling the person chose for it.
+        A spelling that only got a default is never used for other tickets.
+        """
+        vocabulary: dict[str, dict[str, str]] = {}
+        for name, found in self.found.items():
+            spellings: dict[str, str] = {}
+            for key, (ours, origin) in found.items():
+                if key and origin in ("known", "number"):
+                    spellings.setdefault(ours, key)
+            numbers = any(origin == "number" for _, origin in found.values())
+            if numbers and all(key.isdigit() for key in spellings.values()):
+                for code, ours in NUMERIC_CODES[name].items():
+                    if code not in found:
+                        spellings.setdefault(ours, code)
+            for key, (ours, origin) in found.items():
+                if key and origin == "chosen":
+                    spellings.setdefault(ours, key)
+            vocabulary[name] = spellings
+        for name, found in self.found.items():
+            if found:
+                vocabulary[READ_PREFIX + name] = {key: ours for key, (ours, _) in found.items()}
+        return vocabulary
+
+    def value_report(self) -> ValueReport:
+        counts: dict[str, dict[str, int]] = {}
+        for name, by_raw in self._counts.items():
+            merged: dict[str, int] = {key: 0 for key in self.found[name]}
+            for raw, count in by_raw.items():
+                merged[raw.strip()] = merged.get(raw.strip(), 0) + count
+            counts[name] = merged
+        return ValueReport(
+            meanings={
+                name: {key: ours for key, (ours, _) in found.items()}
+                for name, found in self.found.items()
+            },
+            counts=counts,
+            unknown={
+                name: tuple(key for key, (_, origin) in found.items() if origin == "unknown")
+                for name, found in self.found.items()
+            },
+            numbers={
+                name: tuple(key for key, (_, origin) in found.items() if origin == "number")
+                for name, found in self.found.items()
+            },
+        )
 
     def assignee(self, raw: Any) -> str | None:
         if isinstance(raw, dict):
@@ -599,7 +761,27 @@ _CSV_ERRORS: Final = (
 )
 
 
-def _load_csv(path: Path, text: str, encoding: str, bom: bool) -> LoadedQueue:
+def _choose_fields(
+    keys: Sequence[str], guessed: Sequence[FieldName | None], choices: ImportChoices | None
+) -> list[FieldName | None]:
+    """The guessed mapping, overridden by the chosen one; a chosen field is not guessed again."""
+    if choices is None:
+        return list(guessed)
+    chosen: dict[int, FieldName | None] = {}
+    for index, key in enumerate(keys):
+        for candidate in (key, key.strip()):
+            if candidate in choices.columns:
+                chosen[index] = choices.columns[candidate]
+                break
+    taken = {name for name in chosen.values() if name is not None}
+    return [
+        chosen.get(index, None if guess in taken else guess) for index, guess in enumerate(guessed)
+    ]
+
+
+def _load_csv(
+    path: Path, text: str, encoding: str, bom: bool, choices: ImportChoices | None
+) -> LoadedQueue:
     newline, final_newline = _layout(text)
     delimiter = _sniff_delimiter(text[:_SNIFF_CHARS])
     # Long e-mail bodies exceed the csv module's 128 KB cell default.
@@ -623,11 +805,13 @@ def _load_csv(path: Path, text: str, encoding: str, bom: bool) -> LoadedQueue:
         record_start_line = reader.line_num + 1
         names = [name.strip() for name in header]
         keys = _unique_keys(header)
-        fields = map_columns(names)
+        fields = _choose_fields(keys, map_columns(names), choices)
         columns = tuple(
             SourceColumn(name=header[i], key=keys[i], field=fields[i]) for i in range(len(header))
         )
         if "id" not in fields:
+            if choices is not None and any(map_columns(names)):
+                _fail(path, _NO_CHOSEN_ID.format(noun="column"))
             found = ", ".join(f'"{shorten(n, 20)}"' for n in names[:12] if n)
             _fail(
                 path,
@@ -638,7 +822,7 @@ def _load_csv(path: Path, text: str, encoding: str, bom: bool) -> LoadedQueue:
         mapped = [(i, f, names[i]) for i, f in enumerate(fields) if f is not None]
         width = len(header)
         default_created = _file_time(path)
-        field_reader = FieldReader(default_created)
+        field_reader = FieldReader(default_created, choices.values if choices else None)
         problems = _Problems(path)
         builder = _TicketBuilder(problems, field_reader)
         records: dict[str, CsvRecord] = {}
@@ -687,16 +871,64 @@ def _load_csv(path: Path, text: str, encoding: str, bom: bool) -> LoadedQueue:
         csv_header=CsvRecord(header, header_start, header_end),
         csv_records=records,
         tag_separator=field_reader.tag_separator or ",",
-        vocabulary=field_reader.vocabulary,
+        vocabulary=field_reader.vocabulary(),
         default_created=default_created,
     )
+    report = field_reader.value_report()
     return LoadedQueue(
         tickets=builder.tickets,
         assignees=builder.assignees(),
         templates=[],
         source=source,
-        notes=_notes(columns, builder.tickets, default_created, "column"),
+        notes=_notes(columns, builder.tickets, default_created, "column") + _value_notes(report),
+        values=report,
     )
+
+
+_NO_CHOSEN_ID: Final = (
+    "No {noun} is used as the ticket id. Choose the {noun} that holds each ticket's id "
+    '(under "Use as…", pick "Ticket id").'
+)
+_PLURALS: Final = {"status": "statuses", "priority": "priorities"}
+
+
+def _quoted_list(values: Sequence[str]) -> str:
+    """'"a"', '"a" and "b"', '"a", "b" and 3 more'."""
+    names = [f'"{shorten(value, 30)}"' if value else "(empty)" for value in values]
+    if len(names) > _NAMED_VALUES:
+        return f"{', '.join(names[:_NAMED_VALUES])} and {len(names) - _NAMED_VALUES} more"
+    if len(names) == 1:
+        return names[0]
+    return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _value_notes(report: ValueReport) -> list[str]:
+    """Plain sentences about values that were guessed: unknown words and Freshdesk numbers."""
+    notes: list[str] = []
+    for name in FIELD_VALUES:
+        unknown = report.unknown[name]
+        if not unknown:
+            continue
+        tickets = sum(report.counts[name].get(value, 0) for value in unknown)
+        default = UNKNOWN_VALUE_DEFAULTS[name]
+        one = len(unknown) == 1
+        what = f"the {name if one else _PLURALS[name]} {_quoted_list(unknown)}"
+        them, means = ("it", "it means") if one else ("them", "they mean")
+        with_them = (
+            f"the ticket with {them} is"
+            if tickets == 1
+            else f"the {tickets:,} tickets with {them} are"
+        )
+        notes.append(
+            f"Understudy does not know {what}, so {with_them} set to {default} for now. "
+            f"You can choose what {means} when you open the file."
+        )
+    for name in FIELD_VALUES:
+        numbers = sorted(report.numbers[name], key=lambda code: int(code))
+        if numbers:
+            codes = ", ".join(f"{code} = {report.meanings[name][code]}" for code in numbers)
+            notes.append(f"Numbers in the {name} column were read as Freshdesk codes ({codes}).")
+    return notes
 
 
 def _notes(
@@ -750,7 +982,9 @@ def _json_layout(text: str) -> tuple[int | str | None, bool, bool]:
     return indent, compact, ascii_only
 
 
-def _load_json(path: Path, text: str, encoding: str, bom: bool) -> LoadedQueue:
+def _load_json(
+    path: Path, text: str, encoding: str, bom: bool, choices: ImportChoices | None
+) -> LoadedQueue:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -797,11 +1031,13 @@ def _load_json(path: Path, text: str, encoding: str, bom: bool) -> LoadedQueue:
         for key in item:
             key_order.setdefault(key, None)
     names = list(key_order)
-    fields = map_columns(names)
+    fields = _choose_fields(names, map_columns(names), choices)
     columns = tuple(
         SourceColumn(name=n, key=n, field=f) for n, f in zip(names, fields, strict=True)
     )
     if items and "id" not in fields:
+        if choices is not None and any(map_columns(names)):
+            _fail(path, _NO_CHOSEN_ID.format(noun="field"))
         found = ", ".join(f'"{shorten(n, 20)}"' for n in names[:12])
         _fail(
             path,
@@ -810,7 +1046,7 @@ def _load_json(path: Path, text: str, encoding: str, bom: bool) -> LoadedQueue:
         )
     mapped = [(c.name, c.field) for c in columns if c.field is not None]
     default_created = _file_time(path)
-    field_reader = FieldReader(default_created)
+    field_reader = FieldReader(default_created, choices.values if choices else None)
     problems = _Problems(path)
     builder = _TicketBuilder(problems, field_reader)
     records: dict[str, dict[str, Any]] = {}
@@ -839,15 +1075,17 @@ def _load_json(path: Path, text: str, encoding: str, bom: bool) -> LoadedQueue:
         json_ascii=ascii_only,
         ids_were_numbers=ids_were_numbers,
         tag_separator=field_reader.tag_separator or ",",
-        vocabulary=field_reader.vocabulary,
+        vocabulary=field_reader.vocabulary(),
         default_created=default_created,
     )
+    report = field_reader.value_report()
     return LoadedQueue(
         tickets=builder.tickets,
         assignees=builder.assignees(),
         templates=[],
         source=source,
-        notes=_notes(columns, builder.tickets, default_created, "field"),
+        notes=_notes(columns, builder.tickets, default_created, "field") + _value_notes(report),
+        values=report,
     )
 
 
@@ -959,13 +1197,17 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def load_queue_file(path: Path) -> LoadedQueue:
-    """Read a helpdesk export (CSV or JSON) or a saved queue; raise QueueFileError if unusable."""
+def load_queue_file(path: Path, choices: ImportChoices | None = None) -> LoadedQueue:
+    """Read a helpdesk export (CSV or JSON) or a saved queue; raise QueueFileError if unusable.
+
+    ``choices`` (for exports) overrides the guessed column mapping and the meaning of status and
+    priority spellings; without it everything is guessed. The app's own queue files ignore it.
+    """
     with paused_gc():
-        return _load(Path(path))
+        return _load(Path(path), choices)
 
 
-def _load(path: Path) -> LoadedQueue:
+def _load(path: Path, choices: ImportChoices | None) -> LoadedQueue:
     data = _read_bytes(path)
     if data.startswith((b"PK\x03\x04", b"\xd0\xcf\x11\xe0")):
         # The most common wrong pick: the spreadsheet itself instead of its CSV export.
@@ -980,8 +1222,8 @@ def _load(path: Path) -> LoadedQueue:
     if "\x00" in text:
         _fail(path, "This does not look like a text file. Export the tickets as CSV or JSON.")
     if _looks_like_json(path, text):
-        return _load_json(path, text, encoding, bom)
-    return _load_csv(path, text, encoding, bom)
+        return _load_json(path, text, encoding, bom, choices)
+    return _load_csv(path, text, encoding, bom, choices)
 
 
 def _example(value: Any) -> str:
@@ -992,9 +1234,14 @@ def _example(value: Any) -> str:
     return shorten(json.dumps(value, ensure_ascii=False))
 
 
-def preview_queue_file(path: Path, rows: int = 5) -> QueuePreview:
-    """What the "Open queue" dialog shows; raises the same QueueFileError as load_queue_file."""
-    queue = load_queue_file(path)
+def preview_queue_file(
+    path: Path, rows: int = 5, choices: ImportChoices | None = None
+) -> QueuePreview:
+    """What the "Open queue" dialog shows; raises the same QueueFileError as load_queue_file.
+
+    Read again with other ``choices`` whenever the person changes a column or a value's meaning.
+    """
+    queue = load_queue_file(path, choices)
     source = queue.source
     first = queue.tickets[:rows]
     examples: list[str] = []
@@ -1018,13 +1265,15 @@ def preview_queue_file(path: Path, rows: int = 5) -> QueuePreview:
         encoding=source.encoding,
         delimiter=source.delimiter if source.kind == "csv" else None,
         columns=tuple(
-            ColumnPreview(name=c.name, field=c.field, example=e)
+            ColumnPreview(name=c.name, field=c.field, example=e, key=c.key)
             for c, e in zip(source.columns, examples, strict=True)
         ),
         tickets=tuple(first),
         total=len(queue.tickets),
         notes=tuple(queue.notes),
         queue=queue,
+        choices=choices,
+        rows=rows,
     )
 
 

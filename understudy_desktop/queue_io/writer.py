@@ -193,7 +193,8 @@ def _source_csv(
     tickets: Sequence[Ticket], assignees: Sequence[Assignee], source: QueueSource
 ) -> str:
     formatter = _Formatter(source, assignees)
-    reader = FieldReader(source.default_created)
+    # Read the original cells exactly as they were loaded, chosen meanings included.
+    reader = FieldReader(source.default_created, source.read_values)
     mapped = [(i, c.field) for i, c in enumerate(source.columns) if c.field is not None]
     added = _unmapped_fields(tickets, source, {name for _, name in mapped})
     width = len(source.columns)
@@ -285,9 +286,19 @@ class _CellQuoter:
 
 
 def _json_value(
-    name: FieldName, ticket: Ticket, formatter: _Formatter, source: QueueSource, raw: Any
+    name: FieldName,
+    ticket: Ticket,
+    formatter: _Formatter,
+    source: QueueSource,
+    raw: Any,
+    numbers: bool = False,
 ) -> Any:
     value = getattr(ticket, name)
+    if name in ("status", "priority"):
+        word = formatter.cell(name, ticket)
+        # A file that writes Freshdesk codes as JSON numbers ("status": 5) gets a number back.
+        number = (isinstance(raw, int) and not isinstance(raw, bool)) or (raw is None and numbers)
+        return int(word) if number and word.isascii() and word.isdigit() else word
     if name == "id":
         if source.ids_were_numbers and value.isdigit() and str(int(value)) == value:
             return int(value)
@@ -311,7 +322,8 @@ def _source_json(
     tickets: Sequence[Ticket], assignees: Sequence[Assignee], source: QueueSource
 ) -> str:
     formatter = _Formatter(source, assignees)
-    reader = FieldReader(source.default_created)
+    # Read the original cells exactly as they were loaded, chosen meanings included.
+    reader = FieldReader(source.default_created, source.read_values)
     mapped = [(c.name, c.field) for c in source.columns if c.field is not None]
     added = _unmapped_fields(tickets, source, {name for _, name in mapped})
     defaults = reader.defaults()
@@ -319,6 +331,14 @@ def _source_json(
     tags_key = next((key for key, name in mapped if name == "tags"), None)
     sample = next(iter(source.json_records.values()), {})
     tags_raw_default: Any = sample.get(tags_key) if tags_key else None
+    # Status and priority fields whose values the file writes as JSON numbers.
+    numeric = {
+        name
+        for key, name in mapped
+        if name in ("status", "priority")
+        and isinstance(sample.get(key), int)
+        and not isinstance(sample.get(key), bool)
+    }
     items: list[dict[str, Any]] = []
     for ticket in tickets:
         original = source.json_records.get(ticket.id)
@@ -326,7 +346,7 @@ def _source_json(
             item: dict[str, Any] = {}
             for key, name in mapped:
                 raw = tags_raw_default if name == "tags" else None
-                item[key] = _json_value(name, ticket, formatter, source, raw)
+                item[key] = _json_value(name, ticket, formatter, source, raw, name in numeric)
         else:
             item = dict(original)
             for key, name in mapped:
@@ -334,10 +354,12 @@ def _source_json(
                 if key in original:
                     if reader.readers[name](original[key]) == current:
                         continue
-                    item[key] = _json_value(name, ticket, formatter, source, original[key])
+                    item[key] = _json_value(
+                        name, ticket, formatter, source, original[key], name in numeric
+                    )
                 elif current != defaults.get(name):
                     raw = tags_raw_default if name == "tags" else None
-                    item[key] = _json_value(name, ticket, formatter, source, raw)
+                    item[key] = _json_value(name, ticket, formatter, source, raw, name in numeric)
         for name in added:
             item[name] = _json_value(name, ticket, formatter, source, None)
         items.append(item)

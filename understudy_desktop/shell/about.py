@@ -10,10 +10,11 @@ from PySide6.QtWebEngineCore import qWebEngineChromiumVersion
 
 from understudy_desktop import APP_NAME, __version__
 
+# How agents reach the page's tools, in words (the technical name is the web standard's).
 WEBMCP_WORDS = {
-    "native": "native (the browser engine provides it)",
-    "bridged": "bridged (Understudy supplies it to the page)",
-    "degraded": "not available: the console works for people, but agents cannot see tools yet",
+    "native": "the browser engine's own",
+    "bridged": "provided by Understudy",
+    "degraded": "not available: the console works for people, but agents in the page see no tools",
 }
 
 
@@ -32,7 +33,7 @@ class AboutFacts:
             "Teach a support routine once; agents and colleagues run it as a tool.\n\n"
             f"Qt {self.qt_version} (PySide6 {self.pyside_version})\n"
             f"Chromium {self.chromium_version}\n"
-            f"WebMCP: {mode}"
+            f"Agent tools in the page: {mode}"
         )
 
 

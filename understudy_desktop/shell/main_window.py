@@ -9,12 +9,21 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDesktopServices,
+    QDragEnterEvent,
+    QDropEvent,
+    QKeySequence,
+)
 from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import (
     QFileDialog,
+    QInputDialog,
     QLabel,
+    QLineEdit,
     QMainWindow,
     QMessageBox,
     QProgressBar,
@@ -26,21 +35,22 @@ from understudy_desktop.agent.activity import AgentActivity
 from understudy_desktop.bridge.console_port import CallResult, ConsolePort
 from understudy_desktop.bridge.page_bridge import PageBridge
 from understudy_desktop.bridge.protocol import Summary
+from understudy_desktop.logs import log_folder
 from understudy_desktop.queue_io import (
     LoadedQueue,
     QueueFileError,
     QueuePreview,
-    load_queue_file,
-    preview_queue_file,
     save_queue_file,
 )
 from understudy_desktop.shell.about import about_facts
 from understudy_desktop.shell.background import BackgroundJob, garbage_collection_paused
 from understudy_desktop.shell.connect_dialog import ConnectAgentDialog, client_snippets
 from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
+from understudy_desktop.shell.queue_choices import RememberedChoices
 from understudy_desktop.shell.queue_keeper import QueueKeeper, SerializedQueue, serialize
 from understudy_desktop.shell.queue_preview import QueuePreviewDialog
 from understudy_desktop.store.queue_store import QueueState
+from understudy_desktop.text import visible_controls
 from understudy_desktop.web.handoff import Handoff
 from understudy_desktop.web.page import ConsolePage
 from understudy_desktop.web.scheme import START_URL
@@ -66,6 +76,7 @@ class MainWindow(QMainWindow):
         self.resize(1360, 860)
         self._handoff = handoff
         self.keeper: QueueKeeper | None = None
+        self.choices = RememberedChoices(None)
         self._webmcp_state = "degraded"
 
         self.view = QWebEngineView(self)
@@ -115,9 +126,8 @@ class MainWindow(QMainWindow):
             return
         self._webmcp_state = summary.webmcp
         count = summary.tickets
-        known = self.keeper.source_path() if self.keeper is not None else None
-        where = known.name if known else "demo queue"
-        self._status.setText(f"{count:,} tickets · {where} · WebMCP {self._webmcp_state}")
+        where = summary.queueName or "Demo queue"
+        self._status.setText(f"{count:,} tickets · {where}")
 
     # --- menus ------------------------------------------------------------------------------
     def _action(
@@ -172,18 +182,48 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(quit_action)
 
+        edit_menu = bar.addMenu("&Edit")
+        # The page handles Ctrl+Z itself (in a text field it undoes typing, as everywhere), so
+        # these menu entries show their keys without taking them.
+        self.undo_action = self._action(
+            "&Undo your last change\tCtrl+Z",
+            None,
+            lambda: self.port.undo(),
+            "Put back what your last change in the queue changed.",
+        )
+        self.redo_action = self._action(
+            "&Redo\tCtrl+Shift+Z", None, lambda: self.port.redo(), "Do the undone change again."
+        )
+        edit_menu.addActions([self.undo_action, self.redo_action])
+        edit_menu.addSeparator()
+        self.name_action = self._action(
+            "Your &name on shared packs…",
+            None,
+            self.ask_author_name,
+            "The name colleagues see on Tool Packs you export.",
+        )
+        edit_menu.addAction(self.name_action)
+
         view_menu = bar.addMenu("&View")
         view_menu.setToolTipsVisible(True)
         self.library_action = self._action(
-            "&Library", None, None, "Your taught tools. Arrives with Teach in a later version."
+            "&Library",
+            QKeySequence("Ctrl+Shift+T"),
+            lambda: self.port.show("library"),
+            "Your tools: run them, turn them off, repair or remove them.",
         )
-        self.library_action.setEnabled(False)
+        self.recordings_action = self._action(
+            "&Recordings",
+            None,
+            lambda: self.port.show("recordings"),
+            "The routines you recorded with Teach.",
+        )
         reload_action = self._action(
-            "&Reload console",
+            "Re&load the console",
             QKeySequence.StandardKey.Refresh,
             lambda: self.page.triggerAction(QWebEnginePage.WebAction.Reload),
         )
-        view_menu.addActions([self.library_action, reload_action])
+        view_menu.addActions([self.library_action, self.recordings_action, reload_action])
 
         help_menu = bar.addMenu("&Help")
         self.connect_agent_action = self._action(
@@ -193,7 +233,32 @@ class MainWindow(QMainWindow):
             "Settings to paste into Claude, Codex or another MCP client.",
         )
         help_menu.addAction(self.connect_agent_action)
+        help_menu.addAction(
+            self._action("&Keyboard shortcuts", None, lambda: self.port.show("shortcuts"))
+        )
+        help_menu.addAction(
+            self._action(
+                "Show the &log folder",
+                None,
+                self.show_log_folder,
+                "Where Understudy writes what happened, for when something goes wrong.",
+            )
+        )
         help_menu.addAction(self._action(f"&About {APP_NAME}", None, self.show_about))
+
+    def ask_author_name(self) -> None:
+        if self.packs is None:
+            return
+        name, ok = QInputDialog.getText(
+            self,
+            "Your name",
+            "Your name, as colleagues will see it on Tool Packs you share:",
+            QLineEdit.EchoMode.Normal,
+            self.packs.author(),
+        )
+        if ok and name.strip():
+            self.packs.set_author(name)
+            self.statusBar().showMessage(f"Packs you export will say they are by {name.strip()}.")
 
     # --- queue files ------------------------------------------------------------------------
     def choose_queue_to_open(self) -> None:
@@ -212,12 +277,13 @@ class MainWindow(QMainWindow):
             self.show_problem("Still busy", "Wait until the current queue has finished opening.")
             return
 
+        choices = self.choices
+
         def read() -> tuple[QueuePreview | LoadedQueue, SerializedQueue]:
             # Parsing and serialising for the page and the database happen here, off the GUI
-            # thread.
-            result: QueuePreview | LoadedQueue
+            # thread, with this helpdesk's remembered columns and values.
             with garbage_collection_paused():
-                result = preview_queue_file(path) if confirm else load_queue_file(path)
+                result, _ = choices.read(path, confirm)
                 queue = result.queue if isinstance(result, QueuePreview) else result
                 return result, serialize(queue, path.name)
 
@@ -231,12 +297,17 @@ class MainWindow(QMainWindow):
         self, path: Path, result: QueuePreview | LoadedQueue, serialized: SerializedQueue
     ) -> None:
         if isinstance(result, QueuePreview):
-            dialog = QueuePreviewDialog(result, self)
+            dialog = QueuePreviewDialog(result, self, remembered=self.choices.lookup(result))
             if dialog.exec() != QueuePreviewDialog.DialogCode.Accepted:
                 self._set_busy(None)
                 self.queue_failed.emit("cancelled")
                 return
-            loaded = result.queue  # already read in full; no second pass over the file
+            self.choices.remember(dialog.preview, dialog.choices)
+            # The file as read with the person's final choices (read in full already; no
+            # second pass over the file unless a choice changed how it reads).
+            loaded = dialog.queue
+            if loaded is not result.queue:
+                serialized = serialize(loaded, path.name)
         else:
             loaded = result
         assert self.keeper is not None
@@ -338,14 +409,16 @@ class MainWindow(QMainWindow):
     # --- dialogs ----------------------------------------------------------------------------
     def show_problem(self, title: str, message: str) -> None:
         log.warning("%s: %s", title, message)
-        box = QMessageBox(
-            QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok, self
-        )
+        box = QMessageBox(QMessageBox.Icon.Warning, title, "", QMessageBox.StandardButton.Ok, self)
+        # File names and pack texts come from outside: shown as typed, never as markup.
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setText(visible_controls(message))
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         box.open()
 
-    def attach_queue(self, keeper: QueueKeeper) -> None:
+    def attach_queue(self, keeper: QueueKeeper, choices: RememberedChoices) -> None:
         self.keeper = keeper
+        self.choices = choices
 
     def attach_packs(self, packs: PackActions) -> None:
         self.packs = packs
@@ -392,9 +465,9 @@ class MainWindow(QMainWindow):
         if not activity.last_seen or not recent:
             self._agent_status.setText("No agent connected")
             return
-        who = activity.client or "An agent"
-        last = f" · last tool: {activity.last_tool}" if activity.last_tool else ""
-        self._agent_status.setText(f"{who} connected{last}")
+        who = activity.client or "an agent that did not say its name"
+        last = f" · last used: {activity.last_tool}" if activity.last_tool else ""
+        self._agent_status.setText(f"Agent connected: {who}{last}")
 
     def show_connect_agent(self) -> None:
         if self._agent is None:
@@ -405,8 +478,18 @@ class MainWindow(QMainWindow):
         _port, data_dir, url, token = self._agent
         ConnectAgentDialog(client_snippets(data_dir, url, token), self).exec()
 
+    def show_log_folder(self) -> None:
+        folder = log_folder()
+        folder.mkdir(parents=True, exist_ok=True)
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+        self.statusBar().showMessage(f"The log is in {folder}", 10000)
+
     def show_about(self) -> None:
-        QMessageBox.about(self, f"About {APP_NAME}", about_facts(self._webmcp_state).as_text())
+        box = QMessageBox(self)
+        box.setWindowTitle(f"About {APP_NAME}")
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setText(about_facts(self._webmcp_state).as_text())
+        box.exec()
 
     @property
     def webmcp_state(self) -> str:

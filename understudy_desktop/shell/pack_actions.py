@@ -5,7 +5,6 @@ dialog); the library then adds every tool of the pack in one transaction, or non
 
 from __future__ import annotations
 
-import getpass
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +17,7 @@ from understudy_desktop.consent.ledger import ConsentLedger, Grant, command_line
 from understudy_desktop.consent.manifest import IMPORT_PACK
 from understudy_desktop.library.library import Library, LibraryError, import_args, new_tool
 from understudy_desktop.library.model import Origin, TaughtTool
+from understudy_desktop.library.refs import apply_mapping, missing_references, name_refs
 from understudy_desktop.packs.export import PACK_SUFFIX, ExportError, build_pack, pack_bytes
 from understudy_desktop.packs.importer import (
     ImportPlan,
@@ -29,7 +29,8 @@ from understudy_desktop.packs.importer import (
 )
 from understudy_desktop.queue_io import write_atomically
 from understudy_desktop.rules import rules
-from understudy_desktop.shell.pack_dialogs import ExportPackDialog, ImportPackDialog
+from understudy_desktop.shell.pack_dialogs import ExportPackDialog, ImportPackDialog, Mapping
+from understudy_desktop.store.settings import AUTHOR_NAME, Settings
 
 log = logging.getLogger(__name__)
 PACK_FILTER = "Tool Packs (*.understudy-pack.json *.json)"
@@ -46,15 +47,20 @@ def looks_like_pack(path: Path) -> bool:
 
 
 def tools_to_import(
-    plan: ImportPlan, existing: set[str], replace: bool, filename: str
+    plan: ImportPlan,
+    existing: set[str],
+    replace: bool,
+    filename: str,
+    definitions: list[dict[str, Any]] | None = None,
 ) -> tuple[list[TaughtTool], list[str]]:
     """The tools an import adds (clashes renamed, or replacing the person's), and the names
-    it replaces. Tools whose commands changed in a breaking way arrive held back."""
+    it replaces. Tools whose commands changed in a breaking way arrive held back.
+    `definitions` are the plan's with people and templates mapped to this queue."""
     taken = set(existing) | {str(d["name"]) for d in plan.definitions}
     replacing: list[str] = []
     tools: list[TaughtTool] = []
     origin = Origin(by="pack", pack=filename, author=plan.author)
-    for definition in plan.definitions:
+    for definition in definitions if definitions is not None else plan.definitions:
         definition = dict(definition)
         original = str(definition["name"])
         if original in plan.clashes:
@@ -84,6 +90,8 @@ class PackActions(QObject):
         ledger: ConsentLedger,
         show_problem: Callable[[str, str], None],
         notify: Callable[[str], None],
+        settings: Settings | None = None,
+        known: Callable[[], dict[str, list[dict[str, str]]]] = lambda: {},
     ) -> None:
         super().__init__(window)
         self._window = window
@@ -91,6 +99,8 @@ class PackActions(QObject):
         self._ledger = ledger
         self._show_problem = show_problem
         self._notify = notify
+        self._settings = settings
+        self._known = known  # the people and templates on the queue now
 
     # --- import ---------------------------------------------------------------------------
     def choose_import(self) -> None:
@@ -109,8 +119,18 @@ class PackActions(QObject):
             self._fail(str(exc))
             return
 
-        def variant(replace_clashes: bool) -> tuple[list[TaughtTool], list[str], dict[str, Any]]:
-            tools, replacing = tools_to_import(plan, existing, replace_clashes, path.name)
+        catalogue = self._library.catalogue
+        known = self._known()
+        for definition in plan.definitions:
+            # People and templates this queue has are named as it names them (what the
+            # preview shows is what a run will find).
+            name_refs(definition, catalogue, known)
+
+        def variant(
+            replace_clashes: bool, mapping: Mapping | None = None
+        ) -> tuple[list[TaughtTool], list[str], dict[str, Any]]:
+            mapped = apply_mapping(plan.definitions, catalogue, mapping or {})
+            tools, replacing = tools_to_import(plan, existing, replace_clashes, path.name, mapped)
             return tools, replacing, import_args(tools, replacing)
 
         problem = self._over_cap(plan, existing)
@@ -122,12 +142,19 @@ class PackActions(QObject):
             self._carry_out(tools, replacing, command_line_grant(IMPORT_PACK.name, args), path)
             return
         dialog = ImportPackDialog(
-            plan, path.name, self._ledger, lambda r: variant(r)[2], self._window
+            plan,
+            path.name,
+            self._ledger,
+            lambda r, m: variant(r, m)[2],
+            catalogue,
+            missing_references(plan.definitions, catalogue, known),
+            known,
+            self._window,
         )
         if dialog.exec() != QDialog.DialogCode.Accepted:
             self.import_failed.emit("cancelled")
             return
-        tools, replacing, args = variant(dialog.replace_clashes)
+        tools, replacing, args = variant(dialog.replace_clashes, dialog.mapping)
         grant = self._ledger.consume(IMPORT_PACK.name, args)
         if grant is None:
             self._fail(f"{path.name} was not imported: the approval did not match. Try again.")
@@ -167,9 +194,10 @@ class PackActions(QObject):
         if not tools:
             self._show_problem("Nothing to export", "Teach and publish a tool first.")
             return
-        dialog = ExportPackDialog([t.definition for t in tools], self._window)
+        dialog = ExportPackDialog([t.definition for t in tools], self.author(), self._window)
         if dialog.exec() != QDialog.DialogCode.Accepted or not dialog.chosen():
             return
+        self.set_author(dialog.author.text())
         path, _ = QFileDialog.getSaveFileName(
             self._window, "Export Tool Pack", f"tools{PACK_SUFFIX}", PACK_FILTER
         )
@@ -179,7 +207,7 @@ class PackActions(QObject):
     def export_pack(self, path: Path, names: list[str], author: str | None = None) -> None:
         chosen = [t.definition for n in names if (t := self._library.get(n)) is not None]
         try:
-            data = pack_bytes(build_pack(chosen, self._library.catalogue, author or _author()))
+            data = pack_bytes(build_pack(chosen, self._library.catalogue, author or self.author()))
             write_atomically(path, data)
         except (ExportError, OSError) as exc:
             self._show_problem("The Tool Pack was not saved", str(exc))
@@ -188,9 +216,11 @@ class PackActions(QObject):
         self._notify(f"Saved {len(chosen)} tool(s) to {path.name}.")
         self.exported.emit(str(path))
 
+    # --- the person's name, as colleagues see it on their packs ----------------------------
+    def author(self) -> str:
+        name = self._settings.get(AUTHOR_NAME, "") if self._settings is not None else ""
+        return str(name or "")
 
-def _author() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return ""
+    def set_author(self, name: str) -> None:
+        if self._settings is not None and name.strip():
+            self._settings.set(AUTHOR_NAME, name.strip()[:120])

@@ -1,102 +1,206 @@
-"""The Import pack and Export pack dialogs. Names and descriptions from a file are shown as
-plain text: a pack is a file from someone else."""
+"""The Import pack and Export pack dialogs. Everything from a file (names, descriptions, the
+author) is shown as plain text: a pack is a file from someone else, and what a tool does is
+worded by the app from its steps, never taken from the pack's own description alone."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QComboBox,
     QDialog,
     QDialogButtonBox,
+    QFormLayout,
+    QFrame,
     QLabel,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QRadioButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
+from understudy_desktop.catalogue import Catalogue
+from understudy_desktop.consent import wording
 from understudy_desktop.consent.ledger import ConsentLedger, DialogApproval, consent_key
 from understudy_desktop.consent.manifest import IMPORT_PACK
+from understudy_desktop.library.refs import Reference
 from understudy_desktop.packs.importer import ImportPlan
+from understudy_desktop.text import visible_controls
 
 WHAT_GOES_IN = (
-    "What goes in: each tool's name, description, steps and parameters, and the fixed values "
-    "that are part of the routine (a template, a tag, a priority).\n"
-    "What stays here: the values you recorded as examples, ticket ids, and anything customers "
-    "wrote."
+    "What goes in: each tool's name, what it does and what it asks for, and the fixed values "
+    "that are part of the routine (a person, a template, a tag, a priority).\n"
+    "What stays here: the values you recorded as examples, ticket numbers, and anything "
+    "customers wrote."
 )
+KEEP_NAME = "Keep “{name}” (the tool stops and says so until this queue has it)"
+Mapping = dict[tuple[str, str], dict[str, str]]
 
 
-def _plain(text: str) -> QLabel:
-    label = QLabel(text)
+def _plain(text: str, bold: bool = False) -> QLabel:
+    label = QLabel(visible_controls(text))
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if bold:
+        font = label.font()
+        font.setBold(True)
+        label.setFont(font)
     return label
+
+
+def day_words(iso: str) -> str:
+    """ "1 Dec 2026" from the pack's ISO time; the text as given if it is not a time."""
+    try:
+        when = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except ValueError:
+        return iso[:40]
+    return f"{when.day} {when.strftime('%b %Y')}"
+
+
+def changes_many(definition: dict[str, Any], catalogue: Catalogue) -> bool:
+    """A tool that changes every ticket a search matches, not one ticket."""
+    infos = [catalogue.commands.get(str(s.get("command"))) for s in definition.get("steps") or []]
+    return any(i is not None and i.set_based and i.mutates for i in infos)
+
+
+def tool_card(definition: dict[str, Any], catalogue: Catalogue, held: str = "") -> QFrame:
+    """One tool of a pack, as a person judges it: steps in words with their values, what it
+    asks for, what it can change."""
+    card = QFrame()
+    card.setFrameShape(QFrame.Shape.StyledPanel)
+    card.setAccessibleName(f"Tool {definition['name']}")
+    layout = QVBoxLayout(card)
+    layout.addWidget(_plain(str(definition.get("title") or definition["name"]), bold=True))
+    if changes_many(definition, catalogue):
+        layout.addWidget(_plain("⚠ Changes many tickets at once: every ticket a search finds."))
+    if held:
+        layout.addWidget(_plain(f"Arrives turned off, for you to review: {held}"))
+    for heading, text in wording.tool_sections(definition, catalogue):
+        layout.addWidget(_plain(heading, bold=True))
+        layout.addWidget(_plain(text))
+    return card
 
 
 class ImportPackDialog(QDialog):
     """The preview of a pack; its Import button is the person's approval of exactly the tools
-    shown (and of replacing or renaming the clashes, as chosen)."""
+    shown, with the people and templates mapped as chosen (and the clashes replaced or
+    renamed, as chosen)."""
 
     def __init__(
         self,
         plan: ImportPlan,
         filename: str,
         ledger: ConsentLedger,
-        approval_args: Callable[[bool], dict[str, Any]],
+        approval_args: Callable[[bool, Mapping], dict[str, Any]],
+        catalogue: Catalogue,
+        missing: list[Reference] | None = None,
+        known: dict[str, list[dict[str, str]]] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._ledger = ledger
         self._approval_args = approval_args
         self.setWindowTitle("Import Tool Pack")
-        self.resize(640, 440)
-        layout = QVBoxLayout(self)
+        self.resize(720, 600)
+        outer = QVBoxLayout(self)
         count = len(plan.definitions)
-        who = f" from {plan.author}" if plan.author else ""
-        layout.addWidget(
+        who = f", made by {plan.author}" if plan.author else ", made by someone who gave no name"
+        when = f" on {day_words(plan.created)}" if plan.created else ""
+        outer.addWidget(
             _plain(
-                f"{filename}{who} has {count} tool{'s' if count != 1 else ''}. Importing makes "
-                f"{'them' if count != 1 else 'it'} available to you and to agents: clicking "
-                "Import is your approval."
+                f"{filename}{who}{when}, has {count} tool{'s' if count != 1 else ''}. Read what "
+                f"{'each one does' if count != 1 else 'it does'}: importing makes "
+                f"{'them' if count != 1 else 'it'} available to you and to agents, and "
+                "clicking Import is your approval."
             )
         )
-        self.tools = QListWidget()
-        self.tools.setWordWrap(True)
-        self.tools.setAccessibleName("Tools in the pack")
+        body = QWidget()
+        layout = QVBoxLayout(body)
         for definition in plan.definitions:
-            effect = (
-                "reads only" if definition["annotations"]["readOnlyHint"] else "changes tickets"
+            layout.addWidget(
+                tool_card(definition, catalogue, plan.hold_back.get(str(definition["name"]), ""))
             )
-            item = QListWidgetItem(f"{definition['name']} — {definition['description']} ({effect})")
-            self.tools.addItem(item)
-        layout.addWidget(self.tools)
         for note in plan.notes:
             layout.addWidget(_plain(note))
+        self.choices: dict[tuple[str, str], QComboBox] = {}
+        if missing:
+            layout.addWidget(self._mapping_form(missing, known or {}))
+        layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(body)
+        scroll.setAccessibleName("What the pack's tools do")
+        outer.addWidget(scroll, 1)
         self.rename = QRadioButton()
         self.replace = QRadioButton()
         if plan.clashes:
-            layout.addWidget(
+            outer.addWidget(
                 _plain("You already have tools with these names: " + ", ".join(plan.clashes) + ".")
             )
             self.rename.setText("Keep mine, and import theirs under new names")
             self.replace.setText("Replace mine with theirs")
             self.rename.setChecked(True)
-            layout.addWidget(self.rename)
-            layout.addWidget(self.replace)
+            outer.addWidget(self.rename)
+            outer.addWidget(self.replace)
         buttons = QDialogButtonBox()
         self.import_button = buttons.addButton("Import", QDialogButtonBox.ButtonRole.AcceptRole)
-        buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        cancel = buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        # Enter does not import: the safe choice is the default, as in the approval dialog.
+        self.import_button.setAutoDefault(False)
+        cancel.setDefault(True)
         buttons.accepted.connect(self._on_import)
         buttons.rejected.connect(self.reject)
-        layout.addWidget(buttons)
+        outer.addWidget(buttons)
+
+    def _mapping_form(
+        self, missing: list[Reference], known: dict[str, list[dict[str, str]]]
+    ) -> QWidget:
+        box = QWidget()
+        form = QFormLayout(box)
+        form.addRow(
+            _plain(
+                "These tools name people or templates this queue does not have. Choose who or "
+                "what they mean here:",
+                bold=True,
+            )
+        )
+        for ref in missing:
+            combo = QComboBox()
+            combo.setAccessibleName(f"{ref.name} on this queue")
+            combo.addItem(visible_controls(KEEP_NAME.format(name=ref.name)), None)
+            for item in known.get(ref.kind, []):
+                combo.addItem(visible_controls(item["name"] or item["id"]), item)
+            self.choices[ref.key] = combo
+            form.addRow(_plain(f"{ref.name} →"), combo)
+        return box
+
+    def text_shown(self) -> str:
+        """Every text the dialog shows, in order (tests and the plain-words check)."""
+        parts = [label.text() for label in self.findChildren(QLabel)]
+        for combo in self.findChildren(QComboBox):
+            parts.extend(combo.itemText(i) for i in range(combo.count()))
+        parts.extend(b.text() for b in self.findChildren(QRadioButton) if b.text())
+        return "\n".join(parts)
+
+    @property
+    def mapping(self) -> Mapping:
+        chosen: Mapping = {}
+        for key, combo in self.choices.items():
+            item = combo.currentData()
+            if isinstance(item, dict):
+                chosen[key] = {"id": str(item["id"]), "name": str(item["name"])}
+        return chosen
 
     def _on_import(self) -> None:
         # A person clicked Import for exactly these tools: the import's one grant.
-        args = self._approval_args(self.replace_clashes)
+        args = self._approval_args(self.replace_clashes, self.mapping)
         self._ledger.grant(DialogApproval(consent_key(IMPORT_PACK.name, args)))
         self.accept()
 
@@ -106,22 +210,34 @@ class ImportPackDialog(QDialog):
 
 
 class ExportPackDialog(QDialog):
-    def __init__(self, tools: list[dict[str, Any]], parent: QWidget | None = None) -> None:
+    def __init__(
+        self, tools: list[dict[str, Any]], author: str = "", parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Export Tool Pack")
-        self.resize(600, 420)
+        self.resize(600, 460)
         layout = QVBoxLayout(self)
         layout.addWidget(_plain("Choose the tools to share:"))
         self.tools = QListWidget()
         self.tools.setWordWrap(True)
         self.tools.setAccessibleName("Tools to export")
         for tool in tools:
-            item = QListWidgetItem(f"{tool['name']} — {tool['description']}")
+            item = QListWidgetItem(visible_controls(f"{tool['name']} — {tool['description']}"))
             item.setData(Qt.ItemDataRole.UserRole, tool["name"])
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked)
             self.tools.addItem(item)
         layout.addWidget(self.tools)
+        form = QFormLayout()
+        self.author = QLineEdit(author)
+        self.author.setMaxLength(120)
+        self.author.setPlaceholderText("For example: Dana Ortiz")
+        self.author.setAccessibleName("Your name")
+        form.addRow("Your name:", self.author)
+        layout.addLayout(form)
+        layout.addWidget(
+            _plain("Colleagues who import the pack see your name. It is remembered for next time.")
+        )
         layout.addWidget(_plain(WHAT_GOES_IN))
         buttons = QDialogButtonBox()
         self.export_button = buttons.addButton("Export…", QDialogButtonBox.ButtonRole.AcceptRole)
@@ -129,6 +245,12 @@ class ExportPackDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
+        self.author.textChanged.connect(self._update)
+        self.tools.itemChanged.connect(self._update)
+        self._update()
+
+    def _update(self) -> None:
+        self.export_button.setEnabled(bool(self.author.text().strip()) and bool(self.chosen()))
 
     def chosen(self) -> list[str]:
         names = []

@@ -15,11 +15,13 @@ before it counts as saved, and the file the queue came from.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +75,18 @@ class SerializedQueue:
     meta: dict[str, Any]
 
 
+@cache
+def console_templates() -> tuple[Template, ...]:
+    """The console's own reply templates (those of the demo queue)."""
+    demo = json.loads((web_assets_dir() / "data" / "default_queue.json").read_text("utf-8"))
+    return tuple(_TEMPLATES.validate_python(demo.get("templates") or []))
+
+
 def serialize(queue: LoadedQueue, name: str) -> SerializedQueue:
+    if not queue.templates:
+        # A helpdesk export has tickets only: the console's reply templates stay available,
+        # in this session and after a restart alike.
+        queue = dataclasses.replace(queue, templates=list(console_templates()))
     document = queue_document_json(queue)
     # The console's document with the queue's name: a key added to the top-level object.
     document = b'{"name":' + json.dumps(name).encode() + b"," + document[1:]
@@ -251,6 +264,19 @@ class QueueKeeper(QObject):
         except QueueFileError as exc:
             log.warning("the remembered queue file cannot be used: %s", exc)
             return None
+
+    def known(self) -> dict[str, list[dict[str, str]]]:
+        """The people and reply templates on the saved queue ({"person": [...], "template":
+        [...]}, each {"id", "name"}): what a pack's references are matched against."""
+        out: dict[str, list[dict[str, str]]] = {}
+        for kind, key in (("person", "assignees"), ("template", "templates")):
+            items = self.store.meta(key)
+            out[kind] = [
+                {"id": str(i.get("id", "")), "name": str(i.get("name", ""))}
+                for i in (items if isinstance(items, list) else [])
+                if isinstance(i, dict) and i.get("id")
+            ]
+        return out
 
     def source_path(self) -> Path | None:
         source = self.store.meta("source")

@@ -1,12 +1,21 @@
-"""The "Open queue" dialog: shows what we understood of a file before it replaces the queue."""
+"""The "Open queue" dialog: shows what we understood of a file before it replaces the queue.
+
+The person can correct what was guessed: which ticket field each column feeds ("Use as…") and
+what each status and priority value in the file means. Every change reads the file again, so
+the first tickets and the notes always show what opening it would give; ``choices`` is what to
+remember for the next file of the same kind (see ``source_signature``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence, Set
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QHeaderView,
@@ -18,10 +27,32 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from understudy_desktop.queue_io import QueuePreview, Ticket, field_label
+from understudy_desktop.queue_io import (
+    FIELD_LABELS,
+    FIELDS,
+    ColumnPreview,
+    ImportChoices,
+    LoadedQueue,
+    QueueFileError,
+    QueuePreview,
+    Ticket,
+    preview_queue_file,
+)
+from understudy_desktop.queue_io.choices import VALUE_FIELDS
+from understudy_desktop.queue_io.columns import FIELD_VALUES, UNKNOWN_VALUE_DEFAULTS, FieldName
 
-MAPPING_HEADERS = ("File column", "Used as", "Example")
+MAPPING_HEADERS = ("File column", "Use as…", "Example")
+VALUE_HEADERS = ("Field", "In the file", "Tickets", "Means", "Note")
 TICKET_HEADERS = ("Id", "Subject", "Requester", "Status", "Priority", "Assignee", "Tags", "Created")
+NOT_USED = "Not used"
+EMPTY_VALUE = "(empty)"
+# Column positions, for tests and for code that reads the tables.
+MAPPING_USE_COLUMN = 1
+VALUE_MEANS_COLUMN = 3
+VALUE_NOTE_COLUMN = 4
+# Soft yellow behind values nobody knows yet, with dark text so it reads in a dark theme too.
+UNKNOWN_BACKGROUND = QColor(255, 241, 196)
+UNKNOWN_FOREGROUND = QColor(32, 32, 32)
 
 
 def summary_text(preview: QueuePreview) -> str:
@@ -38,18 +69,26 @@ def summary_text(preview: QueuePreview) -> str:
     )
 
 
-def _read_only_table(
-    headers: Sequence[str],
-    rows: Sequence[Sequence[str]],
-    name: str,
-    description: str,
-    italic_rows: Set[int] = frozenset(),
-) -> QTableWidget:
-    table = QTableWidget(len(rows), len(headers))
+def value_label(value: str) -> str:
+    """How a status or priority is shown in a choice: "open" -> "Open"."""
+    return value.capitalize()
+
+
+def unknown_value_note(field_name: str, raw: str) -> str:
+    shown = f'"{raw}"' if raw else "An empty cell"
+    return (
+        f"{shown} is not a {field_name} Understudy knows; choose what it means. "
+        f"Until you do, it counts as {value_label(UNKNOWN_VALUE_DEFAULTS[field_name])}."
+    )
+
+
+def _table(headers: Sequence[str], rows: int, name: str, description: str) -> QTableWidget:
+    table = QTableWidget(rows, len(headers))
     table.setHorizontalHeaderLabels(list(headers))
+    # The cells themselves are never edited; choices are made in the combo boxes inside them.
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    # Tab should leave the table for the buttons, not walk through every cell.
+    # Tab should leave the table (or go to its combo boxes), not walk through every cell.
     table.setTabKeyNavigation(False)
     table.setAlternatingRowColors(True)
     table.setWordWrap(False)
@@ -58,74 +97,102 @@ def _read_only_table(
     table.horizontalHeader().setStretchLastSection(True)
     table.setAccessibleName(name)
     table.setAccessibleDescription(description)
-    for row, values in enumerate(rows):
-        for column, value in enumerate(values):
-            item = QTableWidgetItem(value)
-            # Cells are cut short in the preview; the tooltip keeps the full value readable.
-            item.setToolTip(value)
-            if row in italic_rows:
-                font = item.font()
-                font.setItalic(True)
-                item.setFont(font)
-            table.setItem(row, column, item)
-    table.resizeColumnsToContents()
     return table
 
 
-class QueuePreviewDialog(QDialog):
-    """Modal preview; ``exec()`` returns Accepted when the user chose "Open queue"."""
+def _item(value: str, italic: bool = False) -> QTableWidgetItem:
+    item = QTableWidgetItem(value)
+    # Cells are cut short in the preview; the tooltip keeps the full value readable.
+    item.setToolTip(value)
+    if italic:
+        font = item.font()
+        font.setItalic(True)
+        item.setFont(font)
+    return item
 
-    def __init__(self, preview: QueuePreview, parent: QWidget | None = None) -> None:
+
+def _key(column: ColumnPreview) -> str:
+    """How ImportChoices names a column (unique even when a header is repeated)."""
+    return column.key or column.name
+
+
+def _fill(table: QTableWidget, rows: Sequence[Sequence[str]], italic_rows: Set[int]) -> None:
+    table.setRowCount(len(rows))
+    for row, values in enumerate(rows):
+        for column, value in enumerate(values):
+            table.setItem(row, column, _item(value, row in italic_rows))
+
+
+class QueuePreviewDialog(QDialog):
+    """Modal preview; ``exec()`` returns Accepted when the user chose "Open queue".
+
+    After it is accepted, ``preview`` (and ``queue``) is the file as read with the final
+    ``choices``, which may differ from the preview the dialog was given.
+    """
+
+    def __init__(
+        self,
+        preview: QueuePreview,
+        parent: QWidget | None = None,
+        *,
+        remembered: ImportChoices | None = None,
+    ) -> None:
         super().__init__(parent)
         self.preview = preview
+        # Every column's current use, and only the value meanings someone actually chose (so a
+        # value left alone is guessed again next time, and still flagged if nobody knows it).
+        self._columns: dict[str, FieldName | None] = {}
+        self._values: dict[str, dict[str, str]] = {}
+        self._value_rows: list[tuple[str, str]] = []
+        self._column_combos: dict[str, QComboBox] = {}
+        self._value_combos: dict[tuple[str, str], QComboBox] = {}
         self.setWindowTitle("Open queue")
         self.setModal(True)
-        self.resize(900, 640)
+        self.resize(960, 720)
 
         layout = QVBoxLayout(self)
 
-        self.summary_label = QLabel(summary_text(preview))
-        self.summary_label.setWordWrap(True)
-        self.summary_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.summary_label.setAccessibleName("Summary")
+        self.summary_label = self._plain_label("Summary")
         layout.addWidget(self.summary_label)
 
-        self.notes_label = QLabel("\n".join(preview.notes))
-        self.notes_label.setWordWrap(True)
-        self.notes_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.notes_label.setAccessibleName("Notes about this file")
-        self.notes_label.setVisible(bool(preview.notes))
+        self.notes_label = self._plain_label("Notes about this file")
         layout.addWidget(self.notes_label)
 
-        mapping_rows = [
-            (column.name, field_label(column.field), column.example) for column in preview.columns
-        ]
-        self.mapping_table = _read_only_table(
+        # What the last change did, or why the file cannot be opened with the current choices.
+        self.message_label = self._plain_label("What changed")
+        self.message_label.setVisible(False)
+        layout.addWidget(self.message_label)
+
+        self.mapping_table = _table(
             MAPPING_HEADERS,
-            mapping_rows,
+            len(preview.columns),
             "Column mapping",
-            "Each column of the file and the ticket field it is used as.",
-            # In italics, so the eye goes to the columns that matter; they are still saved back.
-            italic_rows={i for i, column in enumerate(preview.columns) if column.field is None},
+            "Each column of the file and the ticket field it is used as. "
+            "Change a column's use with the list in its row.",
         )
+        for row, column in enumerate(preview.columns):
+            self.mapping_table.setCellWidget(row, MAPPING_USE_COLUMN, self._column_combo(column))
         mapping_label = QLabel("&Columns in the file")
         mapping_label.setBuddy(self.mapping_table)
         layout.addWidget(mapping_label)
-        layout.addWidget(self.mapping_table, 1)
+        layout.addWidget(self.mapping_table, 2)
 
-        ticket_rows = [self._ticket_cells(ticket) for ticket in preview.tickets]
-        shown = len(ticket_rows)
-        self.tickets_table = _read_only_table(
-            TICKET_HEADERS,
-            ticket_rows,
-            "First tickets",
-            f"The first {shown} tickets of the file, as they will appear in the queue.",
+        self.values_table = _table(
+            VALUE_HEADERS,
+            0,
+            "Values in the file",
+            "Each status and priority written in the file and what it means in Understudy. "
+            "Change a meaning with the list in its row.",
         )
-        tickets_label = QLabel(
-            f"&First {shown} ticket{'s' if shown != 1 else ''}" if shown else "&Tickets"
-        )
-        tickets_label.setBuddy(self.tickets_table)
-        layout.addWidget(tickets_label)
+        self.values_label = QLabel("&Values in the file")
+        self.values_label.setBuddy(self.values_table)
+        layout.addWidget(self.values_label)
+        layout.addWidget(self.values_table, 2)
+
+        self.tickets_table = _table(TICKET_HEADERS, 0, "First tickets", "")
+        self.tickets_label = QLabel()
+        self.tickets_label.setBuddy(self.tickets_table)
+        layout.addWidget(self.tickets_label)
         layout.addWidget(self.tickets_table, 1)
 
         self.button_box = QDialogButtonBox()
@@ -145,7 +212,159 @@ class QueuePreviewDialog(QDialog):
         self.open_button.setDefault(True)
         self.button_box.accepted.connect(self.accept)
         self.button_box.rejected.connect(self.reject)
+
+        wanted = remembered is not None and bool(remembered.columns or remembered.values)
+        if remembered is not None and wanted and preview.choices != remembered:
+            self._start_from(remembered)
+        else:
+            self._values = _copy_values(preview.choices.values if preview.choices else {})
+        self._columns = {_key(column): column.field for column in self.preview.columns}
+        self._show_preview()
+        self.mapping_table.resizeColumnsToContents()
         self.open_button.setFocus()
+
+    # --- what the caller reads --------------------------------------------------------------
+    @property
+    def choices(self) -> ImportChoices:
+        """Every column's use as shown, and the value meanings that were chosen (not guessed)."""
+        return ImportChoices(columns=dict(self._columns), values=_copy_values(self._values))
+
+    @property
+    def queue(self) -> LoadedQueue:
+        """The whole file as read with the current choices; open this one when accepted."""
+        return self.preview.queue
+
+    def column_combo(self, key: str) -> QComboBox:
+        """The "Use as…" list of one file column (by its name, "Name (2)" if repeated)."""
+        return self._column_combos[key]
+
+    def value_combo(self, field_name: str, raw: str) -> QComboBox:
+        """The "Means" list of one status or priority value as written in the file."""
+        return self._value_combos[(field_name, raw)]
+
+    # --- building ---------------------------------------------------------------------------
+    @staticmethod
+    def _plain_label(name: str) -> QLabel:
+        label = QLabel()
+        label.setWordWrap(True)
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setAccessibleName(name)
+        return label
+
+    def _column_combo(self, column: ColumnPreview) -> QComboBox:
+        combo = QComboBox()
+        combo.addItem(NOT_USED, None)
+        combo.setItemData(0, "Kept and saved back as it is.", Qt.ItemDataRole.ToolTipRole)
+        for name in FIELDS:
+            combo.addItem(FIELD_LABELS[name], name)
+        combo.setAccessibleName(f'Use column "{column.name}" as')
+        combo.setToolTip(f'What the column "{column.name}" holds.')
+        combo.setCurrentIndex(max(0, combo.findData(column.field)))
+        key = _key(column)
+        combo.currentIndexChanged.connect(lambda _index: self._column_changed(key))
+        self._column_combos[key] = combo
+        return combo
+
+    def _value_combo(self, field_name: str, raw: str, current: str) -> QComboBox:
+        combo = QComboBox()
+        for value in FIELD_VALUES[field_name]:
+            combo.addItem(value_label(value), value)
+        combo.setCurrentIndex(max(0, combo.findData(current)))
+        shown = f'"{raw}"' if raw else "an empty cell"
+        combo.setAccessibleName(f"{FIELD_LABELS[field_name]} {shown} means")
+        combo.currentIndexChanged.connect(lambda _index: self._value_changed(field_name, raw))
+        # Also when the shown meaning is picked again: that confirms a guess as a choice.
+        combo.activated.connect(lambda _index: self._value_changed(field_name, raw))
+        self._value_combos[(field_name, raw)] = combo
+        return combo
+
+    # --- showing a preview ------------------------------------------------------------------
+    def _show_preview(self) -> None:
+        preview = self.preview
+        self.summary_label.setText(summary_text(preview))
+        self.notes_label.setText("\n".join(preview.notes))
+        self.notes_label.setVisible(bool(preview.notes))
+        self._show_mapping()
+        self._show_values()
+        self._show_tickets()
+
+    def _show_mapping(self) -> None:
+        for row, column in enumerate(self.preview.columns):
+            unused = column.field is None
+            label = NOT_USED if column.field is None else FIELD_LABELS[column.field]
+            # In italics, so the eye goes to the columns that matter; they are still saved back.
+            self.mapping_table.setItem(row, 0, _item(column.name, unused))
+            self.mapping_table.setItem(row, MAPPING_USE_COLUMN, _item(label, unused))
+            self.mapping_table.setItem(row, 2, _item(column.example, unused))
+            combo = self._column_combos[_key(column)]
+            combo.blockSignals(True)
+            combo.setCurrentIndex(max(0, combo.findData(column.field)))
+            combo.blockSignals(False)
+
+    def _show_values(self) -> None:
+        preview = self.preview
+        rows = [(name, raw) for name in VALUE_FIELDS for raw in preview.value_choices.get(name, {})]
+        if rows != self._value_rows:
+            # Other values (another column became the status): new rows, new lists. A value's
+            # own list is never replaced while it reports a change, because a change of meaning
+            # never changes which values the file has.
+            self.values_table.setRowCount(0)
+            self._value_combos.clear()
+            self.values_table.setRowCount(len(rows))
+            for row, (name, raw) in enumerate(rows):
+                current = preview.value_choices[name][raw]
+                self.values_table.setCellWidget(
+                    row, VALUE_MEANS_COLUMN, self._value_combo(name, raw, current)
+                )
+            self._value_rows = rows
+        numbers = preview.queue.values.numbers
+        for row, (name, raw) in enumerate(rows):
+            current = preview.value_choices[name][raw]
+            unknown = raw in preview.unknown_values.get(name, ())
+            if unknown:
+                note = unknown_value_note(name, raw)
+            elif raw in numbers.get(name, ()) and raw not in self._values.get(name, {}):
+                note = f"A Freshdesk number; it means {value_label(current)} there."
+            else:
+                note = ""
+            count = preview.value_counts.get(name, {}).get(raw, 0)
+            cells = (
+                FIELD_LABELS[name],
+                raw or EMPTY_VALUE,
+                f"{count:,}",
+                value_label(current),
+                note,
+            )
+            for column, text in enumerate(cells):
+                item = _item(text)
+                if unknown:
+                    item.setBackground(QBrush(UNKNOWN_BACKGROUND))
+                    item.setForeground(QBrush(UNKNOWN_FOREGROUND))
+                    font = item.font()
+                    font.setBold(True)
+                    item.setFont(font)
+                self.values_table.setItem(row, column, item)
+            combo = self._value_combos[(name, raw)]
+            combo.blockSignals(True)
+            combo.setCurrentIndex(max(0, combo.findData(current)))
+            combo.blockSignals(False)
+            combo.setToolTip(note)
+            combo.setAccessibleDescription(note)
+        self.values_table.resizeColumnsToContents()
+        self.values_label.setVisible(bool(rows))
+        self.values_table.setVisible(bool(rows))
+
+    def _show_tickets(self) -> None:
+        rows = [self._ticket_cells(ticket) for ticket in self.preview.tickets]
+        shown = len(rows)
+        _fill(self.tickets_table, rows, frozenset())
+        self.tickets_table.resizeColumnsToContents()
+        self.tickets_table.setAccessibleDescription(
+            f"The first {shown} tickets of the file, as they will appear in the queue."
+        )
+        self.tickets_label.setText(
+            f"&First {shown} ticket{'s' if shown != 1 else ''}" if shown else "&Tickets"
+        )
 
     def _ticket_cells(self, ticket: Ticket) -> tuple[str, ...]:
         return (
@@ -158,3 +377,82 @@ class QueuePreviewDialog(QDialog):
             ", ".join(ticket.tags),
             ticket.created,
         )
+
+    # --- changing choices -------------------------------------------------------------------
+    def _start_from(self, remembered: ImportChoices) -> None:
+        try:
+            self.preview = self._read(remembered)
+        except QueueFileError as exc:
+            self._values = _copy_values(self.preview.choices.values if self.preview.choices else {})
+            self._say(
+                "The choices remembered for this kind of file do not fit this file, so "
+                f"Understudy guessed again. {exc}"
+            )
+            return
+        self._values = _copy_values(remembered.values)
+
+    def _column_changed(self, key: str) -> None:
+        chosen: FieldName | None = self._column_combos[key].currentData()
+        before = dict(self._columns)
+        choices = ImportChoices(columns=before, values=self._values).with_column(key, chosen)
+        self._columns = dict(choices.columns)
+        displaced = [
+            other
+            for other, used in before.items()
+            if other != key and used != choices.columns[other]
+        ]
+        message = ""
+        if displaced and chosen is not None:
+            names = ", ".join(f'"{self._column_name(other)}"' for other in displaced)
+            message = (
+                f"{names} {'is' if len(displaced) == 1 else 'are'} now not used, because "
+                f'"{self._column_name(key)}" is now used as {FIELD_LABELS[chosen]}.'
+            )
+            for other in displaced:
+                combo = self._column_combos[other]
+                combo.blockSignals(True)
+                combo.setCurrentIndex(0)
+                combo.blockSignals(False)
+        self._reread(choices, message)
+
+    def _value_changed(self, field_name: str, raw: str) -> None:
+        ours: str = self._value_combos[(field_name, raw)].currentData()
+        if self._values.get(field_name, {}).get(raw) == ours:
+            return  # already chosen and shown (a pick reports both "changed" and "activated")
+        self._values.setdefault(field_name, {})[raw] = ours
+        self._reread(self.choices, "")
+
+    def _column_name(self, key: str) -> str:
+        for column in self.preview.columns:
+            if _key(column) == key:
+                return column.name
+        return key
+
+    def _read(self, choices: ImportChoices) -> QueuePreview:
+        # Reading again takes a moment on a big file; it is quick enough to wait for here.
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            return preview_queue_file(self.preview.path, rows=self.preview.rows, choices=choices)
+        finally:
+            QApplication.restoreOverrideCursor()
+
+    def _reread(self, choices: ImportChoices, message: str) -> None:
+        try:
+            preview = self._read(choices)
+        except QueueFileError as exc:
+            # Keep the person's choice on screen so they can see what to change back.
+            self.open_button.setEnabled(False)
+            self._say(f"The file cannot be opened like this. {exc}")
+            return
+        self.preview = preview
+        self.open_button.setEnabled(True)
+        self._say(message)
+        self._show_preview()
+
+    def _say(self, message: str) -> None:
+        self.message_label.setText(message)
+        self.message_label.setVisible(bool(message))
+
+
+def _copy_values(values: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    return {name: dict(meanings) for name, meanings in values.items()}

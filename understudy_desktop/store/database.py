@@ -89,6 +89,10 @@ MIGRATIONS: tuple[str, ...] = (
         changes TEXT NOT NULL
     )
     """,
+    # 4: the person's settings and remembered choices (store/settings.py).
+    """
+    CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)
+    """,
 )
 
 

@@ -105,6 +105,7 @@ export function createBus({ state, catalogue = CATALOGUE, now = () => new Date()
       reverted.push(c);
     }
     recomputeMatches(state);
+    entry.undoneChanges = reverted;
     entry.changes = [];
     entry.undone = true;
     // What the undo wrote, as changes of their own (after = the value put back), from the
@@ -114,11 +115,32 @@ export function createBus({ state, catalogue = CATALOGUE, now = () => new Date()
     return { reverted: reverted.length, kept: kept.map((c) => ({ ticket_id: c.ticket_id, field: c.field })) };
   }
 
+  /** Put back what an undo took away (a field changed again since is left alone). */
+  function redoEntry(targetSeq) {
+    const entry = entries.find((e) => e.seq === targetSeq);
+    if (!entry || !entry.undone || !entry.undoneChanges?.length) return false;
+    const redone = [];
+    for (const c of entry.undoneChanges) {
+      const t = state.byId.get(c.ticket_id);
+      if (!t || JSON.stringify(t[c.field]) !== JSON.stringify(c.before)) continue;
+      t[c.field] = Array.isArray(c.after) ? [...c.after] : c.after;
+      redone.push(c);
+    }
+    recomputeMatches(state);
+    entry.changes = redone;
+    entry.undone = false;
+    delete entry.undoneChanges;
+    onChange({ seq: targetSeq, id: entry.id, redone: true, source: entry.source, run: entry.run, changes: redone.map((c) => ({ ...c })) });
+    return { redone: redone.length };
+  }
+
   return {
     dispatch,
     undo: undoEntry,
+    redo: redoEntry,
     log: () => entries.map((e) => ({ ...e })),
     subscribe(fn) { listeners.add(fn); return () => listeners.delete(fn); },
     get catalogue() { return catalogue; },
+    get state() { return state; },
   };
 }

@@ -21,10 +21,12 @@ import { mountQueueList } from './ui/queue_list.js';
 import { mountFilterBar } from './ui/filter_bar.js';
 import { mountDetailPane } from './ui/detail_pane.js';
 import { createToast } from './ui/toast.js';
-import { $ } from './ui/dom.js';
+import { $, visibleControls } from './ui/dom.js';
 import { createShellLink } from './shell_api.js';
 import { createDurability } from './durable.js';
 import { installShortcuts } from './ui/shortcuts.js';
+import { createHistory } from './ui/history.js';
+import { createShortcutsHelp } from './ui/shortcuts_help.js';
 
 const TAG_COMMANDS = new Set(['set_ticket_tags', 'add_ticket_tag', 'remove_ticket_tag', 'tag_matching_tickets', 'untag_matching_tickets']);
 const VIEW_COMMANDS = new Set(['filter_tickets', 'select_ticket']);
@@ -130,6 +132,7 @@ async function boot() {
   const durable = createDurability({ shell, persister });
   durable.adopt(sync);
 
+  let history = null;
   const pushView = () => shell.push({ event: 'view', view: { filter: { ...state.filter }, selectedId: state.selectedId } });
   const toast = createToast();
   if (start.notice) toast.show(start.notice, { ms: 10000 });
@@ -143,6 +146,7 @@ async function boot() {
       // A run's steps are drawn once, when it ends (runs have their own view; see runTool).
       if (entry.source === 'tool') return;
       if (entry.changes.length) durable.commit(entry);
+      history?.note(entry);
       if (VIEW_COMMANDS.has(entry.id)) {
         persister.viewChanged();
         clearTimeout(viewTimer);
@@ -183,9 +187,10 @@ async function boot() {
     const counts = { new: 0, open: 0, pending: 0 };
     for (const t of state.tickets) if (t.status in counts) counts[t.status] += 1;
     $('top-stats').textContent = `${counts.new.toLocaleString('en')} new · ${counts.open.toLocaleString('en')} open · ${counts.pending.toLocaleString('en')} pending`;
-    $('queue-name').textContent = state.queueName;
+    $('queue-name').textContent = visibleControls(state.queueName);
+    // In the desktop app the window's status bar says whether an agent is connected.
     const mode = document.body.dataset.webmcp;
-    $('webmcp-state').textContent = mode === 'degraded' ? 'Agent tools: off' : `Agent tools: WebMCP ${mode}`;
+    $('webmcp-state').textContent = shell.present ? '' : (mode === 'degraded' ? 'Agents in this browser: off' : 'Agents in this browser: on');
   }
 
   ui.render = (optionsChanged) => {
@@ -198,7 +203,8 @@ async function boot() {
   ui.render(true);
 
   // ---- teach: recordings, drafts, the library, and agents' tools -----------------------
-  const recorder = createRecorder({ bus, currentFilter: () => state.filter });
+  const nameOf = (kind, value) => (kind === 'person' ? state.assignees : state.templates).find((x) => x.id === value)?.name ?? null;
+  const recorder = createRecorder({ bus, currentFilter: () => state.filter, nameOf });
   const recordings = await openRecordings(db, shell);
   const drafts = new Map();
   const feedback = createRunFeedback({ state, onBadges: () => list.refresh() });
@@ -226,7 +232,9 @@ async function boot() {
   }
   ui.teach = mountTeachUi({ state, recorder, recordings, drafts, lib, approvals, toast });
   ui.teach.renderLibrary();
-  installShortcuts({ list, teach: ui.teach });
+  history = createHistory({ bus, toast, onChange: () => ui.render(true) });
+  const help = createShortcutsHelp();
+  installShortcuts({ list, teach: ui.teach, history, help });
 
   // First run (no stored queue yet): three sentences on Teach, the library and packs.
   if (firstRun) {
@@ -268,9 +276,21 @@ async function boot() {
     return outcome;
   }
 
+  /** The same steps on a copy of the queue: what a run would change now, changing nothing. */
+  async function trialForShell(request) {
+    const definition = { name: String(request.tool), steps: request.steps, inputSchema: request.inputSchema };
+    const scratch = createQueueState(structuredClone(queueDocument(state)));
+    scratch.badges = new Map();
+    const copy = createBus({ state: scratch });
+    const outcome = await runTool({ definition, input: request.input ?? {}, bus: copy, by: 'person' });
+    delete outcome.changes; // the shell needs only which tickets, not their new values
+    return outcome;
+  }
+
   const summary = () => ({ tickets: state.tickets.length, matches: state.matches.length, selected: state.selectedId, webmcp: document.body.dataset.webmcp, catalogueVersion: CATALOGUE_VERSION, queueName: state.queueName });
   shell.serve({
     run: runForShell,
+    trial: trialForShell,
     draft: ({ recording, pairWith, meta }) => {
       const built = buildDraft({ recording, pairWith, meta });
       return built.error ? { error: built.error } : { definition: built.definition, problems: built.problems, warnings: built.warnings };
@@ -284,6 +304,16 @@ async function boot() {
     exportQueue: () => queueDocument(state),
     loadQueue: (request) => loadQueueFrom(request),
     saved: (request) => { durable.runSaved(request); return null; },
+    // The window's menus: View › Library, View › Recordings, Help › Keyboard shortcuts,
+    // Edit › Undo and Redo.
+    show: ({ what }) => {
+      if (what === 'library') ui.teach.openLibrary();
+      else if (what === 'recordings') ui.teach.showRecordings();
+      else if (what === 'shortcuts') help.open();
+      return null;
+    },
+    undo: () => history.undo(),
+    redo: () => history.redo(),
     flush: async () => {
       clearTimeout(viewTimer);
       pushView();

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeBus } from './helpers.js';
+import { makeBus, demoDocument } from './helpers.js';
 import { createRecorder } from '../js/teach/recorder.js';
 import { provenanceFor } from '../js/teach/provenance.js';
 import { generalize, generalizePair, GeneralizeError } from '../js/teach/generalize.js';
@@ -34,6 +34,12 @@ function publishable(draft, meta = {}) {
 }
 
 const approvedOf = (definition) => definition.steps.map((s) => s.command);
+
+/** Every recorded value asked each time (all the editor's switches on): many questions. */
+function askingAll(draft) {
+  for (const p of draft.params) p.bound = true;
+  return draft;
+}
 
 test('the recorder keeps commands, payloads, results and provenance of UI dispatches only', () => {
   const { bus } = makeBus();
@@ -86,7 +92,7 @@ test('frozen-id regression: the tool acts on its argument, not on the recorded t
 
 test('a step that is not a command of this console is refused before anything runs', async () => {
   const { state, bus } = makeBus();
-  const definition = publishable(generalize(teachAssignRefund(bus, 'T-1006')));
+  const definition = publishable(askingAll(generalize(teachAssignRefund(bus, 'T-1006'))));
   const before = JSON.stringify(state.tickets);
   const tampered = structuredClone(definition);
   tampered.steps.splice(2, 0, { command: 'delete_every_ticket', args: {} });
@@ -100,7 +106,7 @@ test('without the shell, the registry refuses a stored tool whose steps left its
   const { state, bus } = makeBus();
   const store = { put: async () => {}, delete: async () => {}, all: async () => [] };
   const registry = createRegistry({ bus, store, modelContext: () => null });
-  const definition = publishable(generalize(teachAssignRefund(bus, 'T-1006')));
+  const definition = publishable(askingAll(generalize(teachAssignRefund(bus, 'T-1006'))));
   await registry.publish(definition);
   // Storage edited by hand: a new step, and the hash made to match it.
   const entry = registry.get('assign_refund');
@@ -112,21 +118,39 @@ test('without the shell, the registry refuses a stored tool whose steps left its
   assert.equal(JSON.stringify(state.tickets), before);
 });
 
-test('a failing step rolls back the run and names the step', async () => {
+test('a person or template the queue lacks is named, before anything runs', async () => {
   const { state, bus } = makeBus();
-  const draft = generalize(teachAssignRefund(bus, 'T-1006'));
-  const definition = publishable(draft);
+  const definition = publishable(askingAll(generalize(teachAssignRefund(bus, 'T-1006'))));
   const before = JSON.stringify(state.byId.get('T-1030'));
   const out = await runTool({ definition, input: { ticket_id: 'T-1030', assignee: 'priya', priority: 'high', template_id: 'no_such_template' }, bus });
+  assert.equal(out.code, 'not_found');
+  assert.match(out.message, /no reply template called “no_such_template”/);
+  assert.equal(JSON.stringify(state.byId.get('T-1030')), before);
+});
+
+test('a failing step rolls back the run and names the step', async () => {
+  const { state, bus } = makeBus();
+  const full = Array.from({ length: 20 }, (_, i) => `t${i}`);
+  bus.dispatch('set_ticket_tags', { ticket_id: 'T-1030', tags: full }, { source: 'ui' });
+  const before = JSON.stringify(state.byId.get('T-1030'));
+  const definition = {
+    name: 'raise_and_tag',
+    inputSchema: { type: 'object', properties: { ticket_id: { type: 'string' } }, required: ['ticket_id'] },
+    steps: [
+      { command: 'set_ticket_priority', args: { ticket_id: { from: 'param', name: 'ticket_id' }, priority: { from: 'const', value: 'urgent' } } },
+      { command: 'add_ticket_tag', args: { ticket_id: { from: 'param', name: 'ticket_id' }, tag: { from: 'const', value: 'one-more' } } },
+    ],
+  };
+  const out = await runTool({ definition, input: { ticket_id: 'T-1030' }, bus });
   assert.equal(out.code, 'step_failed');
-  assert.equal(out.failedStep, 4);
+  assert.equal(out.failedStep, 2);
   assert.equal(out.rolledBack, true);
   assert.equal(JSON.stringify(state.byId.get('T-1030')), before);
 });
 
 test('a run past its deadline, or already cancelled, changes nothing', async () => {
   const { state, bus } = makeBus();
-  const definition = publishable(generalize(teachAssignRefund(bus, 'T-1006')));
+  const definition = publishable(askingAll(generalize(teachAssignRefund(bus, 'T-1006'))));
   const input = { ticket_id: 'T-1019', assignee: 'priya', priority: 'high', template_id: 'refund_approved' };
   const before = JSON.stringify(state.tickets);
   const late = await runTool({ definition, input, bus, deadline: 1000, now: () => 1001 });
@@ -184,12 +208,12 @@ test('two recordings pair: differing values become parameters, a different seque
 test('budgets and lint block publishing with a message that says what to fix', () => {
   const { bus } = makeBus();
   const draft = generalize(teachAssignRefund(bus, 'T-1006'));
-  assert.equal(draft.params[0].description, 'The ticket id, for example T-1001.', 'the catalogue suggests a description');
+  assert.equal(draft.params[0].description, 'The ticket to work on, for example T-1001.', 'the catalogue suggests a description');
   draft.params[0].description = '';
   const { problems } = compile(draft, { name: 'This Name Is Far Too Long For A Tool', description: 'x'.repeat(501) });
   assert.ok(problems.some((p) => p.startsWith('Name:')));
   assert.ok(problems.some((p) => p.includes('limit is 500')));
-  assert.ok(problems.some((p) => p.startsWith('Parameter ticket_id: describe')));
+  assert.ok(problems.some((p) => p.startsWith('Say in a few words what the ticket you choose is')));
   draft.params[0].description = 'y'.repeat(151);
   assert.ok(compile(draft, { name: 'ok_name', description: 'ok' }).problems.some((p) => p.includes('limit is 150')));
   assert.ok(compile(draft, { name: 'understudy_x', description: 'ok' }).problems.some((p) => p.includes('reserved')));
@@ -234,7 +258,7 @@ test('repair replaces one step, keeps its ticket parameter and every other step'
   assert.deepEqual(repaired.steps[1].args.ticket_id, definition.steps[1].args.ticket_id);
   assert.deepEqual(repaired.steps[1].args.assignee, { from: 'const', value: 'marcus' });
   assert.deepEqual(repaired.steps.filter((_, i) => i !== 1), definition.steps.filter((_, i) => i !== 1));
-  const out = await runTool({ definition: repaired, approvedCommands: repaired.steps.map((s) => s.command), input: { ticket_id: 'T-1014' }, bus });
+  const out = await runTool({ definition: repaired, input: { ticket_id: 'T-1014' }, bus });
   assert.equal(out.ok, true);
   assert.equal(state.byId.get('T-1014').assignee, 'marcus');
   assert.throws(() => repairDefinition(definition, 1, [retaught, retaught]), RepairError);
@@ -277,4 +301,45 @@ test('a routine that changes every match without searching first records the fil
   assert.deepEqual(recording.steps[0].payload, { text: 'invoice' });
   const draft = generalize(recording);
   assert.deepEqual(draft.steps[0].args.text, { from: 'const', value: 'invoice' });
+});
+
+test('by default a tool asks only for what the routine acted on; the rest is as it was done', () => {
+  const { bus } = makeBus();
+  const single = generalize(teachAssignRefund(bus, 'T-1006'));
+  assert.deepEqual(single.params.filter((p) => p.bound).map((p) => p.name), ['ticket_id']);
+  const rec = createRecorder({ bus });
+  rec.start();
+  person(bus, 'filter_tickets', { text: 'bank feed' }, 'filter-text');
+  person(bus, 'tag_matching_tickets', { tag: 'bank-issue' }, 'bulk-tag');
+  const set = generalize(rec.stop());
+  assert.deepEqual(set.params.filter((p) => p.bound).map((p) => p.name), ['phrase']);
+});
+
+test('a tool made on one queue runs on another, where the same person has another id', async () => {
+  const { bus, state } = makeBus();
+  const nameOf = (kind, value) => (kind === 'person' ? state.assignees : state.templates).find((x) => x.id === value)?.name ?? null;
+  const rec = createRecorder({ bus, nameOf });
+  rec.start();
+  person(bus, 'select_ticket', { ticket_id: 'T-1006' }, 'queue-list');
+  person(bus, 'set_ticket_assignee', { ticket_id: 'T-1006', assignee: 'priya' }, 'assignee-select');
+  person(bus, 'apply_template', { ticket_id: 'T-1006', template_id: 'refund_approved' }, 'template-apply');
+  const recording = rec.stop();
+  assert.deepEqual(recording.steps[1].refs, { assignee: { kind: 'person', name: 'Priya Raman' } });
+  const definition = publishable(generalize(recording));
+  assert.deepEqual(definition.steps[1].args.assignee, { from: 'const', value: 'priya', ref: { kind: 'person', name: 'Priya Raman' } });
+  // A colleague's queue: Priya is "priya-raman" there, and the template has another id.
+  const other = demoDocument();
+  other.assignees = other.assignees.map((a) => (a.id === 'priya' ? { ...a, id: 'priya-raman' } : a));
+  other.templates = other.templates.map((t) => (t.id === 'refund_approved' ? { ...t, id: 'tpl-7' } : t));
+  const there = makeBus(other);
+  const out = await runTool({ definition, input: { ticket_id: 'T-1011' }, bus: there.bus });
+  assert.equal(out.ok, true, JSON.stringify(out));
+  assert.equal(there.state.byId.get('T-1011').assignee, 'priya-raman');
+  assert.match(there.state.byId.get('T-1011').reply_draft, /^Hi /);
+  // Where nobody has that name, the run says who is missing and changes nothing.
+  other.assignees = other.assignees.filter((a) => a.id !== 'priya-raman');
+  const lacking = makeBus(other);
+  const refused = await runTool({ definition, input: { ticket_id: 'T-1011' }, bus: lacking.bus });
+  assert.equal(refused.code, 'not_found');
+  assert.match(refused.message, /no one called Priya Raman/);
 });

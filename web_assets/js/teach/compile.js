@@ -2,6 +2,7 @@
 // the catalogue's own field schemas, never written by an agent; annotations are computed from
 // the catalogue, never hand-set. Budgets and the schema lint block publishing.
 import { CATALOGUE, CATALOGUE_VERSION } from '../catalogue.js';
+import { fieldWords, stepSentence } from '../words.js';
 import RULES from '../../data/rules.json' with { type: 'json' };
 
 // Budgets, name rules and the lint's keyword policy come from data/rules.json, which the
@@ -63,7 +64,11 @@ function resolveSpecs(draft) {
   return draft.steps.map((step) => ({
     command: step.command,
     args: Object.fromEntries(Object.entries(step.args).map(([field, spec]) => {
-      if (spec.from === 'param' && unbound.has(spec.name)) return [field, { from: 'const', value: structuredClone(unbound.get(spec.name).recorded) }];
+      if (spec.from === 'param' && unbound.has(spec.name)) {
+        const p = unbound.get(spec.name);
+        const fixed = { from: 'const', value: structuredClone(p.recorded) };
+        return [field, p.recordedRef?.name ? { ...fixed, ref: { kind: p.recordedRef.kind, name: p.recordedRef.name } } : fixed];
+      }
       if (spec.from === 'param' && !bound.has(spec.name)) return [field, { from: 'const', value: null }];
       return [field, structuredClone(spec)];
     })),
@@ -87,9 +92,10 @@ export function compile(draft, meta) {
   const required = [];
   for (const p of draft.params.filter((x) => x.bound)) {
     const text = String(p.description ?? '').trim();
-    if (!text) problems.push(`Parameter ${p.name}: describe what it is (for example "The ticket to refund").`);
-    if (text.length > BUDGET.paramDescription) problems.push(`Parameter ${p.name}: the description has ${text.length} characters; the limit is ${BUDGET.paramDescription}.`);
-    if (!PARAM_NAME.test(p.name)) problems.push(`Parameter ${p.name}: use lower-case letters, digits and _ only.`);
+    const asked = fieldWords(p.command, p.field).asked;
+    if (!text) problems.push(`Say in a few words what ${asked} is, for whoever runs the tool (for example "The ticket to refund").`);
+    if (text.length > BUDGET.paramDescription) problems.push(`What ${asked} is: ${text.length} characters; the limit is ${BUDGET.paramDescription}.`);
+    if (!PARAM_NAME.test(p.name)) problems.push(`The name for ${asked} can use lower-case letters, digits and _ only.`);
     const schema = { ...fieldSchema(p.command, p.field), description: text };
     if (p.fallback) schema.default = structuredClone(p.recorded);
     else required.push(p.name);
@@ -125,13 +131,7 @@ export function computedAnnotations(steps) {
 
 /** What the tool does, in plain words, composed by the app from the steps (never by a model). */
 export function plainSummary(definition) {
-  const params = Object.keys(definition.inputSchema.properties);
-  const changes = definition.steps.filter((s) => CATALOGUE[s.command]?.mutates).map((s) => CATALOGUE[s.command].title.toLowerCase());
-  const reads = definition.steps.filter((s) => !CATALOGUE[s.command]?.mutates).map((s) => CATALOGUE[s.command].title.toLowerCase());
-  const parts = [`"${definition.name}" runs ${definition.steps.length} recorded step${definition.steps.length === 1 ? '' : 's'}`];
-  if (params.length) parts.push(`with the parameter${params.length === 1 ? '' : 's'} ${params.join(', ')}`);
-  let text = `${parts.join(' ')}.`;
-  text += changes.length ? ` It changes tickets: ${[...new Set(changes)].join(', ')}.` : ' It only reads; it changes nothing.';
-  if (reads.length) text += ` It also does: ${[...new Set(reads)].join(', ')}.`;
-  return text;
+  const steps = definition.steps.map((s) => stepSentence(s));
+  const changes = definition.steps.some((s) => CATALOGUE[s.command]?.mutates);
+  return `${steps.join('. ')}.${changes ? '' : ' It only reads; it changes nothing.'}`;
 }

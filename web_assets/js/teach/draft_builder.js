@@ -19,7 +19,7 @@ export function buildDraft({ recording, pairWith = null, meta }) {
   }
   for (const [name, spec] of Object.entries(meta.parameters ?? {})) {
     const param = draft.params.find((p) => p.name === name);
-    if (!param) return { error: `The recording has no parameter by that name. Proposed parameters: ${draft.params.map((p) => p.name).join(', ')}.` };
+    if (!param) return { error: `The recording has nothing called ${name.slice(0, 40)} that could be asked. What could be asked: ${draft.params.map((p) => p.name).join(', ')}.` };
     if (typeof spec.description === 'string') param.description = spec.description;
     if (typeof spec.bind === 'boolean') param.bound = spec.bind;
     if (spec.rename) {

@@ -6,13 +6,23 @@
 //  2. Any other entity id becomes a parameter: never a frozen constant, or the tool keeps
 //     hitting last week's ticket. If no earlier step picked it and the step changes tickets,
 //     the panel shows an "unexplained selection" warning.
-//  3. A typed or picked value becomes a candidate parameter (bound; the person may unbind it).
+//  3. A typed or picked value becomes a candidate parameter. By default only what the routine
+//     acted on is asked each time: the ticket, or the words a set-based routine searched for
+//     (and, for a pair of recordings, whatever differs between them). Every other value stays
+//     as the person did it ("assign to Priya"); they can let whoever runs it choose instead.
 //  4. Everything else is a constant.
+// A person or a template keeps its name beside its id ("ref"), so the tool can find them on
+// another queue, where the same person may have another id.
 import { CATALOGUE } from '../catalogue.js';
+import { fieldWords, refKind } from '../words.js';
 
 const PARAM_NAMES = { text: 'phrase', tags: 'tags' };
 
 export class GeneralizeError extends Error {}
+
+function withRef(spec, ref) {
+  return ref?.name ? { ...spec, ref: { kind: ref.kind, name: ref.name } } : spec;
+}
 
 function sameValue(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
@@ -55,10 +65,10 @@ export function generalize(recording, { catalogue = CATALOGUE } = {}) {
           continue;
         }
         if (command.mutates) {
-          warnings.push({ step: index, field, code: 'unexplained_selection', message: `Step ${index + 1} (${command.title}) changes a ticket that no earlier step of the routine picked. It becomes the parameter "${paramNameFor(field)}": whoever runs the tool says which ticket.` });
+          warnings.push({ step: index, field, code: 'unexplained_selection', message: `Step ${index + 1} changes a ticket that no earlier step opened or found, so whoever runs the tool will say which ticket.` });
         }
-      } else if (kind !== 'typed' && kind !== 'picked') {
-        args[field] = { from: 'const', value: structuredClone(value) };
+      } else if (kind !== 'typed' && kind !== 'picked' && kind !== 'varies') {
+        args[field] = withRef({ from: 'const', value: structuredClone(value) }, step.refs?.[field]);
         continue;
       }
       // Same field and same value in several steps: one parameter.
@@ -67,9 +77,15 @@ export function generalize(recording, { catalogue = CATALOGUE } = {}) {
         const base = paramNameFor(field);
         let name = base;
         for (let n = 2; params.some((p) => p.name === name); n += 1) name = `${base}_${n}`;
-        // The catalogue's own words for the field are a sensible first description.
-        const description = command.payloadSchema.properties[field]?.description ?? '';
-        param = { name, field, command: step.command, recorded: structuredClone(value), description, bound: true, fallback: false, kind: command.entityFields.includes(field) ? 'entity' : kind };
+        // Plain words for whoever runs it (the catalogue's, written for people).
+        const description = fieldWords(step.command, field).describe || command.payloadSchema.properties[field]?.description || '';
+        const entity = command.entityFields.includes(field);
+        const searched = step.command === 'filter_tickets' && field === 'text';
+        param = {
+          name, field, command: step.command, recorded: structuredClone(value), recordedRef: step.refs?.[field] ?? null,
+          ref: refKind(step.command, field), description, bound: entity || searched || kind === 'varies', fallback: false,
+          kind: entity ? 'entity' : kind,
+        };
         params.push(param);
       }
       args[field] = { from: 'param', name: param.name };
@@ -95,8 +111,9 @@ export function generalizePair(first, second, { catalogue = CATALOGUE } = {}) {
     const other = b[i];
     const provenance = {};
     for (const field of Object.keys(step.payload)) {
+      // What differs between the two runs is what changes from one run to the next: asked.
       provenance[field] = sameValue(step.payload[field], other.payload[field]) && !catalogue[step.command].entityFields.includes(field)
-        ? 'constant' : (step.provenance?.[field] === 'context' ? 'context' : 'typed');
+        ? 'constant' : (step.provenance?.[field] === 'context' ? 'context' : 'varies');
     }
     step.provenance = provenance;
   });

@@ -6,6 +6,7 @@
 // the person had set before recording. That filter becomes the routine's first step, so the
 // tool does what was shown: a run has its own view and starts with no filter at all.
 import { CATALOGUE } from '../catalogue.js';
+import { refKind } from '../words.js';
 
 let counter = 0;
 
@@ -20,7 +21,12 @@ function filterStep(filter) {
   };
 }
 
-export function createRecorder({ bus, now = () => new Date(), currentFilter = () => ({}) }) {
+/**
+ * createRecorder({ bus, now, currentFilter, nameOf })
+ *   currentFilter()       the person's filter when recording starts
+ *   nameOf(kind, value)   a person's or a template's name, kept beside its id
+ */
+export function createRecorder({ bus, now = () => new Date(), currentFilter = () => ({}), nameOf = () => null }) {
   let current = null;
   let unsubscribe = null;
   let filterAtStart = {};
@@ -29,12 +35,19 @@ export function createRecorder({ bus, now = () => new Date(), currentFilter = ()
     if (!current || entry.source !== 'ui' || entry.undone) return;
     const searched = current.steps.some((s) => s.command === 'filter_tickets');
     if (CATALOGUE[entry.id]?.setBased && !searched) current.steps.unshift(filterStep(filterAtStart));
+    const refs = {};
+    for (const [field, value] of Object.entries(entry.payload ?? {})) {
+      const kind = refKind(entry.id, field);
+      const name = kind ? nameOf(kind, value) : null;
+      if (name) refs[field] = { kind, name };
+    }
     current.steps.push({
       command: entry.id,
       payload: structuredClone(entry.payload),
       result: structuredClone(entry.result ?? null),
       control: entry.control,
       provenance: { ...(entry.provenance ?? {}) },
+      ...(Object.keys(refs).length ? { refs } : {}),
     });
     if (api.onStep) api.onStep();
   }

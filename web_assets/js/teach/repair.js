@@ -19,7 +19,10 @@ export function repairDefinition(definition, stepIndex, recordedSteps) {
   for (const [field, value] of Object.entries(recorded.payload)) {
     const before = old.args[field];
     if (before && (before.from === 'param' || before.from === 'step')) args[field] = structuredClone(before);
-    else args[field] = { from: 'const', value: structuredClone(value) };
+    else {
+      const ref = recorded.refs?.[field];
+      args[field] = { from: 'const', value: structuredClone(value), ...(ref?.name ? { ref: { kind: ref.kind, name: ref.name } } : {}) };
+    }
   }
   // A parameter the old step used that the new one does not: it must still exist in the
   // schema only if another step uses it.

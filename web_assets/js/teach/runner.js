@@ -12,6 +12,7 @@ import { CATALOGUE } from '../catalogue.js';
 import { validatePayload } from '../validate.js';
 import { BUDGET } from './compile.js';
 import { createRunView } from '../queue_state.js';
+import { refKind } from '../words.js';
 
 function fail(code, message, extra = {}) {
   return { isError: true, code, message, ...extra };
@@ -50,6 +51,48 @@ function resolveArgs(step, input, results) {
   return payload;
 }
 
+const UNASSIGNED = '__unassigned__';
+
+/** A person or a template on this queue, found by id, else by the name the tool keeps. */
+function resolveRef(state, kind, value, name) {
+  if (value === null || value === undefined || value === '' || value === UNASSIGNED) return value;
+  const list = kind === 'person' ? state.assignees : state.templates;
+  if (list.some((x) => x.id === value)) return value;
+  const wanted = String(name ?? value).trim().toLowerCase();
+  const hit = list.find((x) => String(x.name ?? '').toLowerCase() === wanted || String(x.email ?? '').toLowerCase() === wanted);
+  if (hit) return hit.id;
+  const shown = String(name ?? value).slice(0, 80);
+  throw new RefMissing(kind === 'person'
+    ? `There is no one called ${shown} on this queue. Choose someone who is, or repair the tool.`
+    : `There is no reply template called “${shown}” on this queue. Choose one that is, or repair the tool.`);
+}
+
+class RefMissing extends Error {}
+
+/**
+ * The tool's people and templates, found on this queue before anything runs: by id, else by
+ * name (a tool made on another queue, or imported from a colleague, names Priya Raman where
+ * this queue knows her as priya-raman). A value asked each time may be a name too.
+ */
+function resolveRefs(state, steps, values) {
+  const resolved = structuredClone(steps);
+  const asked = { ...values };
+  resolved.forEach((step, index) => {
+    for (const [field, spec] of Object.entries(step.args)) {
+      const kind = refKind(step.command, field);
+      if (!kind) continue;
+      try {
+        if (spec.from === 'const') spec.value = resolveRef(state, kind, spec.value, spec.ref?.name);
+        else if (spec.from === 'param' && asked[spec.name] !== undefined) asked[spec.name] = resolveRef(state, kind, asked[spec.name], null);
+      } catch (err) {
+        if (err instanceof RefMissing) err.step = index; // so the library offers "Repair step N"
+        throw err;
+      }
+    }
+  });
+  return { steps: resolved, values: asked };
+}
+
 /**
  * runTool({ definition, input, signal, bus, by, onStep, deadline })
  *   definition  { name, inputSchema, steps }: exactly what is to run
@@ -63,9 +106,17 @@ export async function runTool({ definition, input = {}, signal = null, bus, by =
   if (unknown >= 0) return fail('not_approved', `Step ${unknown + 1} is not a command of this console. Nothing was changed.`, { failedStep: unknown + 1 });
   const problems = validatePayload(definition.inputSchema, input ?? {});
   if (problems.length) return fail('invalid_input', `The arguments do not fit the tool: ${problems.join('; ')}.`);
-  const values = { ...(input ?? {}) };
+  const given = { ...(input ?? {}) };
   for (const [name, schema] of Object.entries(definition.inputSchema.properties ?? {})) {
-    if (!(name in values) && 'default' in schema) values[name] = structuredClone(schema.default);
+    if (!(name in given) && 'default' in schema) given[name] = structuredClone(schema.default);
+  }
+  let steps;
+  let values;
+  try {
+    ({ steps, values } = resolveRefs(bus.state, definition.steps, given));
+  } catch (err) {
+    if (err instanceof RefMissing) return fail('not_found', `${err.message} Nothing was changed.`, { failedStep: err.step + 1 });
+    throw err;
   }
   const results = [];
   const seqs = [];
@@ -83,8 +134,8 @@ export async function runTool({ definition, input = {}, signal = null, bus, by =
     return kept;
   }
 
-  for (let i = 0; i < definition.steps.length; i += 1) {
-    const step = definition.steps[i];
+  for (let i = 0; i < steps.length; i += 1) {
+    const step = steps[i];
     const title = CATALOGUE[step.command]?.title ?? step.command;
     if (signal?.aborted) {
       const kept = await rollback();
@@ -114,7 +165,7 @@ export async function runTool({ definition, input = {}, signal = null, bus, by =
     }
   }
   const last = results.at(-1) ?? null;
-  const answer = compact({ ok: true, tool: definition.name, steps: definition.steps.length, changed: [...changed], result: last });
+  const answer = compact({ ok: true, tool: definition.name, steps: steps.length, changed: [...changed], result: last });
   // For the shell, which keeps them before the caller hears of the run (never shown to agents).
   answer.changes = [...writes.values()];
   return answer;

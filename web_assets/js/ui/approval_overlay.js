@@ -2,19 +2,22 @@
 // and says the decision is made in Understudy's own dialog (nothing in the page can approve).
 // In a plain browser, with no desktop app, it is the approval itself.
 import { $, el } from './dom.js';
-import { CATALOGUE } from '../catalogue.js';
-import { plainSummary } from '../teach/compile.js';
+import { fieldWords, stepSentence } from '../words.js';
 
-function dryRun(definition, draft) {
-  const recorded = Object.fromEntries((draft?.params ?? []).map((p) => [p.name, p.recorded]));
-  return definition.steps.map((step) => {
-    const shown = Object.entries(step.args).map(([field, spec]) => {
-      if (spec.from === 'param') return spec.name in recorded ? `${field} = ${JSON.stringify(recorded[spec.name])} (parameter ${spec.name})` : `${field} = the parameter ${spec.name}`;
-      if (spec.from === 'step') return `${field} = from step ${spec.step + 1}`;
-      return `${field} = ${JSON.stringify(spec.value)}`;
-    });
-    return `${CATALOGUE[step.command]?.title ?? step.command}${shown.length ? ` — ${shown.join(', ')}` : ''}`;
-  });
+/** What the tool asks each time, in words, with how it is described to whoever runs it. */
+function askedOf(definition) {
+  const out = [];
+  const seen = new Set();
+  for (const step of definition.steps) {
+    for (const [field, spec] of Object.entries(step.args)) {
+      if (spec.from !== 'param' || seen.has(spec.name)) continue;
+      seen.add(spec.name);
+      const described = definition.inputSchema.properties?.[spec.name]?.description;
+      const asked = fieldWords(step.command, field).asked;
+      out.push(described ? `${asked.charAt(0).toUpperCase()}${asked.slice(1)}: ${described}` : asked);
+    }
+  }
+  return out;
 }
 
 export function createApprovalOverlay({ decidesInDialog }) {
@@ -30,18 +33,16 @@ export function createApprovalOverlay({ decidesInDialog }) {
   function show(entry, { onApprove = null, onReject = null } = {}) {
     if (entry.revoke) { showRevoke(entry, onApprove, onReject); return; }
     const { definition } = entry;
-    const params = Object.entries(definition.inputSchema.properties).map(([name, schema]) => el('tr', {},
-      el('td', {}, el('code', { text: name })), el('td', { text: schema.enum ? schema.enum.join(' | ') : [].concat(schema.type ?? []).map((t) => (t === 'null' ? 'empty' : t)).join(' or ') }),
-      el('td', { text: definition.inputSchema.required.includes(name) ? 'required' : 'optional' }), el('td', { text: schema.description ?? '' })));
+    const asked = askedOf(definition);
     const children = [
-      el('h2', { id: 'approval-title', text: `Publish the tool ${definition.name}?` }),
-      el('p', { class: 'summary', text: plainSummary(definition) }),
+      el('h2', { id: 'approval-title', text: `Publish “${definition.name}”?` }),
       el('p', { class: 'hint', text: entry.by === 'agent' ? 'An agent proposed this name and description. What it does comes from your recording.' : 'You made this from your recording.' }),
-      el('h3', { text: 'What agents will see' }),
+      el('h3', { text: 'What it does' }),
+      el('ol', { class: 'steps' }, ...definition.steps.map((s) => el('li', { text: stepSentence(s) }))),
+      el('h3', { text: 'What agents will read' }),
       el('p', {}, el('strong', { text: definition.name }), ` — ${definition.description}`),
-      el('table', { class: 'params' }, el('tbody', {}, ...params)),
-      el('h3', { text: 'Dry run with the recorded values' }),
-      el('ol', { class: 'steps' }, ...dryRun(definition, entry.draft).map((line) => el('li', { text: line }))),
+      el('h3', { text: 'What it asks each time' }),
+      asked.length ? el('ul', {}, ...asked.map((a) => el('li', { text: a }))) : el('p', { text: 'Nothing: it always does the same.' }),
     ];
     if (decidesInDialog || !onApprove) {
       children.push(el('p', { class: 'waiting', text: 'Waiting for your approval in the Understudy dialog.' }));

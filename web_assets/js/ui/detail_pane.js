@@ -1,6 +1,6 @@
 // The open ticket: its message, and the controls that assign, prioritise, set status, tag and
 // reply. Every control dispatches one catalogue command naming the ticket id explicitly.
-import { $, el, fillSelect, longDate, LABELS } from './dom.js';
+import { $, el, fillSelect, longDate, LABELS, visibleControls } from './dom.js';
 import { STATUSES, PRIORITIES } from '../queue_state.js';
 
 const DRAFT_PAUSE_MS = 600;
@@ -65,12 +65,12 @@ export function mountDetailPane({ state, dispatch }) {
     $('detail-empty').hidden = Boolean(t);
     $('detail-card').hidden = !t;
     if (!t) return;
-    $('d-id').textContent = t.id;
+    $('d-id').textContent = visibleControls(t.id);
     const pill = $('d-status-pill');
     pill.textContent = LABELS.status[t.status];
     pill.className = `status-pill status-${t.status}`;
-    $('d-subject').textContent = t.subject;
-    $('d-requester').textContent = t.requester;
+    $('d-subject').textContent = visibleControls(t.subject);
+    $('d-requester').textContent = visibleControls(t.requester);
     const created = $('d-created');
     created.dateTime = t.created;
     created.textContent = longDate(t.created);
@@ -80,7 +80,7 @@ export function mountDetailPane({ state, dispatch }) {
     status.value = t.status;
     $('d-tags').replaceChildren(...t.tags.map((tag) => el('li', { class: 'tag' }, tag,
       el('button', { type: 'button', class: 'tag-remove', 'aria-label': `Remove tag ${tag}`, dataset: { tag } }, '×'))));
-    $('d-body').textContent = t.body;
+    $('d-body').textContent = visibleControls(t.body);
     if (document.activeElement !== draft) {
       draft.value = t.reply_draft;
       draft.dataset.ticket = t.id;

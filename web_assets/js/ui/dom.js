@@ -3,16 +3,27 @@
 
 export const $ = (id) => document.getElementById(id);
 
+// Bidirectional control characters can make "Invoice\u202egpj.exe" read as "Invoice exe.jpg":
+// they are shown as visible marks, so a person sees what a customer's text really holds (the
+// shell does the same, understudy_desktop/text.py).
+const BIDI = { '\u061c': 'ALM', '\u200e': 'LRM', '\u200f': 'RLM', '\u202a': 'LRE', '\u202b': 'RLE', '\u202c': 'PDF', '\u202d': 'LRO', '\u202e': 'RLO', '\u2066': 'LRI', '\u2067': 'RLI', '\u2068': 'FSI', '\u2069': 'PDI' };
+const BIDI_RE = new RegExp(`[${Object.keys(BIDI).join('')}]`, 'g');
+
+export function visibleControls(text) {
+  return String(text ?? '').replace(BIDI_RE, (c) => `⟨${BIDI[c]}⟩`);
+}
+
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === false || v === null || v === undefined) continue;
     if (k === 'class') node.className = v;
-    else if (k === 'text') node.textContent = v;
+    else if (k === 'text') node.textContent = visibleControls(v);
+    else if (k === 'aria-label' || k === 'title') node.setAttribute(k, visibleControls(v));
     else if (k === 'dataset') Object.assign(node.dataset, v);
     else node.setAttribute(k, v === true ? '' : String(v));
   }
-  for (const c of children) if (c !== null && c !== undefined) node.append(c);
+  for (const c of children) if (c !== null && c !== undefined) node.append(typeof c === 'string' ? visibleControls(c) : c);
   return node;
 }
 
@@ -36,7 +47,7 @@ export function longDate(iso) {
 }
 
 export function requesterName(requester) {
-  return String(requester || '').split('<')[0].trim() || requester;
+  return visibleControls(String(requester || '').split('<')[0].trim() || requester);
 }
 
 export function initials(name) {

@@ -1,8 +1,11 @@
-// The "Make a tool" editor: the draft the app proposes from a recording, with its name and
-// description, which recorded values the tool asks for, and anything to fix before publishing.
+// The "Make a tool" editor: the routine the person did, step by step in their words, what the
+// tool will ask each time (by default only what the routine acted on: the ticket, or the
+// words a search looked for), and a switch beside every other value to let whoever runs the
+// tool choose it. Nothing here shows ids, JSON or field names.
 import { el } from './dom.js';
-import { describeStep, generalize, GeneralizeError } from '../teach/generalize.js';
-import { compile, BUDGET, PARAM_NAME } from '../teach/compile.js';
+import { generalize, GeneralizeError } from '../teach/generalize.js';
+import { compile, BUDGET } from '../teach/compile.js';
+import { fieldWords, stepSentence, valueWords } from '../words.js';
 import { drawerHeader } from './drawer.js';
 
 const VERBS = {
@@ -12,13 +15,23 @@ const VERBS = {
   assign_matching_tickets: 'assign_matches', filter_tickets: 'find', set_reply_draft: 'write_reply',
 };
 
-/** A tool name and description the app suggests from the steps; the person may change both. */
-export function suggestMeta(recording) {
+/** A short name for agents, from what the routine does (the person may change it). */
+export function suggestName(recording) {
   const verbs = [...new Set(recording.steps.map((s) => VERBS[s.command]).filter(Boolean))];
   let name = verbs.join('_') || 'my_routine';
   while (name.length > BUDGET.name) name = name.split('_').slice(0, -1).join('_') || name.slice(0, BUDGET.name);
-  const titles = [...new Set(recording.steps.map((s) => describeStep(s)))];
-  return { name, description: `Runs a routine a person recorded: ${titles.join(', ')}.`.slice(0, BUDGET.description) };
+  return name;
+}
+
+const lowerFirst = (text) => text.charAt(0).toLowerCase() + text.slice(1);
+
+/** What the tool does, in the person's words, from the steps as the tool will run them. */
+export function suggestDescription(definition) {
+  const doing = definition.steps
+    .filter((s) => s.command !== 'select_ticket' && s.command !== 'get_ticket')
+    .map((s, i) => (i ? lowerFirst(stepSentence(s)) : stepSentence(s)));
+  const text = doing.length ? `${doing.join(', then ')}.` : `${stepSentence(definition.steps[0])}.`;
+  return text.charAt(0).toUpperCase() + text.slice(1, BUDGET.description);
 }
 
 export function createDraftEditor({ panel, library, drafts, toast, onPublish }) {
@@ -35,62 +48,72 @@ export function createDraftEditor({ panel, library, drafts, toast, onPublish }) 
   }
 
   function open(recording, draft) {
-    const meta = suggestMeta(recording);
     draftSeq += 1;
     const id = `draft-p${draftSeq}`;
-    const entry = { id, draft, meta, recordingId: recording.id, by: 'person' };
+    const entry = { id, draft, meta: { name: suggestName(recording), description: '' }, recordingId: recording.id, by: 'person', described: false };
     drafts.set(id, entry);
     openDraftId = id;
     render(entry);
   }
 
-  function paramRow(p, draft, refresh) {
-    const bind = el('input', { type: 'checkbox', 'aria-label': `${p.name} is a parameter` });
-    bind.checked = p.bound;
-    bind.addEventListener('change', () => { p.bound = bind.checked; refresh(); });
-    const desc = el('input', { type: 'text', value: p.description, 'aria-label': `Description of ${p.name}`, placeholder: 'What is it?' });
-    desc.addEventListener('input', () => { p.description = desc.value; refresh(); });
-    const fallback = el('input', { type: 'checkbox', 'aria-label': `${p.name} falls back to the recorded value` });
-    fallback.checked = p.fallback;
-    fallback.addEventListener('change', () => { p.fallback = fallback.checked; refresh(); });
-    const rename = el('input', { type: 'text', value: p.name, class: 'param-name', 'aria-label': `Name of parameter ${p.name}`, size: 12 });
-    rename.addEventListener('change', () => {
-      const next = rename.value.trim();
-      if (!PARAM_NAME.test(next) || draft.params.some((o) => o !== p && o.name === next)) {
-        toast.show('A name uses lower-case letters, digits and _, and differs from the others.', { kind: 'error' });
-        rename.value = p.name;
-        return;
-      }
-      for (const step of draft.steps) for (const a of Object.values(step.args)) if (a.from === 'param' && a.name === p.name) a.name = next;
-      p.name = next;
-      refresh();
-    });
-    return el('tr', {}, el('td', {}, bind), el('td', {}, rename), el('td', { text: JSON.stringify(p.recorded) }), el('td', {}, desc), el('td', {}, fallback));
+  /** The switch and the "described as" box for one value the tool could ask for. */
+  function choiceFor(p, refresh) {
+    const words = fieldWords(p.command, p.field);
+    if (p.kind === 'entity') {
+      return el('p', { class: 'choice fixed-ask', text: `Asks each time for ${words.asked}.` });
+    }
+    const id = `ask-${p.name}`;
+    const box = el('input', { type: 'checkbox', id, 'aria-label': `Let whoever runs it choose ${words.label.toLowerCase()}` });
+    box.checked = p.bound;
+    const recorded = valueWords(p.command, p.field, p.recorded, p.recordedRef);
+    const label = el('label', { for: id, class: 'switch-label' }, box, ` Let whoever runs it choose ${words.label.toLowerCase()} (you did: ${recorded})`);
+    box.addEventListener('change', () => { p.bound = box.checked; refresh(); });
+    return el('div', { class: 'choice' }, label);
+  }
+
+  function describedAs(p, refresh) {
+    const words = fieldWords(p.command, p.field);
+    const input = el('input', { type: 'text', value: p.description, 'aria-label': `How ${words.asked} is described to whoever runs it`, maxlength: BUDGET.paramDescription });
+    input.addEventListener('input', () => { p.description = input.value; refresh(); });
+    return el('label', { class: 'described' }, `How ${words.asked} is described to whoever runs it`, input);
   }
 
   function render(entry) {
     panel.hidden = false;
     library.hidden = true;
-    const { draft, meta } = entry;
-    const nameInput = el('input', { type: 'text', value: meta.name, id: 'draft-name', 'aria-label': 'Tool name' });
-    const descInput = el('textarea', { id: 'draft-description', rows: 3, 'aria-label': 'Tool description' });
-    descInput.value = meta.description;
+    const { draft } = entry;
+    const nameInput = el('input', { type: 'text', value: entry.meta.name, id: 'draft-name', 'aria-label': 'Short name for agents', maxlength: BUDGET.name });
+    const descInput = el('textarea', { id: 'draft-description', rows: 3, 'aria-label': 'What it does and when to use it', maxlength: BUDGET.description });
     const problemsBox = el('ul', { class: 'problems', hidden: true });
+    const stepsList = el('ol', { class: 'steps routine' });
     const publish = el('button', { type: 'button', class: 'btn primary', id: 'draft-publish' }, 'Publish…');
     const warnings = draft.warnings.length ? el('ul', { class: 'warnings' }, ...draft.warnings.map((w) => el('li', { text: w.message }))) : null;
 
     function refresh() {
       entry.meta = { name: nameInput.value.trim(), title: '', description: descInput.value.trim() };
-      const { definition, problems } = compile(draft, entry.meta);
+      let { definition, problems } = compile(draft, entry.meta);
+      if (!entry.described) {
+        // Until the person writes their own, the description follows the choices made.
+        descInput.value = suggestDescription(definition);
+        entry.meta.description = descInput.value;
+        ({ definition, problems } = compile(draft, entry.meta));
+      }
       entry.definition = definition;
       entry.problems = problems;
+      stepsList.replaceChildren(...definition.steps.map((step, i) => {
+        const asked = draft.params.filter((p) => p.bound && draft.steps[i] && Object.values(draft.steps[i].args).some((a) => a.from === 'param' && a.name === p.name));
+        const choices = draft.params.filter((p) => Object.values(draft.steps[i].args).some((a) => a.from === 'param' && a.name === p.name));
+        return el('li', {},
+          el('span', { class: 'sentence', text: stepSentence(step) }),
+          ...choices.map((p) => choiceFor(p, refresh)),
+          ...asked.map((p) => describedAs(p, refresh)));
+      }));
       problemsBox.replaceChildren(...problems.map((p) => el('li', { text: p })));
       problemsBox.hidden = !problems.length;
       publish.disabled = problems.length > 0;
     }
-    const rows = draft.params.map((p) => paramRow(p, draft, refresh));
     nameInput.addEventListener('input', refresh);
-    descInput.addEventListener('input', refresh);
+    descInput.addEventListener('input', () => { entry.described = true; refresh(); });
     publish.addEventListener('click', () => {
       refresh();
       if (!entry.problems.length) onPublish(entry);
@@ -98,14 +121,12 @@ export function createDraftEditor({ panel, library, drafts, toast, onPublish }) 
     refresh();
     panel.replaceChildren(
       drawerHeader('Make a tool', () => { panel.hidden = true; }),
-      el('p', { class: 'hint', text: 'Ticked values become parameters that whoever runs the tool fills in. Unticked values stay as you recorded them.' }),
-      el('label', {}, 'Name', nameInput),
-      el('label', {}, 'What it does and when to use it', descInput),
-      el('h3', { text: 'Parameters' }),
-      el('table', { class: 'params' },
-        el('thead', {}, el('tr', {}, el('th', { text: 'Parameter' }), el('th', { text: 'Name' }), el('th', { text: 'Recorded' }), el('th', { text: 'Description' }), el('th', { text: 'Default to recorded' }))),
-        el('tbody', {}, ...rows)),
+      el('p', { class: 'hint', text: 'This is the routine you did. Whoever runs the tool, you from your library or an agent, gets these same steps. Choose what they may change each time; everything else stays as you did it.' }),
+      el('h3', { text: 'What it does' }),
+      stepsList,
       ...(warnings ? [warnings] : []),
+      el('label', {}, 'What it does and when to use it (agents read this)', descInput),
+      el('label', {}, 'Short name for agents', nameInput),
       problemsBox,
       el('div', { class: 'card-row' }, publish),
     );

@@ -1,16 +1,23 @@
 // The library drawer: each taught tool with where it came from, its runs and last failure,
 // and what a person can do with it. Buttons ask the library; in the desktop app the shell
 // decides (and asks the person in its own dialog where a change gives a tool more power).
-import { $, el } from './dom.js';
+import { $, el, LABELS } from './dom.js';
+import { fieldWords, stepSentence } from '../words.js';
 import { drawerHeader } from './drawer.js';
 
 const STATUS_WORDS = { active: 'active', disabled: 'turned off', needs_review: 'needs review' };
 
+const dayMonth = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short' });
+
 function madeBy(t) {
   const origin = t.origin ?? {};
-  if (origin.by === 'pack') return `From a Tool Pack${origin.author ? ` by ${origin.author}` : ''}`;
-  if (origin.by === 'agent') return `Drafted by ${origin.client || 'an agent'}, approved by you`;
-  return 'Made by you';
+  const when = Number.isFinite(t.createdAt) ? dayMonth.format(new Date(t.createdAt)) : '';
+  if (origin.by === 'pack') {
+    const pack = (origin.pack || 'a Tool Pack').replace(/\.understudy-pack\.json$/, '').replace(/[-_]+/g, ' ');
+    return `From pack “${pack}”${origin.author ? ` by ${origin.author}` : ''}, imported ${when}`;
+  }
+  if (origin.by === 'agent') return `Drafted by ${origin.client || 'an agent'}, approved by you on ${when}`;
+  return `Made by you on ${when}`;
 }
 
 export function createLibraryView({ drawer, panel, lib, state, toast, onRepair }) {
@@ -55,7 +62,7 @@ export function createLibraryView({ drawer, panel, lib, state, toast, onRepair }
       el('div', { class: 'card-row' }, el('strong', { text: t.name }), el('span', { class: `status-tag ${t.status}`, text: STATUS_WORDS[t.status] ?? t.status }),
         t.askEveryTime ? el('span', { class: 'status-tag disabled', text: 'asks before each run' }) : null),
       el('p', { class: 'stat', text: t.description }),
-      el('p', { class: 'stat', text: `${madeBy(t)} · ${new Date(t.createdAt).toLocaleDateString('en-GB')} · ${usage.runs} run${usage.runs === 1 ? '' : 's'} · ${rate}` }),
+      el('p', { class: 'stat', text: `${madeBy(t)} · ${usage.runs} run${usage.runs === 1 ? '' : 's'} · ${rate}` }),
       el('p', { class: 'stat', text: failure }),
       t.note ? el('p', { class: 'stat', text: t.note }) : null,
       t.status === 'needs_review' ? el('p', { class: 'warnings', text: `Held back from agents: ${t.reviewReason || 'it changed since you approved it'}.` }) : null,
@@ -74,27 +81,64 @@ export function createLibraryView({ drawer, panel, lib, state, toast, onRepair }
 
   function render() {
     const tools = lib.list();
-    $('library-button').hidden = tools.length === 0;
     $('library-count').textContent = String(tools.length);
     if (drawer.hidden) return;
+    const hint = tools.length
+      ? `${lib.activeCount()} of ${lib.max} active. Turning a tool off frees a place; revoking removes it.`
+      : 'No tools yet. Press Teach, do a routine once as you always do, then Stop teaching: the tool you make appears here.';
     drawer.replaceChildren(drawerHeader('Your tools', () => { drawer.hidden = true; }),
-      el('p', { class: 'hint', text: `${lib.activeCount()} of ${lib.max} active. Turning a tool off frees a place; revoking removes it.` }),
+      el('p', { class: 'hint', text: hint }),
       ...tools.map(card));
   }
 
+  /** Which field of which command each question fills (for its label and its picker). */
+  function questionsOf(tool) {
+    const out = new Map();
+    for (const step of tool.steps ?? []) {
+      for (const [field, spec] of Object.entries(step.args ?? {})) {
+        if (spec.from === 'param' && !out.has(spec.name)) out.set(spec.name, { command: step.command, field });
+      }
+    }
+    return out;
+  }
+
+  /** A picker that shows names (people, templates, priorities, statuses), or a text box. */
+  function inputFor(name, schema, where) {
+    const field = where?.field;
+    const aria = fieldWords(where?.command ?? '', field ?? name).label;
+    const options = (pairs, value) => {
+      const select = el('select', { name, 'aria-label': aria }, ...pairs.map(([v, label]) => el('option', { value: v, text: label })));
+      if (value !== undefined) select.value = value;
+      return select;
+    };
+    if (field === 'assignee') return options([['', 'Nobody'], ...state.assignees.map((a) => [a.id, a.name])], schema.default ?? state.assignees[0]?.id);
+    if (field === 'template_id') return options(state.templates.map((t) => [t.id, t.name]), schema.default);
+    if (field === 'priority' || field === 'status') {
+      const values = schema.enum ?? [];
+      return options(values.filter((v) => v !== '').map((v) => [v, LABELS[field][v] ?? v]), schema.default ?? (field === 'priority' ? 'normal' : undefined));
+    }
+    const start = schema.default ?? (field === 'ticket_id' ? state.selectedId ?? '' : '');
+    return el('input', { type: 'text', name, 'aria-label': aria, value: start });
+  }
+
   function renderRunForm(tool) {
+    const where = questionsOf(tool);
     const fields = Object.entries(tool.inputSchema.properties ?? {}).map(([name, schema]) => {
-      const input = schema.enum
-        ? el('select', { name, 'aria-label': name }, ...schema.enum.map((v) => el('option', { value: v, text: v })))
-        : el('input', { type: 'text', name, 'aria-label': name, value: schema.default ?? (name === 'ticket_id' ? state.selectedId ?? '' : '') });
-      return el('label', {}, `${name} — ${schema.description ?? ''}`, input);
+      const input = inputFor(name, schema, where.get(name));
+      const label = where.get(name) ? fieldWords(where.get(name).command, where.get(name).field).label : name;
+      return el('label', {}, label, input, schema.description ? el('span', { class: 'hint', text: schema.description }) : null);
     });
     const go = el('button', { type: 'submit', class: 'btn primary' }, 'Run');
-    const form = el('form', { class: 'card' }, ...fields, el('div', { class: 'card-row' }, go));
+    const form = el('form', { class: 'card' },
+      el('p', { class: 'stat', text: tool.steps.map((s) => stepSentence(s)).join('. ') + '.' }),
+      ...fields, el('div', { class: 'card-row' }, go));
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
       const input = {};
-      for (const node of form.querySelectorAll('[name]')) if (node.value !== '') input[node.name] = node.value;
+      for (const node of form.querySelectorAll('[name]')) {
+        if (node.tagName === 'SELECT' && node.value === '' && where.get(node.name)?.field === 'assignee') input[node.name] = null;
+        else if (node.value !== '') input[node.name] = node.value;
+      }
       go.disabled = true;
       const result = await lib.act('run', tool.name, input);
       toast.show(result?.ok ? `${tool.name} finished: ${result.changed.length} ticket(s) changed.` : (result?.message ?? 'It did not run.'), { kind: result?.ok ? 'info' : 'error' });

@@ -5,7 +5,7 @@ function typing(target) {
   return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
 }
 
-export function installShortcuts({ list, teach }) {
+export function installShortcuts({ list, teach, history, help }) {
   const focus = {
     '/': 'filter-text',
     a: 'assignee-select',
@@ -19,6 +19,13 @@ export function installShortcuts({ list, teach }) {
       const key = event.key.toLowerCase();
       if (key === 'r') { event.preventDefault(); teach.toggleTeach(); return; }
       if (key === 'l') { event.preventDefault(); teach.showRecordings(); return; }
+      if (key === 'z' && !typing(event.target)) { event.preventDefault(); history.redo(); return; }
+    }
+    // In a text field Ctrl+Z undoes typing, as everywhere; elsewhere it undoes the last change.
+    if ((event.ctrlKey || event.metaKey) && !event.shiftKey && !event.altKey && event.key.toLowerCase() === 'z' && !typing(event.target)) {
+      event.preventDefault();
+      history.undo();
+      return;
     }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.key === 'Escape') {
@@ -26,6 +33,11 @@ export function installShortcuts({ list, teach }) {
       return;
     }
     if (typing(event.target)) return;
+    if (event.key === '?') {
+      event.preventDefault();
+      help.open();
+      return;
+    }
     if (event.key === 'l') {
       event.preventDefault();
       teach.openLibrary();

@@ -1,5 +1,5 @@
 // One toast at the bottom: results of changes, errors in plain words, and Undo for bulk edits.
-import { $ } from './dom.js';
+import { $, visibleControls } from './dom.js';
 
 export function createToast() {
   const box = $('toast');
@@ -22,7 +22,7 @@ export function createToast() {
 
   function show(message, { kind = 'info', undo = null, ms = 5000 } = {}) {
     clearTimeout(timer);
-    text.textContent = message;
+    text.textContent = visibleControls(message);
     box.dataset.kind = kind;
     undoAction = undo;
     undoButton.hidden = !undo;

@@ -1,0 +1,107 @@
+"""The people and reply templates a tool names, by a name a person knows as well as by id.
+
+On a draft, a name is taken from the saved queue whenever the id is on it (name_refs): what
+the approval dialog says ("Assign to Priya Raman") is what the shell knows, not what the page
+claimed. Before a pack is imported, what this queue lacks is mapped by the person ("Priya
+Raman → choose someone on your queue") and the tools are rewritten to what they chose, so they
+run here from the start.
+
+Matching is the runner's (web_assets/js/teach/runner.js resolveRef): by id, else by name,
+ignoring case. A reference left unmapped is kept by its name; a run then stops and says who
+is missing, as it would for any tool whose person has left the queue.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from understudy_desktop.catalogue import Catalogue
+
+KIND_WORDS = {"person": "someone", "template": "a reply template"}
+
+
+@dataclass(frozen=True)
+class Reference:
+    kind: str  # "person" or "template"
+    name: str  # as the tool keeps it (the name it was taught with, else its id)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.kind, self.name.casefold())
+
+
+def _fixed_refs(
+    definition: dict[str, Any], catalogue: Catalogue
+) -> list[tuple[dict[str, Any], str]]:
+    """(arg spec, kind) for every fixed person or template in the tool's steps."""
+    found = []
+    for step in definition.get("steps") or []:
+        info = catalogue.commands.get(str(step.get("command")))
+        if info is None:
+            continue
+        for field, spec in (step.get("args") or {}).items():
+            kind = info.refs.get(field)
+            fixed = isinstance(spec, dict) and spec.get("from") == "const"
+            if kind and fixed and spec.get("value") not in (None, "", "__unassigned__"):
+                found.append((spec, kind))
+    return found
+
+
+def _name_of(spec: dict[str, Any]) -> str:
+    ref = spec.get("ref")
+    if isinstance(ref, dict) and ref.get("name"):
+        return str(ref["name"])
+    return str(spec.get("value"))
+
+
+def _matches(spec: dict[str, Any], items: list[dict[str, str]]) -> bool:
+    value = str(spec.get("value"))
+    wanted = _name_of(spec).casefold()
+    return any(i["id"] == value or i["name"].casefold() == wanted for i in items)
+
+
+Known = dict[str, list[dict[str, str]]]  # "person"/"template" -> [{"id", "name"}]
+
+
+def name_refs(definition: dict[str, Any], catalogue: Catalogue, known: Known) -> None:
+    """Give each fixed person or template whose id is on the saved queue that queue's name
+    for it, in place. Others keep the name they carry (resolved by name at run time)."""
+    for spec, kind in _fixed_refs(definition, catalogue):
+        value = str(spec.get("value"))
+        hit = next((i for i in known.get(kind, []) if i["id"] == value), None)
+        if hit is not None:
+            spec["ref"] = {"kind": kind, "name": hit["name"] or hit["id"]}
+
+
+def missing_references(
+    definitions: list[dict[str, Any]], catalogue: Catalogue, known: dict[str, list[dict[str, str]]]
+) -> list[Reference]:
+    """The people and templates the tools name that this queue does not have, each once."""
+    seen: dict[tuple[str, str], Reference] = {}
+    for definition in definitions:
+        for spec, kind in _fixed_refs(definition, catalogue):
+            if not _matches(spec, known.get(kind, [])):
+                ref = Reference(kind, _name_of(spec))
+                seen.setdefault(ref.key, ref)
+    return list(seen.values())
+
+
+def apply_mapping(
+    definitions: list[dict[str, Any]],
+    catalogue: Catalogue,
+    mapping: dict[tuple[str, str], dict[str, str]],
+) -> list[dict[str, Any]]:
+    """The tools with each mapped reference pointing at the chosen person or template ({"id",
+    "name"}); unmapped ones as they were. The input is left untouched."""
+    out = []
+    for definition in definitions:
+        changed = copy.deepcopy(definition)
+        for spec, kind in _fixed_refs(changed, catalogue):
+            chosen = mapping.get(Reference(kind, _name_of(spec)).key)
+            if chosen is not None:
+                spec["value"] = chosen["id"]
+                spec["ref"] = {"kind": kind, "name": chosen["name"] or chosen["id"]}
+        out.append(changed)
+    return out

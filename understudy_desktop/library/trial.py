@@ -1,0 +1,55 @@
+"""The approval dialog's "If it ran now": a person's new tool tried on a copy of the queue
+with the values from the recording it was made from, so they see which tickets it would
+change before they approve. Nothing is changed by a trial; it only informs the dialog (the
+approval is of the definition, whatever the trial said)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_NAMED = 8
+
+
+def example_input(
+    definition: dict[str, Any], recording: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """Answers for the tool's questions taken from the demonstration: for each question, the
+    value the recording's first step of the same command had in that field. None when a
+    required question has no example (the trial is then left out)."""
+    recorded = list((recording or {}).get("steps") or [])
+    schema = definition.get("inputSchema") or {}
+    required = set(schema.get("required") or [])
+    answers: dict[str, Any] = {}
+    for step in definition.get("steps") or []:
+        for field, spec in (step.get("args") or {}).items():
+            if not isinstance(spec, dict) or spec.get("from") != "param":
+                continue
+            name = str(spec.get("name"))
+            if name in answers:
+                continue
+            for seen in recorded:
+                payload = seen.get("payload") or {}
+                if seen.get("command") == step.get("command") and field in payload:
+                    answers[name] = payload[field]
+                    break
+    if not required <= set(answers):
+        return None
+    return answers
+
+
+def trial_sentence(ok: bool, changed: list[str], message: str, answers: dict[str, Any]) -> str:
+    """What the trial found, in words for the dialog."""
+    on = ""
+    tickets = [v for k, v in answers.items() if "ticket" in k and isinstance(v, str)]
+    if tickets:
+        on = f"On {', '.join(tickets[:3])} (as in your demonstration), "
+    if not ok:
+        start = on or "On your queue as it is now, "
+        return f"{start}it would stop without changing anything: {message}"
+    if not changed:
+        return f"{on or 'On your queue as it is now, '}it would change no tickets."
+    named = ", ".join(changed[:MAX_NAMED])
+    more = f" and {len(changed) - MAX_NAMED} more" if len(changed) > MAX_NAMED else ""
+    count = f"{len(changed)} ticket{'s' if len(changed) != 1 else ''}"
+    start = on or "On your queue as it is now, "
+    return f"{start}it would change {count}: {named}{more}."

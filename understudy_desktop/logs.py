@@ -1,0 +1,75 @@
+"""The app's log: a rotating file in the data folder's logs/ (Help › Show the log folder), and
+a crash handler that writes an unexpected error's traceback there and tells the person where
+it is, in plain words."""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import sys
+import threading
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+
+from understudy_desktop.paths import DataPaths, resolve_data_paths
+
+LOG_NAME = "understudy.log"
+MAX_BYTES = 1_000_000
+KEEP = 5
+_folder: Path | None = None
+log = logging.getLogger("understudy")
+
+
+def configure_logging(paths: DataPaths, level: str = "INFO") -> Path:
+    """Log to the console and to logs/understudy.log (five files of 1 MB at most)."""
+    global _folder
+    paths.logs.mkdir(parents=True, exist_ok=True)
+    _folder = paths.logs
+    root = logging.getLogger()
+    root.setLevel(level)
+    fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    file_handler = logging.handlers.RotatingFileHandler(
+        paths.logs / LOG_NAME, maxBytes=MAX_BYTES, backupCount=KEEP, encoding="utf-8"
+    )
+    file_handler.setFormatter(fmt)
+    console = logging.StreamHandler()
+    console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    root.handlers = [file_handler, console]
+    return paths.logs / LOG_NAME
+
+
+def log_folder() -> Path:
+    return _folder if _folder is not None else resolve_data_paths().logs
+
+
+def crash_message(where: Path) -> str:
+    return (
+        "Something went wrong inside Understudy. Everything you saved is kept.\n\n"
+        f"The details were written to {where}. If it happens again, send that file to "
+        "whoever helps you with Understudy."
+    )
+
+
+def install_crash_handler(tell: Callable[[str], None]) -> None:
+    """Unexpected errors (on any thread) are logged with their traceback, and `tell` shows
+    the person a plain message once (it is called on whichever thread failed; the caller
+    moves it to the GUI thread)."""
+    told = threading.Event()
+
+    def report(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        if issubclass(kind, KeyboardInterrupt):
+            sys.__excepthook__(kind, exc, tb)
+            return
+        log.critical("unexpected error:\n%s", "".join(traceback.format_exception(kind, exc, tb)))
+        if not told.is_set():
+            told.set()
+            tell(crash_message(log_folder() / LOG_NAME))
+
+    def report_thread(args: threading.ExceptHookArgs) -> None:
+        if args.exc_value is not None:
+            report(args.exc_type, args.exc_value, args.exc_traceback)
+
+    sys.excepthook = report
+    threading.excepthook = report_thread

@@ -1,0 +1,29 @@
+"""Text from outside (file names, pack authors, ticket fields) shown as it is meant to be read.
+
+Bidirectional control characters can make "Invoice\\u202egpj.exe" read as "Invoice exe.jpg".
+They are shown as visible marks instead, so a person sees what the text really holds. The page
+does the same (js/ui/dom.js)."""
+
+from __future__ import annotations
+
+import re
+
+BIDI_CONTROLS = {
+    "\u061c": "ALM",
+    "\u200e": "LRM",
+    "\u200f": "RLM",
+    "\u202a": "LRE",
+    "\u202b": "RLE",
+    "\u202c": "PDF",
+    "\u202d": "LRO",
+    "\u202e": "RLO",
+    "\u2066": "LRI",
+    "\u2067": "RLI",
+    "\u2068": "FSI",
+    "\u2069": "PDI",
+}
+_CONTROLS = re.compile("[" + "".join(BIDI_CONTROLS) + "]")
+
+
+def visible_controls(text: str) -> str:
+    return _CONTROLS.sub(lambda m: f"⟨{BIDI_CONTROLS[m.group(0)]}⟩", text)

@@ -1,0 +1,37 @@
+// Undo and redo of the person's own changes (Ctrl+Z, Ctrl+Shift+Z): never an agent's run, and
+// never a field someone changed again since (js/bus.js keeps what each change wrote).
+
+export function createHistory({ bus, toast, onChange = () => {} }) {
+  const done = []; // seqs of the person's changes, oldest first
+  const undone = [];
+
+  return {
+    /** A bus entry of the person's own: remember it (and forget what was undone before). */
+    note(entry) {
+      if (entry.source !== 'ui' || !entry.changes?.length || entry.undone || entry.redone || entry.seq === undefined) return;
+      done.push(entry.seq);
+      if (done.length > 200) done.shift();
+      undone.length = 0;
+    },
+    undo() {
+      const seq = done.pop();
+      if (seq === undefined) { toast.show('Nothing to undo.'); return false; }
+      const out = bus.undo(seq);
+      if (!out) return false;
+      undone.push(seq);
+      toast.show(out.kept.length ? 'Undone, except what was changed again since.' : 'Undone.', { undo: null });
+      onChange();
+      return true;
+    },
+    redo() {
+      const seq = undone.pop();
+      if (seq === undefined) { toast.show('Nothing to redo.'); return false; }
+      const out = bus.redo(seq);
+      if (!out) return false;
+      done.push(seq);
+      toast.show('Redone.');
+      onChange();
+      return true;
+    },
+  };
+}

@@ -1,0 +1,43 @@
+// The ? overlay: every keyboard shortcut, in one list.
+import { $, el } from './dom.js';
+
+export const SHORTCUTS = [
+  ['/', 'Search'],
+  ['j  k', 'Next or previous ticket (or the arrow keys)'],
+  ['a', 'Assign the open ticket'],
+  ['p', 'Set its priority'],
+  ['s', 'Set its status'],
+  ['t', 'Add a tag'],
+  ['r', 'Choose a reply template'],
+  ['Esc', 'Back to the queue'],
+  ['Ctrl+Z', 'Undo your last change'],
+  ['Ctrl+Shift+Z', 'Redo it'],
+  ['Ctrl+Shift+R', 'Teach a routine (press again to stop)'],
+  ['Ctrl+Shift+L', 'Your recordings'],
+  ['l', 'Your tools'],
+  ['?', 'This list'],
+  ['Ctrl+O', 'Open a queue file'],
+  ['Ctrl+Shift+S', 'Save the queue as a file'],
+  ['Ctrl+I', 'Import a Tool Pack'],
+  ['Ctrl+Shift+E', 'Export a Tool Pack'],
+];
+
+export function createShortcutsHelp() {
+  const box = $('shortcuts-help');
+  function close() {
+    box.hidden = true;
+    $('queue-list').focus();
+  }
+  function open() {
+    const done = el('button', { type: 'button', class: 'btn primary', id: 'shortcuts-close' }, 'Close');
+    done.addEventListener('click', close);
+    box.replaceChildren(
+      el('h2', { id: 'shortcuts-title', text: 'Keyboard shortcuts' }),
+      el('dl', { class: 'shortcut-list' }, ...SHORTCUTS.flatMap(([keys, what]) => [el('dt', {}, el('kbd', { text: keys })), el('dd', { text: what })])),
+      el('div', { class: 'card-row' }, done));
+    box.hidden = false;
+    done.focus();
+  }
+  box.addEventListener('keydown', (event) => { if (event.key === 'Escape') { event.stopPropagation(); close(); } });
+  return { open, close, get open_() { return !box.hidden; } };
+}

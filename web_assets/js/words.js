@@ -1,0 +1,67 @@
+// Steps and values in a person's words: "Assign the ticket you choose to Priya Raman", never
+// a command id, a field name or JSON. The sentences and the words for each field live in
+// data/catalogue.json, which the desktop shell words its approval dialog from as well
+// (understudy_desktop/consent/wording.py).
+import DATA from '../data/catalogue.json' with { type: 'json' };
+
+const COMMANDS = Object.fromEntries(DATA.commands.map((c) => [c.id, c]));
+const LABELS = {
+  status: { new: 'New', open: 'Open', pending: 'Pending', solved: 'Solved', closed: 'Closed', '': 'any' },
+  priority: { low: 'Low', normal: 'Normal', high: 'High', urgent: 'Urgent', '': 'any' },
+};
+const UNASSIGNED = '__unassigned__';
+
+export function fieldWords(command, field) {
+  const own = COMMANDS[command]?.fieldWords?.[field] ?? {};
+  const shared = DATA.fieldWords[field] ?? {};
+  return { label: field, asked: `the ${field} you choose`, same: `the same ${field}`, fixed: '{value}', describe: '', ...shared, ...own };
+}
+
+/** A fixed value as a person reads it. `ref` (a person or a template) carries its name. */
+export function valueWords(command, field, value, ref = null) {
+  const words = fieldWords(command, field);
+  let shown;
+  if (ref?.name) shown = ref.name;
+  else if (value === null || value === UNASSIGNED) shown = 'nobody';
+  else if (Array.isArray(value)) shown = value.length ? value.join(', ') : 'no tags';
+  else if (LABELS[field]) shown = LABELS[field][value] ?? String(value);
+  else shown = String(value).length > 60 ? `${String(value).slice(0, 60)}…` : String(value);
+  return words.fixed.replace('{value}', shown);
+}
+
+function argWords(command, field, spec) {
+  if (!spec) return fieldWords(command, field).asked;
+  if (spec.from === 'param') return fieldWords(command, field).asked;
+  if (spec.from === 'step') return fieldWords(command, field).same;
+  return valueWords(command, field, spec.value, spec.ref);
+}
+
+function filterSentence(step) {
+  const parts = [];
+  const args = step.args ?? {};
+  const pick = (field, how) => { if (args[field] && !(args[field].from === 'const' && (args[field].value === '' || args[field].value === undefined))) parts.push(how(argWords('filter_tickets', field, args[field]))); };
+  pick('text', (w) => `mentioning ${w}`);
+  pick('status', (w) => `with status ${w}`);
+  pick('priority', (w) => `with priority ${w}`);
+  pick('assignee', (w) => `assigned to ${w}`);
+  pick('tag', (w) => `tagged ${w}`);
+  return parts.length ? `Find the tickets ${parts.join(', ')}` : 'Look at every ticket';
+}
+
+/** One step of a tool ({command, args}) as a sentence. */
+export function stepSentence(step) {
+  const command = COMMANDS[step.command];
+  if (!command) return 'A step this console no longer has';
+  if (step.command === 'filter_tickets') return filterSentence(step);
+  return command.say.replace(/\{(\w+)\}/g, (_m, field) => argWords(step.command, field, step.args?.[field]));
+}
+
+/** One recorded step ({command, payload, refs}) as a sentence, with the values as done. */
+export function recordedSentence(step) {
+  const args = Object.fromEntries(Object.entries(step.payload ?? {}).map(([f, v]) => [f, { from: 'const', value: v, ref: step.refs?.[f] ?? null }]));
+  return stepSentence({ command: step.command, args });
+}
+
+export function refKind(command, field) {
+  return COMMANDS[command]?.refs?.[field] ?? null;
+}
