@@ -189,3 +189,47 @@ def test_the_demo_queue_saves_as_json_and_csv_and_opens_again(console_factory, t
         second.dispatch("get_ticket", {"ticket_id": "T-1006"})["result"]["reply_draft"]
         == (drafts["T-1006"])
     )
+
+
+def test_a_helpdesks_columns_and_values_are_chosen_once_and_remembered(console, monkeypatch):
+    """Freshdesk: the person says what description_text and responder_name hold and what
+    "Escalated to L2" means; the next export of the same helpdesk opens that way at once."""
+    seen: list[dict[str, object]] = []
+
+    def choose(dialog):
+        seen.append(dialog.choices.to_json())
+        if len(seen) == 1:
+            dialog.column_combo("description_text").setCurrentText("Description")
+            dialog.column_combo("responder_name").setCurrentText("Assignee")
+            dialog.value_combo("status", "Escalated to L2").setCurrentText("Pending")
+        dialog.open_button.click()
+        return dialog.result()
+
+    monkeypatch.setattr(QueuePreviewDialog, "exec", choose)
+    path = FIXTURES / "freshdesk_export.csv"
+    for _ in range(2):
+        with console.qtbot.waitSignal(console.window.queue_loaded, timeout=60_000):
+            console.window.open_queue(path, confirm=True)
+        ticket = console.dispatch("get_ticket", {"ticket_id": "4101"})["result"]
+        assert ticket["body"].startswith("Hi, the reset link says it has expired.")
+        names = {a["id"]: a["name"] for a in console.dispatch("list_assignees", {})["result"]}
+        assert names[ticket["assignee"]] == "Chen Wei"
+        assert ticket["status"] == "open"  # Freshdesk's 2
+    # The second time the preview started from the first time's choices.
+    first_columns = seen[0]["columns"]
+    assert first_columns["description_text"] is None  # guessed "not used" at first
+    assert seen[1]["columns"]["description_text"] == "body"
+    assert seen[1]["columns"]["responder_name"] == "assignee"
+    assert seen[1]["values"]["status"]["Escalated to L2"] == "pending"
+    # The ticket marked "Escalated to L2" is pending, as chosen.
+    assert console.dispatch("get_ticket", {"ticket_id": "4103"})["result"]["status"] == "pending"
+    assert console.js("document.getElementById('queue-name').textContent") == path.name
+
+
+def test_reply_templates_stay_after_a_restart_with_a_helpdesk_file(console_factory, data_dir):
+    first = console_factory(data_dir)
+    open_and_wait(first, FIXTURES / "helpdesk_comma.csv")
+    assert len(first.dispatch("list_templates", {})["result"]) == 8
+    first.session.close()
+    second = console_factory(data_dir)
+    assert len(second.dispatch("list_templates", {})["result"]) == 8

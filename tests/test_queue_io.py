@@ -132,7 +132,7 @@ def test_priority_synonyms(raw: str, priority: str) -> None:
 
 
 def test_unknown_words_are_refused_with_the_allowed_list() -> None:
-    with pytest.raises(CellValueError, match=r'"maybe" is not one we know.*new, open, pending'):
+    with pytest.raises(CellValueError, match=r"“maybe” is not one we know.*new, open, pending"):
         normalise_status("maybe")
     with pytest.raises(CellValueError, match=r"low, normal, high, urgent"):
         normalise_priority("sky-high")
@@ -386,7 +386,7 @@ def test_character_the_file_encoding_cannot_hold_is_refused_and_file_kept(tmp_pa
     path = copy_fixture("excel_cp1252.csv", tmp_path)
     queue = load_queue_file(path)
     queue.tickets[0].subject = "Done ✓"
-    with pytest.raises(QueueFileError, match=r'"✓" cannot be stored.*Windows-1252'):
+    with pytest.raises(QueueFileError, match=r"“✓” cannot be stored.*Windows-1252"):
         save_queue_file(path, queue.tickets, queue.assignees, [], queue.source)
     assert path.read_bytes() == (FIXTURES / "excel_cp1252.csv").read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["excel_cp1252.csv"]
@@ -543,7 +543,7 @@ def test_invalid_tickets_are_not_saved(tmp_path: Path) -> None:
     path = write(tmp_path, "queue.json", "keep me")
     bad = {"id": "1", "subject": "", "body": "", "requester": "", "created": "2026-01-01",
            "status": "maybe", "priority": "low", "assignee": None, "tags": []}  # fmt: skip
-    with pytest.raises(QueueFileError, match=r'Ticket 1, field "status".*"maybe"'):
+    with pytest.raises(QueueFileError, match=r"Ticket 1, field “status”.*“maybe”"):
         save_queue_file(path, [bad], [], [], None)
     good = {**bad, "status": "new"}
     with pytest.raises(QueueFileError, match="used twice"):
@@ -586,7 +586,7 @@ def test_preview_describes_format_mapping_and_first_rows() -> None:
     assert mapping["Satisfaction"] == (None, "good")
     assert mapping["Description"][1].startswith("Hi team, I get")
     assert len(mapping["Description"][1]) <= 40
-    assert any('"Group", "Satisfaction"' in note for note in preview.notes)
+    assert any("“Group”, “Satisfaction”" in note for note in preview.notes)
     assert preview.queue.tickets[4].id == "1005"
 
 
@@ -618,14 +618,14 @@ def test_preview_raises_the_same_errors(tmp_path: Path) -> None:
     [
         ("empty.csv", b"", ["empty"]),
         ("blank.csv", b"\xef\xbb\xbf \r\n", ["empty"]),
-        ("noid.csv", "Subject,Status\nHi,open\n", ["no ticket id column", '"id"', '"Subject"']),
-        ("noid.json", '[{"title": "x"}]', ["no id field", '"id"']),
-        ("dup.csv", "id,status\n1,open\n2,open\n1,new\n", ["Row 4", '"1"', "used twice", "row 2"]),
+        ("noid.csv", "Subject,Status\nHi,open\n", ["no ticket id column", '“id”', '“Subject”']),
+        ("noid.json", '[{"title": "x"}]', ["no id field", '“id”']),
+        ("dup.csv", "id,status\n1,open\n2,open\n1,new\n", ["Row 4", '“1”', "used twice", "row 2"]),
         ("emptyid.csv", "id,status\n1,open\n  ,open\n", ["Row 3", "id is empty"]),
         ("emptyid.json", '[{"id": "a"}, {"id": ""}]', ["Ticket 2", "id is empty"]),
         ("status.json", '[{"id": 1, "status": {"name": "Open"}}]',
-         ["Ticket 1", 'column "status"', "a word or a number"]),
-        ("date.csv", "id,created\n1,yesterday\n", ["Row 2", '"yesterday"', "year-month-day"]),
+         ["Ticket 1", 'column “status”', "a word or a number"]),
+        ("date.csv", "id,created\n1,yesterday\n", ["Row 2", '“yesterday”', "year-month-day"]),
         ("ambiguous.csv", "id,created\n1,02/11/2026\n", ["Row 2", "day/month or month/day"]),
         ("impossible.csv", "id,created\n1,2026-02-30\n", ["Row 2", "does not exist"]),
         ("cells.csv", "id,subject\n1,a\n2,b,c\n", ["Row 3", "3 cells", "2 columns", "quotes"]),
@@ -650,14 +650,14 @@ def test_preview_raises_the_same_errors(tmp_path: Path) -> None:
             '{"format": "understudy-queue", "version": 1, "tickets": [{"id": "1", "subject": "",'
             ' "body": "", "requester": "", "created": "2026-01-01T00:00:00Z", "status": "maybe",'
             ' "priority": "low", "assignee": null, "tags": []}]}',
-            ["Ticket 1", 'field "status"', '"maybe"'],
+            ["Ticket 1", 'field “status”', '“maybe”'],
         ),
         (
             "unknown_assignee.json",
             '{"format": "understudy-queue", "version": 1, "tickets": [{"id": "1", "subject": "",'
             ' "body": "", "requester": "", "created": "2026-01-01T00:00:00Z", "status": "new",'
             ' "priority": "low", "assignee": "ghost", "tags": []}], "assignees": []}',
-            ['"ghost"', "not in the list of assignees"],
+            ['“ghost”', "not in the list of assignees"],
         ),
     ],
 )  # fmt: skip
@@ -678,9 +678,9 @@ def test_every_bad_row_is_counted_not_just_the_first(tmp_path: Path) -> None:
     assert "(There are 2 more problems like this in the file.)" in str(error)
     assert (error.row, error.column) == (2, "created")
     assert [p.split(":")[0] for p in error.problems] == [
-        'Row 2, column "created"',
-        'Row 4, column "created"',
-        'Row 5, column "created"',
+        "Row 2, column “created”",
+        "Row 4, column “created”",
+        "Row 5, column “created”",
     ]
 
 
@@ -782,7 +782,7 @@ def test_an_unknown_status_does_not_block_the_file_and_is_reported() -> None:
     assert queue.values.meanings["status"]["Escalated to L2"] == "open"
     note = next(note for note in queue.notes if "Escalated to L2" in note)
     assert note == (
-        'Understudy does not know the status "Escalated to L2", so the ticket with it is set to '
+        "Understudy does not know the status “Escalated to L2”, so the ticket with it is set to "
         "open for now. You can choose what it means when you open the file."
     )
 
@@ -805,10 +805,10 @@ def test_several_unknown_values_are_counted_in_one_plain_note(tmp_path: Path) ->
     }
     notes = [note for note in queue.notes if note.startswith("Understudy does not know")]
     assert notes == [
-        'Understudy does not know the statuses "Triage", "With vendor", "Parked", "Q" and 1 '
+        "Understudy does not know the statuses “Triage”, “With vendor”, “Parked”, “Q” and 1 "
         "more, so the 6 tickets with them are set to open for now. You can choose what they "
         "mean when you open the file.",
-        'Understudy does not know the priorities "sky-high" and "meh", so the 2 tickets with '
+        "Understudy does not know the priorities “sky-high” and “meh”, so the 2 tickets with "
         "them are set to normal for now. You can choose what they mean when you open the file.",
     ]
 
@@ -840,7 +840,7 @@ def test_loading_with_choices_maps_the_chosen_columns_and_values() -> None:
     assert queue.values.unknown["status"] == ()
     assert not any("Escalated" in note for note in queue.notes)
     assert queue.notes[0] == (
-        '1 column is not used: "group_name". It is kept and saved back unchanged.'
+        "1 column is not used: “group_name”. It is kept and saved back unchanged."
     )
     # The same file without choices still guesses.
     assert load_queue_file(FIXTURES / FRESHDESK).source.mapping["description_text"] is None
@@ -1033,12 +1033,12 @@ def test_choices_json_round_trip() -> None:
         ({"version": 2}, "newer version"),
         ({"version": 0}, "format this version"),
         ({"version": 1, "columns": ["id"]}, "not listed by name"),
-        ({"version": 1, "columns": {"Foo": "mood"}}, 'the column "Foo" is used as a ticket field'),
-        ({"version": 1, "columns": {"A": "id", "B": "id"}}, 'columns "A" and "B" are both used'),
+        ({"version": 1, "columns": {"Foo": "mood"}}, "the column “Foo” is used as a ticket field"),
+        ({"version": 1, "columns": {"A": "id", "B": "id"}}, "columns “A” and “B” are both used"),
         ({"version": 1, "values": {"tags": {"x": "y"}}}, "only be chosen for status and priority"),
         ({"version": 1, "values": {"status": ["open"]}}, "not listed as pairs"),
         ({"version": 1, "values": {"status": {"x": 3}}}, "should be text"),
-        ({"version": 1, "values": {"status": {"Parked": "later"}}}, '"Parked" is set to "later"'),
+        ({"version": 1, "values": {"status": {"Parked": "later"}}}, "“Parked” is set to “later”"),
         ({"version": 1, "values": {"priority": {"P9": "open"}}}, "low, normal, high, urgent"),
     ],
 )

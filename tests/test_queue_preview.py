@@ -65,7 +65,7 @@ def test_title_and_summary_sentence(dialog: QueuePreviewDialog) -> None:
         "This replaces the queue you have open now."
     )
     assert dialog.notes_label.isVisible()
-    assert '"Group"' in dialog.notes_label.text()
+    assert "“Group”" in dialog.notes_label.text()
 
 
 def test_summary_counts_singular_and_thousands(tmp_path: Path) -> None:
@@ -110,9 +110,9 @@ def test_tables_and_buttons_have_accessible_names(dialog: QueuePreviewDialog) ->
     # Choices are made in the lists inside the cells, never by typing into a cell.
     assert dialog.mapping_table.editTriggers() == QTableWidget.EditTrigger.NoEditTriggers
     assert dialog.values_table.accessibleName() == "Values in the file"
-    assert dialog.column_combo("Status").accessibleName() == 'Use column "Status" as'
+    assert dialog.column_combo("Status").accessibleName() == "Use column “Status” as"
     assert dialog.value_combo("status", "In Progress").accessibleName() == (
-        'Status "In Progress" means'
+        "Status “In Progress” means"
     )
     for label in (dialog.summary_label, dialog.notes_label, dialog.message_label):
         assert label.textFormat() == Qt.TextFormat.PlainText
@@ -208,7 +208,7 @@ def test_values_table_offers_every_value_and_highlights_the_unknown_one(
     ]
     escalated = rows[2][VALUE_NOTE_COLUMN]
     assert escalated == (
-        '"Escalated to L2" is not a status Understudy knows; choose what it means. '
+        "“Escalated to L2” is not a status Understudy knows; choose what it means. "
         "Until you do, it counts as Open."
     )
     assert rows[0][VALUE_NOTE_COLUMN] == "A Freshdesk number; it means Open there."
@@ -239,7 +239,7 @@ def test_changing_choices_reads_the_file_again_and_returns_them(
     assert cell_texts(freshdesk.tickets_table, 5)[:3] == ["Chen Wei", "Ana García", "Priya Nair"]
     pick(freshdesk.column_combo("description_text"), "Description")
     assert freshdesk.preview.tickets[1].body == "Please refund the second charge on my card."
-    assert '"description_text"' not in freshdesk.notes_label.text()
+    assert "“description_text”" not in freshdesk.notes_label.text()
 
     pick(freshdesk.value_combo("status", "Escalated to L2"), "Pending")
     assert cell_texts(freshdesk.tickets_table, 3)[:3] == ["open", "pending", "pending"]
@@ -285,7 +285,7 @@ def test_a_field_chosen_for_a_second_column_leaves_the_first(
     pick(freshdesk.column_combo("description_text"), "Subject")
     assert freshdesk.column_combo("subject").currentText() == "Not used"
     assert freshdesk.message_label.text() == (
-        '"subject" is now not used, because "description_text" is now used as Subject.'
+        "“subject” is now not used, because “description_text” is now used as Subject."
     )
     assert freshdesk.message_label.isVisible()
     assert freshdesk.choices.columns["subject"] is None
@@ -299,7 +299,7 @@ def test_a_choice_that_cannot_work_says_why_and_blocks_opening(
     assert not freshdesk.open_button.isEnabled()
     assert freshdesk.message_label.text().startswith(
         "The file cannot be opened like this. Could not open freshdesk_export.csv. "
-        'Row 2, column "subject": "Cannot reset my password" is not a date we can read.'
+        "Row 2, column “subject”: “Cannot reset my password” is not a date we can read."
     )
     # The person's choice stays on screen, so they can see what to change back.
     assert freshdesk.column_combo("subject").currentText() == "Created"

@@ -221,7 +221,7 @@ def test_every_missing_key_is_refused(kind: str, tmp_dirs: Path) -> None:
     state = csv_state(tmp_dirs) if kind == "csv" else json_state(tmp_dirs)
     for key in state:
         error = refused({k: v for k, v in state.items() if k != key})
-        assert f'"{key}" entry is missing' in str(error)
+        assert f"“{key}” entry is missing" in str(error)
 
 
 @pytest.mark.parametrize(

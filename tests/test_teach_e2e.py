@@ -153,7 +153,7 @@ def test_teach_publish_and_call_on_another_ticket(agent_console):
     # Revoke from the library asks in the native dialog, then removes it everywhere.
     console.js("document.getElementById('library-button').click(); true")
     click(console, "[data-tool='assign_refund'] .btn.danger")
-    assert approve_in_dialog(console) == 'Revoke tool "assign_refund"'
+    assert approve_in_dialog(console) == "Revoke tool “assign_refund”"
     console.qtbot.waitUntil(lambda: "assign_refund" not in console.listed())
     assert console.taught() == []
     console.qtbot.waitUntil(
@@ -205,7 +205,7 @@ def test_the_publish_call_times_out_to_awaiting_approval_then_poll_publishes_onc
     assert first["status"] == "awaiting_approval"
     assert "cannot approve" in first["message"]
     # The dialog stayed open after the agent's call returned; the person approves now.
-    assert approve_in_dialog(console) == 'Publish tool "assign_refund_b"'
+    assert approve_in_dialog(console) == "Publish tool “assign_refund_b”"
     # The approval waits in the ledger for the agent's retry: nothing is published yet.
     console.qtbot.wait(300)
     assert console.taught() == []
@@ -378,7 +378,7 @@ def test_a_broken_step_is_repaired_and_the_rest_kept(console, tmp_path):
     console.dispatch("select_ticket", {"ticket_id": "N-1"})
     choose(console, "#assignee-select", "ana")
     click(console, "#teach-button")
-    assert approve_in_dialog(console) == 'Repair tool "assign_refund"'
+    assert approve_in_dialog(console) == "Repair tool “assign_refund”"
     console.qtbot.waitUntil(lambda: console.library.usage("assign_refund").last_failure is None)
     tool = console.library.callable("assign_refund")
     assert [s["command"] for s in tool.steps] == [
@@ -441,7 +441,7 @@ def test_library_disable_enable_badges_highlight_and_recording_housekeeping(cons
         ".find((b) => b.textContent === 'Turn on…').click(); true"
     )
     # Turning a tool back on gives agents power again: the person approves it natively.
-    assert approve_in_dialog(console) == 'Turn tool back on "assign_refund"'
+    assert approve_in_dialog(console) == "Turn tool back on “assign_refund”"
     console.qtbot.waitUntil(lambda: "assign_refund" in console.listed())
     # Recordings can be renamed and deleted.
     console.js("document.getElementById('recordings-button').click(); true")
@@ -453,3 +453,44 @@ def test_library_disable_enable_badges_highlight_and_recording_housekeeping(cons
     console.js("document.querySelector('#teach-panel .card .btn.danger').click(); true")
     console.qtbot.waitUntil(lambda: console.api_json("recordings") == [])
     console.qtbot.waitUntil(lambda: console.library.recordings() == [])
+
+
+TEACH_BANK_FEEDS = """(() => {
+  const $ = (id) => document.getElementById(id);
+  const f = $('filter-text'); f.value = 'bank feed';
+  f.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'}));
+  $('bulk-tag-input').value = 'bank-feed';
+  $('bulk-tag-form').requestSubmit();
+  return true;
+})()"""
+
+
+@pytest.mark.slow
+def test_a_persons_publish_dialog_says_what_a_trial_run_would_change(console):
+    click(console, "#teach-button")
+    console.qtbot.waitUntil(lambda: console.js("document.body.classList.contains('recording')"))
+    console.js(TEACH_BANK_FEEDS)
+    click(console, "#teach-button")
+    console.qtbot.waitUntil(lambda: len(console.api_json("recordings")) == 1)
+    # Take the demonstration's tags off again, so a run now would have work to do.
+    console.dispatch("untag_matching_tickets", {"tag": "bank-feed"})
+    matching = console.api_json("summary")["matches"]
+    assert matching >= 2
+    log_before = len(console.api_json("log"))
+    count_tagged = (
+        "window.understudyShell.api.exportQueue().tickets"
+        ".filter((t) => t.tags.includes('bank-feed')).length"
+    )
+    tagged = console.js(count_tagged)
+    console.js(
+        "(() => { const n = document.getElementById('draft-name'); n.value = 'tag_bank_feeds';"
+        " n.dispatchEvent(new Event('input'));"
+        " document.getElementById('draft-publish').click(); return true; })()"
+    )
+    text = approve_in_dialog(console, full=True)
+    assert "If it ran now" in text
+    assert f"it would change {matching} tickets: T-" in text
+    # The trial ran on a copy: no ticket was tagged, nothing was logged.
+    console.qtbot.waitUntil(lambda: "tag_bank_feeds" in console.taught())
+    assert console.js(count_tagged) == tagged
+    assert len(console.api_json("log")) == log_before

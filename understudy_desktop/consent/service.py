@@ -143,7 +143,7 @@ class ConsentService(QObject):
 
         who = "An agent" if draft.by == "agent" else "You"
         text = DialogText(
-            headline=f'{PUBLISH_TOOL.verb} "{tool.name}"',
+            headline=f"{PUBLISH_TOOL.verb} “{tool.name}”",
             details=f"{who} made this tool from a recording. Once you approve, agents can "
             "use it, and you can run it from your library.",
             requester=requester,
@@ -173,7 +173,7 @@ class ConsentService(QObject):
             self.library.repair(name, draft.definition, grant, done)
 
         text = DialogText(
-            headline=f'{REPAIR_TOOL.verb} "{name}"',
+            headline=f"{REPAIR_TOOL.verb} “{name}”",
             details="You re-did one step. The rest of the tool stays as you approved it.",
             requester=requester,
             sections=wording.difference_sections(old.definition, draft.definition, self.catalogue),
@@ -200,7 +200,7 @@ class ConsentService(QObject):
             )
 
         text = DialogText(
-            headline=f'{REVOKE_TOOL.verb} "{name}"',
+            headline=f"{REVOKE_TOOL.verb} “{name}”",
             details="Agents will no longer be able to use it, and it leaves your library. "
             "To have it again, you would teach it again or import it from a pack.",
             requester=requester,
@@ -221,7 +221,7 @@ class ConsentService(QObject):
             )
 
         text = DialogText(
-            headline=f'{ENABLE_TOOL.verb} "{name}"',
+            headline=f"{ENABLE_TOOL.verb} “{name}”",
             details="Agents will be able to use it again.",
             requester=requester,
             sections=wording.tool_sections(tool.definition, self.catalogue),
@@ -245,7 +245,7 @@ class ConsentService(QObject):
             )
 
         text = DialogText(
-            headline=f'{REVIEW_TOOL.verb} "{name}"',
+            headline=f"{REVIEW_TOOL.verb} “{name}”",
             details=f"It was held back from agents: {tool.review_reason}. This is the tool as "
             "it is now.",
             requester=requester,
@@ -266,7 +266,7 @@ class ConsentService(QObject):
             )
 
         text = DialogText(
-            headline=f'{RELAX_TOOL.verb} "{name}"',
+            headline=f"{RELAX_TOOL.verb} “{name}”",
             details="Agents will be able to run it without asking you each time.",
             requester=PERSON,
         )
@@ -286,7 +286,7 @@ class ConsentService(QObject):
         definition = tool.definition if tool is not None else {}
         shown = wording.answers(definition, arguments, self.catalogue, known)
         text = DialogText(
-            headline=f'{RUN_TOOL.verb} "{name}"',
+            headline=f"{RUN_TOOL.verb} “{name}”",
             details="You asked to be asked before each run of this tool.",
             requester=requester,
             sections=(("With", shown or "Nothing chosen."),),

@@ -39,11 +39,11 @@ def _check_columns(columns: Any) -> dict[str, FieldName | None]:
         if not isinstance(name, str):
             raise _bad("a column has no name")
         if chosen is not None and chosen not in FIELDS:
-            raise _bad(f'the column "{shorten(name)}" is used as a ticket field we do not know')
+            raise _bad(f"the column “{shorten(name)}” is used as a ticket field we do not know")
         if chosen is not None:
             if chosen in used_by:
                 raise _bad(
-                    f'the columns "{shorten(used_by[chosen])}" and "{shorten(name)}" are both '
+                    f"the columns “{shorten(used_by[chosen])}” and “{shorten(name)}” are both "
                     f"used as {FIELD_LABELS[chosen]}"
                 )
             used_by[chosen] = name
@@ -57,7 +57,7 @@ def _check_values(values: Any) -> dict[str, dict[str, str]]:
     checked: dict[str, dict[str, str]] = {}
     for field_name, meanings in values.items():
         if field_name not in FIELD_VALUES:
-            raise _bad(f'values can only be chosen for status and priority, not "{field_name}"')
+            raise _bad(f"values can only be chosen for status and priority, not “{field_name}”")
         if not isinstance(meanings, Mapping):
             raise _bad(f"the {field_name} values are not listed as pairs")
         allowed = FIELD_VALUES[field_name]
@@ -66,7 +66,7 @@ def _check_values(values: Any) -> dict[str, dict[str, str]]:
                 raise _bad(f"a {field_name} value should be text")
             if ours not in allowed:
                 raise _bad(
-                    f'the {field_name} "{shorten(raw)}" is set to "{shorten(ours)}", which is not '
+                    f"the {field_name} “{shorten(raw)}” is set to “{shorten(ours)}”, which is not "
                     f"one of: {', '.join(allowed)}"
                 )
         checked[field_name] = {raw.strip(): ours for raw, ours in meanings.items()}

@@ -153,7 +153,7 @@ def normalise_status(raw: str) -> str:
     found = _STATUS_WORDS.get(_word_key(raw)) or numeric_code("status", raw)
     if found is None:
         raise CellValueError(
-            f'the status "{shorten(raw)}" is not one we know. Use one of: {", ".join(STATUSES)}.'
+            f"the status “{shorten(raw)}” is not one we know. Use one of: {', '.join(STATUSES)}."
         )
     return found
 
@@ -162,7 +162,7 @@ def normalise_priority(raw: str) -> str:
     found = _PRIORITY_WORDS.get(_word_key(raw)) or numeric_code("priority", raw)
     if found is None:
         raise CellValueError(
-            f'the priority "{shorten(raw)}" is not one we know. '
+            f"the priority “{shorten(raw)}” is not one we know. "
             f"Use one of: {', '.join(PRIORITIES)}."
         )
     return found
@@ -302,14 +302,14 @@ def parse_date(raw: str) -> str:
                 return format_utc(_from_parts(year, month, day, match))
     except ValueError:
         raise CellValueError(
-            f'the date "{shorten(raw)}" does not exist (check the day, month and time).'
+            f"the date “{shorten(raw)}” does not exist (check the day, month and time)."
         ) from None
     if _DAY_MONTH_GUESS.match(text):
         raise CellValueError(
-            f'the date "{shorten(raw)}" could be day/month or month/day, so we cannot be sure '
+            f"the date “{shorten(raw)}” could be day/month or month/day, so we cannot be sure "
             "which date it is. Write dates as year-month-day, for example 2026-11-02 09:14."
         )
     raise CellValueError(
-        f'"{shorten(raw)}" is not a date we can read. '
+        f"“{shorten(raw)}” is not a date we can read. "
         "Write dates as year-month-day, for example 2026-11-02 09:14."
     )

@@ -48,7 +48,7 @@ class Ticket(BaseModel):
             moment = datetime.fromisoformat(value)
         except ValueError:
             raise ValueError(
-                f'"{value[:40]}" is not an ISO 8601 date-time like 2026-11-02T09:14:00Z'
+                f"“{value[:40]}” is not an ISO 8601 date-time like 2026-11-02T09:14:00Z"
             ) from None
         if _CANONICAL_TIME.fullmatch(value):
             return value  # already in the stored spelling; skipping the reformat saves 100k calls
@@ -60,7 +60,7 @@ class Ticket(BaseModel):
     def _tags_are_clean(cls, value: list[str]) -> list[str]:
         for tag in value:
             if tag.split() != [tag] or tag != tag.lower():
-                raise ValueError(f'the tag "{tag[:40]}" must be lowercase, without spaces')
+                raise ValueError(f"the tag “{tag[:40]}” must be lowercase, without spaces")
         if len(set(value)) != len(value):
             raise ValueError("a tag appears twice")
         return value
@@ -106,13 +106,13 @@ class QueueDocument(BaseModel):
             seen: set[str] = set()
             for item_id in ids:
                 if item_id in seen:
-                    raise ValueError(f'the {what} id "{item_id[:40]}" is used twice')
+                    raise ValueError(f"the {what} id “{item_id[:40]}” is used twice")
                 seen.add(item_id)
         known = {a.id for a in self.assignees}
         for ticket in self.tickets:
             if ticket.assignee is not None and ticket.assignee not in known:
                 raise ValueError(
-                    f'ticket "{ticket.id[:40]}" is assigned to "{ticket.assignee[:40]}", '
+                    f"ticket “{ticket.id[:40]}” is assigned to “{ticket.assignee[:40]}”, "
                     "who is not in the list of assignees"
                 )
         return self

@@ -682,7 +682,7 @@ class _TicketBuilder:
             try:
                 fields[name] = self.reader.readers[name](raw)
             except CellValueError as problem:
-                self.problems.add(f'{where}, column "{shorten(column)}"', str(problem), row, column)
+                self.problems.add(f"{where}, column “{shorten(column)}”", str(problem), row, column)
                 ok = False
         ticket_id = fields.get("id", "")
         if not ticket_id:
@@ -691,7 +691,7 @@ class _TicketBuilder:
         if ticket_id in self.first_seen:
             self.problems.add(
                 where,
-                f'the ticket id "{shorten(ticket_id)}" is used twice (also in '
+                f"the ticket id “{shorten(ticket_id)}” is used twice (also in "
                 f"{self.first_seen[ticket_id].lower()}). Every ticket needs its own id.",
                 row,
             )
@@ -812,10 +812,10 @@ def _load_csv(
         if "id" not in fields:
             if choices is not None and any(map_columns(names)):
                 _fail(path, _NO_CHOSEN_ID.format(noun="column"))
-            found = ", ".join(f'"{shorten(n, 20)}"' for n in names[:12] if n)
+            found = ", ".join(f"“{shorten(n, 20)}”" for n in names[:12] if n)
             _fail(
                 path,
-                'This file has no ticket id column. Add a column named "id" (or "Ticket ID") '
+                "This file has no ticket id column. Add a column named “id” (or “Ticket ID”) "
                 f"with a different value for each ticket, then open the file again. "
                 f"The columns we found are: {found or 'none'}.",
             )
@@ -893,8 +893,8 @@ _PLURALS: Final = {"status": "statuses", "priority": "priorities"}
 
 
 def _quoted_list(values: Sequence[str]) -> str:
-    """'"a"', '"a" and "b"', '"a", "b" and 3 more'."""
-    names = [f'"{shorten(value, 30)}"' if value else "(empty)" for value in values]
+    """'“a”', '“a” and “b”', '“a”, “b” and 3 more'."""
+    names = [f"“{shorten(value, 30)}”" if value else "(empty)" for value in values]
     if len(names) > _NAMED_VALUES:
         return f"{', '.join(names[:_NAMED_VALUES])} and {len(names) - _NAMED_VALUES} more"
     if len(names) == 1:
@@ -937,7 +937,7 @@ def _notes(
     notes = []
     unused = [c.name for c in columns if c.field is None]
     if unused:
-        listed = ", ".join(f'"{shorten(n, 20)}"' for n in unused[:6])
+        listed = ", ".join(f"“{shorten(n, 20)}”" for n in unused[:6])
         more = f" and {len(unused) - 6} more" if len(unused) > 6 else ""
         if len(unused) == 1:
             notes.append(f"1 {noun} is not used: {listed}. It is kept and saved back unchanged.")
@@ -1025,7 +1025,7 @@ def _load_json(
             _fail(
                 path,
                 f"Ticket {position} in the list is not a ticket: it should be an object with "
-                f'fields like "id" and "subject", not {shorten(json.dumps(item))}.',
+                f"fields like “id” and “subject”, not {shorten(json.dumps(item))}.",
                 row=position,
             )
         for key in item:
@@ -1038,10 +1038,10 @@ def _load_json(
     if items and "id" not in fields:
         if choices is not None and any(map_columns(names)):
             _fail(path, _NO_CHOSEN_ID.format(noun="field"))
-        found = ", ".join(f'"{shorten(n, 20)}"' for n in names[:12])
+        found = ", ".join(f"“{shorten(n, 20)}”" for n in names[:12])
         _fail(
             path,
-            'The tickets in this file have no id field. Give each ticket a field named "id" '
+            "The tickets in this file have no id field. Give each ticket a field named “id” "
             f"with a different value for each ticket. The fields we found are: {found}.",
         )
     mapped = [(c.name, c.field) for c in columns if c.field is not None]
@@ -1138,7 +1138,7 @@ def plain_validation_error(path: Path, exc: ValidationError, verb: str) -> Queue
             loc = loc[2:]
         field_name = ".".join(str(part) for part in loc)
         if field_name:
-            where_parts.append(f'field "{shorten(field_name)}"')
+            where_parts.append(f"field “{shorten(field_name)}”")
             first_column = first_column or field_name
         value = error.get("input")
         kind = error["type"]
@@ -1149,7 +1149,7 @@ def plain_validation_error(path: Path, exc: ValidationError, verb: str) -> Queue
         elif kind == "literal_error" and field_name in ("status", "priority"):
             allowed = STATUSES if field_name == "status" else PRIORITIES
             text = (
-                f'the {field_name} "{shorten(value)}" is not one we know. '
+                f"the {field_name} “{shorten(value)}” is not one we know. "
                 f"Use one of: {', '.join(allowed)}."
             )
         elif kind == "string_type":

@@ -111,7 +111,7 @@ def source_from_state(state: Any) -> QueueSource:
     try:
         codecs.lookup(encoding)
     except LookupError:
-        raise _damaged(f'the text encoding "{shorten(encoding)}" is not one we know') from None
+        raise _damaged(f"the text encoding “{shorten(encoding)}” is not one we know") from None
     path = _text(state, "path")
     if not path:
         raise _damaged('the "path" entry is empty')
@@ -167,21 +167,21 @@ def _damaged(detail: str) -> QueueFileError:
 
 def _get(state: dict[str, Any], key: str) -> Any:
     if key not in state:
-        raise _damaged(f'the "{key}" entry is missing')
+        raise _damaged(f"the “{key}” entry is missing")
     return state[key]
 
 
 def _text(state: dict[str, Any], key: str) -> str:
     value = _get(state, key)
     if not isinstance(value, str):
-        raise _damaged(f'the "{key}" entry should be text')
+        raise _damaged(f"the “{key}” entry should be text")
     return value
 
 
 def _flag(state: dict[str, Any], key: str) -> bool:
     value = _get(state, key)
     if not isinstance(value, bool):
-        raise _damaged(f'the "{key}" entry should be true or false')
+        raise _damaged(f"the “{key}” entry should be true or false")
     return value
 
 
@@ -189,7 +189,7 @@ def _one_of(state: dict[str, Any], key: str, allowed: tuple[_L, ...]) -> _L:
     value = _get(state, key)
     # bool is an int (True == 1), so it must be ruled out before the membership test.
     if isinstance(value, bool) or value not in allowed:
-        raise _damaged(f'the "{key}" entry is not one we know')
+        raise _damaged(f"the “{key}” entry is not one we know")
     return cast(_L, value)
 
 
@@ -204,7 +204,7 @@ def _columns(value: Any) -> tuple[SourceColumn, ...]:
         if not isinstance(name, str) or not isinstance(key, str):
             raise _damaged("a column has no name")
         if field is not None and field not in FIELDS:
-            raise _damaged(f'the column "{shorten(name)}" feeds a ticket field we do not know')
+            raise _damaged(f"the column “{shorten(name)}” feeds a ticket field we do not know")
         columns.append(SourceColumn(name=name, key=key, field=cast(FieldName | None, field)))
     return tuple(columns)
 
@@ -362,4 +362,4 @@ def _csv_parts(
 
 
 def _quoted(ticket_id: str) -> str:
-    return f'"{shorten(ticket_id)}"'
+    return f"“{shorten(ticket_id)}”"

@@ -391,9 +391,9 @@ def _encode(path: Path, text: str, encoding: str, bom: bool) -> bytes:
         bad = exc.object[exc.start : exc.end]
         raise _fail(
             path,
-            f'The character "{shorten(bad)}" cannot be stored in this file, which uses the '
+            f"The character “{shorten(bad)}” cannot be stored in this file, which uses the "
             f"{encoding_label(encoding)} text encoding. Remove it, or save the queue under a new "
-            'name ending in ".json".',
+            "name ending in “.json”.",
         ) from None
     return _BOM_BY_CODEC.get(encoding, b"") + data if bom else data
 

@@ -75,7 +75,7 @@ def value_label(value: str) -> str:
 
 
 def unknown_value_note(field_name: str, raw: str) -> str:
-    shown = f'"{raw}"' if raw else "An empty cell"
+    shown = f"“{raw}”" if raw else "An empty cell"
     return (
         f"{shown} is not a {field_name} Understudy knows; choose what it means. "
         f"Until you do, it counts as {value_label(UNKNOWN_VALUE_DEFAULTS[field_name])}."
@@ -257,8 +257,8 @@ class QueuePreviewDialog(QDialog):
         combo.setItemData(0, "Kept and saved back as it is.", Qt.ItemDataRole.ToolTipRole)
         for name in FIELDS:
             combo.addItem(FIELD_LABELS[name], name)
-        combo.setAccessibleName(f'Use column "{column.name}" as')
-        combo.setToolTip(f'What the column "{column.name}" holds.')
+        combo.setAccessibleName(f"Use column “{column.name}” as")
+        combo.setToolTip(f"What the column “{column.name}” holds.")
         combo.setCurrentIndex(max(0, combo.findData(column.field)))
         key = _key(column)
         combo.currentIndexChanged.connect(lambda _index: self._column_changed(key))
@@ -270,7 +270,7 @@ class QueuePreviewDialog(QDialog):
         for value in FIELD_VALUES[field_name]:
             combo.addItem(value_label(value), value)
         combo.setCurrentIndex(max(0, combo.findData(current)))
-        shown = f'"{raw}"' if raw else "an empty cell"
+        shown = f"“{raw}”" if raw else "an empty cell"
         combo.setAccessibleName(f"{FIELD_LABELS[field_name]} {shown} means")
         combo.currentIndexChanged.connect(lambda _index: self._value_changed(field_name, raw))
         # Also when the shown meaning is picked again: that confirms a guess as a choice.
@@ -403,10 +403,10 @@ class QueuePreviewDialog(QDialog):
         ]
         message = ""
         if displaced and chosen is not None:
-            names = ", ".join(f'"{self._column_name(other)}"' for other in displaced)
+            names = ", ".join(f"“{self._column_name(other)}”" for other in displaced)
             message = (
                 f"{names} {'is' if len(displaced) == 1 else 'are'} now not used, because "
-                f'"{self._column_name(key)}" is now used as {FIELD_LABELS[chosen]}.'
+                f"“{self._column_name(key)}” is now used as {FIELD_LABELS[chosen]}."
             )
             for other in displaced:
                 combo = self._column_combos[other]

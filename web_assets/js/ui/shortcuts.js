@@ -29,7 +29,8 @@ export function installShortcuts({ list, teach, history, help }) {
     }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.key === 'Escape') {
-      $('queue-list').focus();
+      if (help.shown) help.close();
+      else $('queue-list').focus();
       return;
     }
     if (typing(event.target)) return;

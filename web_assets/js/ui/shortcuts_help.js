@@ -14,7 +14,8 @@ export const SHORTCUTS = [
   ['Ctrl+Shift+Z', 'Redo it'],
   ['Ctrl+Shift+R', 'Teach a routine (press again to stop)'],
   ['Ctrl+Shift+L', 'Your recordings'],
-  ['l', 'Your tools'],
+  ['l', 'Your tools (the library)'],
+  ['Ctrl+Shift+T', 'Your tools, from anywhere'],
   ['?', 'This list'],
   ['Ctrl+O', 'Open a queue file'],
   ['Ctrl+Shift+S', 'Save the queue as a file'],
@@ -39,5 +40,5 @@ export function createShortcutsHelp() {
     done.focus();
   }
   box.addEventListener('keydown', (event) => { if (event.key === 'Escape') { event.stopPropagation(); close(); } });
-  return { open, close, get open_() { return !box.hidden; } };
+  return { open, close, get shown() { return !box.hidden; } };
 }

@@ -1,0 +1,126 @@
+"""What a polished desktop app does for the person: a log file and a crash handler that says
+where it is, undo and redo of their own changes, a list of shortcuts, spoof-proof text."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from pathlib import Path
+
+from test_teach_e2e import choose, click, ticket
+
+from understudy_desktop.logs import LOG_NAME, configure_logging, install_crash_handler
+from understudy_desktop.paths import DataPaths
+from understudy_desktop.text import visible_controls
+
+
+def key(console, name: str, ctrl: bool = False, shift: bool = False) -> None:
+    console.js(
+        "document.getElementById('queue-list').focus();"
+        f"document.dispatchEvent(new KeyboardEvent('keydown', {{key: {json.dumps(name)},"
+        f" ctrlKey: {json.dumps(ctrl)}, shiftKey: {json.dumps(shift)}, bubbles: true}})); true"
+    )
+
+
+def test_the_log_file_lives_in_the_data_folder_and_a_crash_says_where(tmp_path):
+    import logging
+
+    paths = DataPaths(tmp_path / "data")
+    saved = (sys.excepthook, threading.excepthook, logging.getLogger().handlers[:])
+    told: list[str] = []
+    try:
+        where = configure_logging(paths)
+        assert where == paths.root / "logs" / LOG_NAME
+        install_crash_handler(told.append)
+        try:
+            raise RuntimeError("the unexpected")
+        except RuntimeError:
+            sys.excepthook(*sys.exc_info())
+        worker = threading.Thread(target=lambda: 1 / 0)
+        worker.start()
+        worker.join()
+        for handler in logging.getLogger().handlers:
+            handler.flush()
+        text = where.read_text(encoding="utf-8")
+        assert "RuntimeError: the unexpected" in text and "Traceback" in text
+        assert "ZeroDivisionError" in text  # a worker thread's error is caught too
+        # The person is told once, in plain words, with the file to send.
+        assert len(told) == 1
+        assert str(where) in told[0] and "Everything you saved is kept" in told[0]
+    finally:
+        sys.excepthook, threading.excepthook = saved[0], saved[1]
+        logging.getLogger().handlers = saved[2]
+
+
+def test_ctrl_z_undoes_and_ctrl_shift_z_redoes_the_persons_own_change(console):
+    click(console, "#row-T-1003")
+    console.qtbot.waitUntil(lambda: console.api_json("summary")["selected"] == "T-1003")
+    before = ticket(console, "T-1003")["status"]
+    choose(console, "#status-select", "pending")
+    console.qtbot.waitUntil(lambda: ticket(console, "T-1003")["status"] == "pending")
+    # An agent's change in between is not the person's to undo.
+    console.dispatch("set_ticket_priority", {"ticket_id": "T-1004", "priority": "urgent"})
+    key(console, "z", ctrl=True)
+    console.qtbot.waitUntil(lambda: ticket(console, "T-1003")["status"] == before)
+    assert ticket(console, "T-1004")["priority"] == "urgent"
+    key(console, "z", ctrl=True, shift=True)
+    console.qtbot.waitUntil(lambda: ticket(console, "T-1003")["status"] == "pending")
+    # Edit › Undo does the same from the menu, and what it did is saved like any change.
+    console.window.undo_action.trigger()
+    console.qtbot.waitUntil(lambda: ticket(console, "T-1003")["status"] == before)
+    console.flush()
+    rows = console.session.window.keeper.store.rows(["T-1003"])
+    assert rows["T-1003"]["status"] == before
+
+
+def test_question_mark_lists_the_keyboard_shortcuts(console):
+    assert console.js("document.getElementById('shortcuts-help').hidden") is True
+    key(console, "?")
+    console.qtbot.waitUntil(
+        lambda: console.js("document.getElementById('shortcuts-help').hidden") is False
+    )
+    text = console.js("document.getElementById('shortcuts-help').textContent")
+    for shown in ("Ctrl+Z", "Ctrl+Shift+Z", "Teach", "library"):
+        assert shown in text, shown
+    key(console, "Escape")
+    console.qtbot.waitUntil(
+        lambda: console.js("document.getElementById('shortcuts-help').hidden") is True
+    )
+
+
+def test_bidi_controls_in_tickets_and_file_names_are_shown_not_obeyed(console, tmp_path):
+    spoof = "Invoice \u202egpj.exe"
+    queue = {
+        "format": "understudy-queue",
+        "version": 1,
+        "tickets": [
+            {
+                "id": "B-1",
+                "subject": spoof,
+                "body": "See attachment.",
+                "requester": "Eve \u202eliam <eve@example.com>",
+                "created": "2026-11-20T10:00:00Z",
+                "status": "new",
+                "priority": "normal",
+                "assignee": None,
+                "tags": [],
+            }
+        ],
+        "assignees": [],
+        "templates": [],
+    }
+    path = tmp_path / "spoof\u202etxt.json"
+    path.write_text(json.dumps(queue), encoding="utf-8")
+    with console.qtbot.waitSignal(console.window.queue_loaded, timeout=30_000):
+        console.window.open_queue(path, confirm=False)
+    console.qtbot.waitUntil(lambda: console.js("Boolean(document.getElementById('row-B-1'))"))
+    row = console.js("document.getElementById('row-B-1').textContent")
+    assert "\u202e" not in row and "Invoice ⟨RLO⟩gpj.exe" in row
+    click(console, "#row-B-1")
+    console.qtbot.waitUntil(lambda: console.api_json("summary")["selected"] == "B-1")
+    detail = console.js("document.getElementById('d-subject').textContent")
+    assert detail == "Invoice ⟨RLO⟩gpj.exe"
+    header = console.js("document.getElementById('queue-name').textContent")
+    assert "\u202e" not in header and "⟨RLO⟩" in header
+    assert visible_controls(Path(path).name) == "spoof⟨RLO⟩txt.json"
