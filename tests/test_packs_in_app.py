@@ -165,14 +165,14 @@ def test_a_tool_made_on_another_queue_runs_here_by_name_or_after_mapping(console
     # Made where Priya Raman's id was "priya-raman": found here by her name, id "priya".
     same_name = pack_with(tmp_path, "by_name", "priya-raman", "Priya Raman")
     text = preview_of(console, same_name)
-    assert "do not have" not in text  # nothing to map
+    assert "does not have" not in text  # nothing to map
     assert console.run_tool("by_name", {"ticket_id": "T-1011"})["ok"] is True
     assert console.dispatch("get_ticket", {"ticket_id": "T-1011"})["result"]["assignee"] == "priya"
 
     # Made where she is "P. Raman": the preview asks who that is here, before importing.
     other = pack_with(tmp_path, "mapped", "p-17", "P. Raman")
     text = preview_of(console, other, {"P. Raman": "Marcus Hale"})
-    assert "P. Raman →" in text
+    assert "P. Raman →" in text and "your queue does not have" in text
     tool = console.library.callable("mapped")
     assert tool.steps[1]["args"]["assignee"] == {
         "from": "const",

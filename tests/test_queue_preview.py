@@ -96,7 +96,7 @@ def test_rows_table_shows_first_tickets_with_assignee_names(dialog: QueuePreview
     table = dialog.tickets_table
     assert table.rowCount() == 3
     assert cell_texts(table, 0) == ["1001", "1002", "1003"]
-    assert cell_texts(table, 3) == ["open", "open", "pending"]
+    assert cell_texts(table, 3) == ["Open", "Open", "Pending"]
     assert cell_texts(table, 5) == ["Chen Wei", "Ana García", ""]
     assert cell_texts(table, 6)[0] == "login, sso"
 
@@ -242,7 +242,7 @@ def test_changing_choices_reads_the_file_again_and_returns_them(
     assert "“description_text”" not in freshdesk.notes_label.text()
 
     pick(freshdesk.value_combo("status", "Escalated to L2"), "Pending")
-    assert cell_texts(freshdesk.tickets_table, 3)[:3] == ["open", "pending", "pending"]
+    assert cell_texts(freshdesk.tickets_table, 3)[:3] == ["Open", "Pending", "Pending"]
     row = value_rows(freshdesk)[2]
     assert row[1] == "Escalated to L2" and row[3] == "Pending" and row[VALUE_NOTE_COLUMN] == ""
     item = freshdesk.values_table.item(2, 1)
@@ -338,7 +338,7 @@ def test_dialog_starts_from_remembered_choices(qtbot: Any) -> None:
     assert dialog.preview.choices == remembered
     assert dialog.column_combo("responder_name").currentText() == "Assignee"
     assert dialog.value_combo("status", "Escalated to L2").currentText() == "Solved"
-    assert cell_texts(dialog.tickets_table, 3)[2] == "solved"
+    assert cell_texts(dialog.tickets_table, 3)[2] == "Solved"
     assert not dialog.message_label.isVisible()
     # Remembered meanings of values this file lacks are kept for the next file.
     assert dialog.choices.values == remembered.values

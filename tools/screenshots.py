@@ -1,75 +1,163 @@
-"""Take screenshots of the main window in a few states (offscreen), for review and the README.
+"""Render every screen a person meets, at 1400×900 and at 1024×640, into docs/screens/ (for
+review, and for the user guide in the README). Runs the real app offscreen.
 
-Usage: .venv/bin/python tools/screenshots.py OUT_DIR
+Usage: .venv/bin/python tools/screenshots.py [OUT_DIR]
 """
 
 from __future__ import annotations
 
-import os
+import json
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-if hasattr(os, "geteuid") and os.geteuid() == 0:
-    os.environ["QTWEBENGINE_DISABLE_SANDBOX"] = "1"
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
 
-from PySide6.QtCore import QEventLoop
-from PySide6.QtWidgets import QApplication
+from harness import application, js, start_console, wait  # noqa: E402
+from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget  # noqa: E402
 
-from understudy_desktop.app import open_session, prepare_qt
-from understudy_desktop.paths import DataPaths
-from understudy_desktop.queue_io import preview_queue_file
-from understudy_desktop.shell.queue_preview import QueuePreviewDialog
-from understudy_desktop.web.js import js_call
+from understudy_desktop.app import Session  # noqa: E402
+from understudy_desktop.consent.ledger import ConsentLedger  # noqa: E402
+from understudy_desktop.library.refs import missing_references  # noqa: E402
+from understudy_desktop.packs.importer import parse_pack, plan_import  # noqa: E402
+from understudy_desktop.queue_io import preview_queue_file  # noqa: E402
+from understudy_desktop.shell.pack_dialogs import ExportPackDialog, ImportPackDialog  # noqa: E402
+from understudy_desktop.shell.queue_preview import QueuePreviewDialog  # noqa: E402
+
+SIZES = {"1400x900": (1400, 900), "1024x640": (1024, 640)}
+FIXTURES = ROOT / "tests" / "fixtures"
+
+TEACH = """(() => {
+  const $ = (id) => document.getElementById(id);
+  $('teach-button').click();
+  $('row-T-1006').click();
+  for (const [id, v] of [['assignee-select', 'priya'], ['priority-select', 'high'],
+                         ['template-select', 'refund_approved']]) {
+    const s = $(id); s.value = v; s.dispatchEvent(new Event('change'));
+  }
+  $('template-apply').click();
+  $('teach-button').click();
+  return true;
+})()"""
 
 
-def pump(app: QApplication, seconds: float) -> None:
+def settle(app: QApplication, seconds: float = 0.6) -> None:
+    import time
+
     end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+    wait(app, lambda: time.monotonic() > end, seconds + 5)
+
+
+def save(widget: QWidget, out: Path, name: str) -> None:
+    widget.grab().save(str(out / f"{name}.png"))
+
+
+def dialog_shot(
+    app: QApplication, dialog: QDialog, out: Path, name: str, size: tuple[int, int]
+) -> None:
+    # A dialog is never bigger than the screen it opens on.
+    dialog.resize(min(dialog.width(), size[0]), min(dialog.height(), size[1]))
+    dialog.show()
+    settle(app, 0.4)
+    save(dialog, out, name)
+    dialog.close()
+
+
+def page(app: QApplication, session: Session, script: str) -> object:
+    return js(app, session.window.page, script)
+
+
+def shoot(app: QApplication, out: Path, size: tuple[int, int]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
+        session = start_console(app, Path(tmp) / "data")
+        window = session.window
+        window.resize(*size)
+        settle(app)
+        save(window, out, "01-welcome")
+        page(app, session, "document.getElementById('welcome-dismiss').click(); true")
+        page(app, session, "document.getElementById('row-T-1006').click(); true")
+        settle(app)
+        save(window, out, "02-console")
+        page(
+            app,
+            session,
+            "document.dispatchEvent(new KeyboardEvent('keydown', {key: '?'})); true",
+        )
+        settle(app)
+        save(window, out, "03-shortcuts")
+        page(app, session, "document.getElementById('shortcuts-close').click(); true")
+
+        page(app, session, TEACH)
+        wait(app, lambda: bool(page(app, session, "Boolean(document.getElementById('draft-name'))")))
+        settle(app)
+        save(window, out, "04-make-a-tool")
+        page(app, session, "document.getElementById('ask-assignee').click(); true")
+        settle(app)
+        save(window, out, "05-make-a-tool-choosing")
+        page(app, session, "document.getElementById('ask-assignee').click(); true")
+        page(app, session, "document.getElementById('draft-publish').click(); true")
+        gate = session.consent.gate
+        wait(app, lambda: bool(gate.open_dialogs()), 20)
+        approval = gate.open_dialogs()[0]
+        approval.resize(min(approval.width(), size[0]), min(approval.height(), size[1]))
+        settle(app)
+        save(approval, out, "06-approval-dialog")
+        approval.approve_button.click()
+        wait(app, lambda: bool(session.library.tools()), 20)
+
+        page(app, session, "document.getElementById('library-button').click(); true")
+        settle(app)
+        save(window, out, "07-library")
+        page(
+            app,
+            session,
+            "document.querySelector('[data-tool] .btn.primary').click(); true",
+        )
+        settle(app)
+        save(window, out, "08-run-form")
+
+        tools = [t.definition for t in session.library.tools()]
+        dialog_shot(app, ExportPackDialog(tools, "Dana Ortiz", window), out, "09-export", size)
+        raw = json.loads((ROOT / "packs" / "refund-desk.understudy-pack.json").read_text())
+        spec = raw["tools"][0]["steps"][1]["args"]["assignee"]
+        spec.update(value="p-17", ref={"kind": "person", "name": "P. Raman"})
+        raw["author"] = "Dana Ortiz"
+        pack = parse_pack(json.dumps(raw).encode(), "refund-desk.understudy-pack.json")
+        catalogue = session.library.catalogue
+        plan = plan_import(pack, "refund-desk.understudy-pack.json", catalogue, set())
+        assert window.keeper is not None
+        known = window.keeper.known()
+        preview = ImportPackDialog(
+            plan,
+            "refund-desk.understudy-pack.json",
+            ConsentLedger(),
+            lambda _r, _m: {},
+            catalogue,
+            missing_references(plan.definitions, catalogue, known),
+            known,
+            window,
+        )
+        dialog_shot(app, preview, out, "10-import-preview", size)
+
+        queue = preview_queue_file(FIXTURES / "queues" / "freshdesk_export.csv")
+        dialog_shot(app, QueuePreviewDialog(queue, window), out, "11-open-helpdesk-file", size)
+
+        window.show_about()
+        settle(app)
+        about = next(b for b in window.findChildren(QMessageBox) if b.isVisible())
+        save(about, out, "12-about")
+        about.close()
+        session.close()
 
 
 def main() -> int:
-    out = Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots")
-    out.mkdir(parents=True, exist_ok=True)
-    prepare_qt()
-    app = QApplication.instance() or QApplication([])
-    with tempfile.TemporaryDirectory() as tmp:
-        session = open_session(DataPaths(Path(tmp)))
-        window = session.window
-        window.resize(1440, 900)
-        ready: list[bool] = []
-        window.port.ready_changed.connect(ready.append)
-        window.load_console()
-        window.show()
-        while not ready:
-            pump(app, 0.05)
-
-        def dispatch(command: str, payload: dict[str, object]) -> None:
-            window.page.runJavaScript(
-                js_call("window.understudyShell.api.dispatch", command, payload, "ui"), 0
-            )
-
-        dispatch("select_ticket", {"ticket_id": "T-1006"})
-        dispatch("apply_template", {"ticket_id": "T-1006", "template_id": "refund_approved"})
-        pump(app, 1.0)
-        window.grab().save(str(out / "console.png"))
-
-        dispatch("filter_tickets", {"text": "bank feed"})
-        dispatch("select_ticket", {"ticket_id": "T-1003"})
-        pump(app, 1.0)
-        window.grab().save(str(out / "filtered.png"))
-
-        fixture = Path(__file__).resolve().parent.parent / "tests/fixtures/queues"
-        dialog = QueuePreviewDialog(preview_queue_file(fixture / "helpdesk_comma.csv"), window)
-        dialog.show()
-        pump(app, 0.5)
-        dialog.grab().save(str(out / "open-queue-preview.png"))
-        dialog.close()
-        session.close()
-    print(f"screenshots in {out}")
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "screens"
+    app = application()
+    for name, size in SIZES.items():
+        shoot(app, out / name, size)
+        print(f"wrote {out / name}")
     return 0
 
 

@@ -47,7 +47,9 @@ def trial_sentence(ok: bool, changed: list[str], message: str, answers: dict[str
         start = on or "On your queue as it is now, "
         return f"{start}it would stop without changing anything: {message}"
     if not changed:
-        return f"{on or 'On your queue as it is now, '}it would change no tickets."
+        already = "it is" if len(tickets) == 1 else "they are"
+        start = on or "On your queue as it is now, "
+        return f"{start}nothing would change: {already} already as this routine leaves them."
     named = ", ".join(changed[:MAX_NAMED])
     more = f" and {len(changed) - MAX_NAMED} more" if len(changed) > MAX_NAMED else ""
     count = f"{len(changed)} ticket{'s' if len(changed) != 1 else ''}"

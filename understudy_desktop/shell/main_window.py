@@ -489,7 +489,7 @@ class MainWindow(QMainWindow):
         box.setWindowTitle(f"About {APP_NAME}")
         box.setTextFormat(Qt.TextFormat.PlainText)
         box.setText(about_facts(self._webmcp_state).as_text())
-        box.exec()
+        box.open()  # window-modal, without a nested event loop
 
     @property
     def webmcp_state(self) -> str:

@@ -166,8 +166,8 @@ class ImportPackDialog(QDialog):
         form = QFormLayout(box)
         form.addRow(
             _plain(
-                "These tools name people or templates this queue does not have. Choose who or "
-                "what they mean here:",
+                "This pack names people or templates your queue does not have. Choose who or "
+                "what each one means here:",
                 bold=True,
             )
         )

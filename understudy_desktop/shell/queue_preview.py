@@ -9,6 +9,7 @@ remember for the next file of the same kind (see ``source_signature``).
 from __future__ import annotations
 
 from collections.abc import Sequence, Set
+from datetime import datetime
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
@@ -72,6 +73,15 @@ def summary_text(preview: QueuePreview) -> str:
 def value_label(value: str) -> str:
     """How a status or priority is shown in a choice: "open" -> "Open"."""
     return value.capitalize()
+
+
+def _when(iso: str) -> str:
+    """ "2 Nov 2026, 09:14" from the ticket's ISO time, as the console shows dates."""
+    try:
+        moment = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except ValueError:
+        return iso
+    return f"{moment.day} {moment.strftime('%b %Y, %H:%M')}"
 
 
 def unknown_value_note(field_name: str, raw: str) -> str:
@@ -371,11 +381,11 @@ class QueuePreviewDialog(QDialog):
             ticket.id,
             ticket.subject,
             ticket.requester,
-            ticket.status,
-            ticket.priority,
+            value_label(ticket.status),
+            value_label(ticket.priority),
             self.preview.assignee_name(ticket.assignee),
             ", ".join(ticket.tags),
-            ticket.created,
+            _when(ticket.created),
         )
 
     # --- changing choices -------------------------------------------------------------------
