@@ -13,7 +13,7 @@ export function repairDefinition(definition, stepIndex, recordedSteps) {
   }
   const [recorded] = recordedSteps;
   const command = CATALOGUE[recorded.command];
-  if (!command) throw new RepairError(`"${recorded.command}" is not a command of this console.`);
+  if (!command) throw new RepairError('A step you recorded is not something this console can do. Press Repair again to retry.');
   const old = definition.steps[stepIndex];
   const args = {};
   for (const [field, value] of Object.entries(recorded.payload)) {

@@ -20,7 +20,7 @@ export function createRecordingsView({ panel, library, recordings, toast, openEd
       remove.addEventListener('click', () => {
         recordings.remove(r.id);
         show();
-        toast.show(`Deleted "${r.name}".`, { undo: () => { recordings.save(r); show(); } });
+        toast.show(`Deleted “${r.name}”.`, { undo: () => { recordings.save(r); show(); } });
       });
       return el('div', { class: 'card' }, nameInput,
         el('ol', { class: 'steps' }, ...r.steps.map((s) => el('li', { text: describeStep(s) }))),
@@ -45,7 +45,7 @@ export function createRecordingsView({ panel, library, recordings, toast, openEd
         else throw err;
       }
     });
-    panel.replaceChildren(drawerHeader('Pair recordings', show), el('p', { class: 'hint', text: `Pair "${first.name}" with:` }), select, el('div', { class: 'card-row' }, go));
+    panel.replaceChildren(drawerHeader('Pair recordings', show), el('p', { class: 'hint', text: `Pair “${first.name}” with:` }), select, el('div', { class: 'card-row' }, go));
   }
 
   return { show };
