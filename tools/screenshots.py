@@ -1,4 +1,4 @@
-"""Render every screen a person meets, at 1400×900 and at 1024×640, into docs/screens/ (for
+"""Render every screen a person meets, at 1400x900 and at 1024x640, into docs/screens/ (for
 review, and for the user guide in the README). Runs the real app offscreen.
 
 Usage: .venv/bin/python tools/screenshots.py [OUT_DIR]
@@ -90,7 +90,8 @@ def shoot(app: QApplication, out: Path, size: tuple[int, int]) -> None:
         page(app, session, "document.getElementById('shortcuts-close').click(); true")
 
         page(app, session, TEACH)
-        wait(app, lambda: bool(page(app, session, "Boolean(document.getElementById('draft-name'))")))
+        drafted = "Boolean(document.getElementById('draft-name'))"
+        wait(app, lambda: bool(page(app, session, drafted)))
         settle(app)
         save(window, out, "04-make-a-tool")
         page(app, session, "document.getElementById('ask-assignee').click(); true")
