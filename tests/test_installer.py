@@ -24,12 +24,15 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("dist")
+    # Started with the app's own private umask (as from a session of the app): the package
+    # must still be readable by every user of the machine.
     done = subprocess.run(
         [str(ROOT / "installer" / "build"), str(out)],
         capture_output=True,
         text=True,
         timeout=900,
         check=False,
+        preexec_fn=lambda: os.umask(0o077),
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "frozen app:" in done.stdout and ".deb:" in done.stdout
@@ -121,4 +124,9 @@ def test_the_deb_has_a_valid_desktop_entry_and_pack_type(built, tmp_path):
         ["dpkg-deb", "--ctrl-tarfile", str(debs[0])], capture_output=True, check=True
     ).stdout
     assert b".local/share" not in postrm and b"rm -rf" not in postrm
+    listing = subprocess.run(
+        ["dpkg-deb", "-c", str(debs[0])], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    private = [line for line in listing if line[7] != "r"]
+    assert listing and private == [], private[:5]
     shutil.rmtree(root)
