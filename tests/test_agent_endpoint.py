@@ -278,6 +278,10 @@ def test_missing_or_wrong_token_foreign_origin_and_host_are_refused(agent_consol
         "foreign origin": raw_status(url, {**good, "Origin": "http://evil.example"}),
         "foreign host": raw_status(url, {**good, "Host": "evil.example"}),
         "good": raw_status(url, good),
+        # Authentication schemes are case-insensitive (RFC 9110 §11.1).
+        "lower-case scheme": raw_status(url, {"Authorization": f"bearer {token}"}),
+        "upper-case scheme": raw_status(url, {"Authorization": f"BEARER {token}"}),
+        "other scheme": raw_status(url, {"Authorization": f"Basic {token}"}),
     }
     assert statuses == {
         "no token": 401,
@@ -285,7 +289,45 @@ def test_missing_or_wrong_token_foreign_origin_and_host_are_refused(agent_consol
         "foreign origin": 403,
         "foreign host": 421,
         "good": 200,
+        "lower-case scheme": 200,
+        "upper-case scheme": 200,
+        "other scheme": 401,
     }
+
+
+def test_a_refused_delete_leaves_the_session_and_its_notifications(agent_console):
+    url, token = endpoint(agent_console)
+    server = agent_console.session.agent
+    base = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "Authorization": f"Bearer {token}",
+    }
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-03-26",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
+    with httpx2.Client() as http:
+        answer = http.post(url, json=init, headers=base)
+        session = answer.headers["mcp-session-id"]
+        headers = {**base, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-03-26"}
+        http.post(
+            url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers
+        )
+        http.post(url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=headers)
+        agent_console.qtbot.waitUntil(lambda: session in server._legacy_sessions)
+        refused = http.delete(url, headers={**headers, "Origin": "http://evil.example"})
+        assert refused.status_code == 403
+        assert session in server._legacy_sessions  # still told when tools change
+        ended = http.delete(url, headers=headers)
+        assert ended.status_code in (200, 204)
+        assert session not in server._legacy_sessions
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.10", "example.com", "::"])

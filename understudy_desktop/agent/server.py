@@ -97,6 +97,28 @@ class _ListChangedServer(Server):
         )
 
 
+def authorized(header: bytes, token: bytes) -> bool:
+    """`Authorization: Bearer <token>`; the scheme's case does not matter (RFC 9110 §11.1)."""
+    scheme, _, credentials = header.strip().partition(b" ")
+    return scheme.lower() == b"bearer" and hmac.compare_digest(credentials.strip(), token)
+
+
+async def refuse_unauthorized(send: Send) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")],
+        }
+    )
+    await send(
+        {
+            "type": "http.response.body",
+            "body": b"A valid bearer token is required (see agent.json).",
+        }
+    )
+
+
 def is_loopback(host: str) -> bool:
     try:
         return ipaddress.ip_address(host).is_loopback
@@ -258,32 +280,30 @@ class AgentServer:
         token = self.token.encode()
 
         async def app(scope: Scope, receive: Receive, send: Send) -> None:
-            if scope["type"] == "http":
-                headers = dict(scope["headers"])
-                auth = headers.get(b"authorization", b"")
-                if not (auth.startswith(b"Bearer ") and hmac.compare_digest(auth[7:], token)):
-                    await send(
-                        {
-                            "type": "http.response.start",
-                            "status": 401,
-                            "headers": [
-                                (b"content-type", b"text/plain"),
-                                (b"www-authenticate", b"Bearer"),
-                            ],
-                        }
-                    )
-                    await send(
-                        {
-                            "type": "http.response.body",
-                            "body": b"A valid bearer token is required (see agent.json).",
-                        }
-                    )
-                    return
-                if scope["method"] == "DELETE":
-                    session_id = headers.get(b"mcp-session-id", b"").decode()
-                    if self._legacy_sessions.pop(session_id, None) is not None:
-                        self._activity.forget_session(session_id)
-            await inner(scope, receive, send)
+            if scope["type"] != "http":
+                await inner(scope, receive, send)
+                return
+            headers = dict(scope["headers"])
+            if not authorized(headers.get(b"authorization", b""), token):
+                await refuse_unauthorized(send)
+                return
+            if scope["method"] != "DELETE":
+                await inner(scope, receive, send)
+                return
+            # A session ends only if the transport agreed (a DELETE with a bad Origin gets
+            # 403 and must leave the session, and its list_changed stream, as they were).
+            status: list[int] = []
+
+            async def watch(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    status.append(int(message["status"]))
+                await send(message)
+
+            await inner(scope, receive, watch)
+            session_id = headers.get(b"mcp-session-id", b"").decode()
+            ended = bool(status) and 200 <= status[0] < 300
+            if ended and self._legacy_sessions.pop(session_id, None) is not None:
+                self._activity.forget_session(session_id)
 
         return app
 
