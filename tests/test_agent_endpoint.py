@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import threading
 
 import anyio
 import httpx2
@@ -12,6 +13,7 @@ import mcp_types as types
 import pytest
 from agent_helpers import TEST_TOOLS, mcp_client, publish_definitions, run_client, step
 from agent_helpers import definition as make_definition
+from mcp.shared.exceptions import MCPError
 from PySide6.QtCore import QTimer
 
 from understudy_desktop.agent.runtime_file import read_runtime
@@ -115,7 +117,6 @@ def test_failures_are_results_with_stable_codes_and_never_echo_values(agent):
             return {
                 "invalid": await c.call_tool("close_ticket", {"ticket_id": "DROP secret-value"}),
                 "extra": await c.call_tool("close_ticket", {"ticket_id": "T-1", "sneaky": "x"}),
-                "unknown": await c.call_tool("no_such_tool", {}),
                 "step_failed": await c.call_tool("give_to_nobody", {"ticket_id": "T-1004"}),
             }
 
@@ -127,7 +128,6 @@ def test_failures_are_results_with_stable_codes_and_never_echo_values(agent):
     assert codes == {
         "invalid": "invalid_input",
         "extra": "invalid_input",
-        "unknown": "not_found",
         "step_failed": "step_failed",
     }
     text = " ".join(r.content[0].text for r in out.values())
@@ -169,6 +169,117 @@ def test_a_call_the_page_cannot_start_in_time_times_out_and_never_runs_later(age
     assert result.is_error and result.structured_content["code"] == "timeout"
     agent.qtbot.wait(1500)  # the page is free again: the late run must not happen now
     assert ticket(agent, "T-1006") == before
+
+
+def test_an_unknown_tool_is_a_protocol_error_and_a_known_one_a_result(agent):
+    url, token = endpoint(agent)
+
+    async def go():
+        async with mcp_client(url, token) as c:
+            try:
+                await c.call_tool("no_such_tool", {})
+            except MCPError as exc:
+                return exc.code, exc.message
+            return None
+
+    code, message = run_client(agent.qtbot, go)
+    # MCP's tools error handling: an unknown tool is JSON-RPC -32602, not a tool result.
+    assert code == -32602 and "Unknown tool: no_such_tool" in message
+
+
+def raw_session(url: str, token: str, version: str) -> tuple[httpx2.Client, dict[str, str]]:
+    """A client that speaks plain HTTP: initialised at `version`, with its session headers."""
+    http = httpx2.Client(timeout=30)
+    base = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "Authorization": f"Bearer {token}",
+    }
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
+    answer = http.post(url, json=init, headers=base)
+    assert answer.json()["result"]["protocolVersion"] == version
+    headers = {**base, "Mcp-Session-Id": answer.headers["mcp-session-id"]}
+    if version != "2025-03-26":  # that version's clients send no version header
+        headers["Mcp-Protocol-Version"] = version
+    http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+    return http, headers
+
+
+@pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18", "2025-11-25"])
+def test_a_cancelled_request_gets_no_response_and_never_runs(agent, version):
+    url, token = endpoint(agent)
+    http, headers = raw_session(url, token, version)
+    before = ticket(agent, "T-1008")
+    out: dict[str, object] = {}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "close_ticket", "arguments": {"ticket_id": "T-1008"}},
+    }
+
+    def post() -> None:
+        answer = http.post(url, json=call, headers=headers)
+        out["status"], out["body"] = answer.status_code, answer.text
+
+    # A first call keeps the page busy, so the second waits its turn and can be cancelled.
+    first = threading.Thread(
+        target=lambda: httpx2.post(
+            url,
+            json={
+                **call,
+                "id": 6,
+                "params": {**call["params"], "arguments": {"ticket_id": "T-1007"}},
+            },
+            headers=headers,
+            timeout=30,
+        )
+    )
+    block_the_page(agent, 1.5)
+    first.start()
+    agent.qtbot.wait(200)
+    worker = threading.Thread(target=post)
+    worker.start()
+    agent.qtbot.wait(300)
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}}
+    assert httpx2.post(url, json=cancel, headers=headers).status_code == 202
+    agent.qtbot.waitUntil(lambda: not worker.is_alive() and not first.is_alive(), timeout=15_000)
+    # The POST ends with no JSON-RPC message at all: no result and no error for id 7.
+    assert out["status"] == 200 and '"id":7' not in str(out["body"])
+    agent.qtbot.wait(1500)
+    assert ticket(agent, "T-1008") == before
+    http.close()
+
+
+def test_batches_are_answered_on_2025_03_26_sessions_only(agent):
+    url, token = endpoint(agent)
+    batch = [
+        {"jsonrpc": "2.0", "id": 8, "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 9, "method": "tools/list"},
+    ]
+    http, headers = raw_session(url, token, "2025-03-26")
+    answer = http.post(url, json=batch, headers=headers)
+    assert answer.status_code == 200, answer.text
+    answers = answer.json()
+    assert [a["id"] for a in answers] == [8, 9]  # one per request, in order
+    assert "close_ticket" in [t["name"] for t in answers[1]["result"]["tools"]]
+    only_notes = http.post(url, json=batch[1:2], headers=headers)
+    assert only_notes.status_code == 202
+    http.close()
+    # Later versions removed batches: refused.
+    http, headers = raw_session(url, token, "2025-06-18")
+    assert http.post(url, json=batch, headers=headers).status_code == 400
+    http.close()
 
 
 def test_mcp_cancellation_of_a_waiting_call_means_it_never_runs(agent):

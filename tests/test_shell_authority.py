@@ -30,6 +30,7 @@ from agent_helpers import (
     run_client,
     step,
 )
+from mcp.shared.exceptions import MCPError
 from shiboken6 import isValid
 
 from understudy_desktop.agent.builtins import builtin_tools
@@ -202,8 +203,17 @@ def test_a_page_tool_named_like_an_approved_one_is_never_listed_or_called(shell)
     """,
     )
     assert agents_see(shell) == before
-    missing = agent_calls(shell, "backdoor", {})
-    assert missing.is_error and missing.structured_content["code"] == "not_found"
+    server = shell.session.agent
+
+    async def call_backdoor():
+        async with mcp_client(server.url, server.token) as c:
+            try:
+                await c.call_tool("backdoor", {})
+            except MCPError as exc:
+                return exc.message
+            return "it ran"
+
+    assert run_client(shell.qtbot, call_backdoor).startswith("Unknown tool: backdoor")
     agent_calls(shell, "close_ticket", {"ticket_id": "T-1013"})
     assert ticket(shell, "T-1013")["status"] == "closed"
     assert shell.value("window.__ran ?? null") is None

@@ -91,6 +91,11 @@ class ToolCalls(QObject):
         tools += [t.public() for t in self.library.callable_tools()]
         return sorted(tools, key=lambda t: str(t["name"]))
 
+    def knows(self, name: str) -> bool:
+        """A built-in tool, or a taught one in the library in any state (a turned-off or
+        held-back tool is known: a call to it is told why it cannot run)."""
+        return name in builtins.builtin_tools() or self.library.get(name) is not None
+
     # --- calls (Qt thread) ----------------------------------------------------------------
     def call(
         self, name: str, arguments: dict[str, Any], requester: str, answer: Answer

@@ -28,12 +28,15 @@ from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from understudy_desktop import __version__
 from understudy_desktop.agent import results
 from understudy_desktop.agent.activity import AgentActivity
 from understudy_desktop.agent.calls import CallHandle, ToolCalls
+from understudy_desktop.agent.http_edges import HttpEdges
 from understudy_desktop.qt_thread import call_on_main
 
 log = logging.getLogger(__name__)
@@ -176,6 +179,14 @@ class AgentServer:
         ) -> types.CallToolResult:
             client = self._client_name(ctx, params.meta)
             self._activity.note(client=client, tool=params.name)
+            if not self._calls.knows(params.name):
+                # A protocol error, as in MCP's tools error handling (unknown tool: -32602);
+                # what a known tool cannot do is a result the model can read (isError).
+                raise MCPError(
+                    INVALID_PARAMS,
+                    f"Unknown tool: {params.name[:64]}. List the tools again: it may have "
+                    "been removed.",
+                )
             reply = await self._call(params.name, params.arguments or {}, client)
             return mcp_result(reply)
 
@@ -265,7 +276,7 @@ class AgentServer:
 
     # --- ASGI and lifecycle ---------------------------------------------------------------
     def asgi_app(self) -> ASGIApp:
-        inner = self._server.streamable_http_app(
+        sdk_app = self._server.streamable_http_app(
             streamable_http_path=MCP_PATH,
             # One JSON body per answer instead of an SSE stream: calls here answer once, and
             # the stream's framing and flushes cost milliseconds (bench/agent_latency.py).
@@ -277,6 +288,7 @@ class AgentServer:
                 allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
             ),
         )
+        inner = HttpEdges(sdk_app)
         token = self.token.encode()
 
         async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -292,18 +304,15 @@ class AgentServer:
                 return
             # A session ends only if the transport agreed (a DELETE with a bad Origin gets
             # 403 and must leave the session, and its list_changed stream, as they were).
-            status: list[int] = []
+            session_id = headers.get(b"mcp-session-id", b"").decode()
 
             async def watch(message: Message) -> None:
-                if message["type"] == "http.response.start":
-                    status.append(int(message["status"]))
+                ended = message["type"] == "http.response.start" and message["status"] < 300
+                if ended and self._legacy_sessions.pop(session_id, None) is not None:
+                    self._activity.forget_session(session_id)
                 await send(message)
 
             await inner(scope, receive, watch)
-            session_id = headers.get(b"mcp-session-id", b"").decode()
-            ended = bool(status) and 200 <= status[0] < 300
-            if ended and self._legacy_sessions.pop(session_id, None) is not None:
-                self._activity.forget_session(session_id)
 
         return app
 
