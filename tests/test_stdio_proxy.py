@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import time
 
@@ -73,7 +74,6 @@ def test_the_proxy_lists_calls_and_forwards_list_changed(agent_console, data_dir
 
 
 def test_the_proxy_says_plainly_when_the_app_is_not_running(tmp_path):
-    import subprocess
 
     done = subprocess.run(
         [
@@ -127,3 +127,80 @@ def test_the_proxy_starts_the_app_when_none_is_running(qtbot, tmp_path):
                 except ProcessLookupError:
                     break
                 time.sleep(0.2)
+
+
+def start_app_process(data_dir) -> subprocess.Popen:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    child = subprocess.Popen(
+        [sys.executable, "-m", "understudy_desktop", "--data-dir", str(data_dir)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        runtime = read_runtime(data_dir)
+        if runtime is not None and runtime.pid == child.pid:
+            return child
+        assert child.poll() is None, "the app stopped while starting"
+        time.sleep(0.2)
+    child.kill()
+    raise AssertionError("the app did not start")
+
+
+def stop_app_process(child: subprocess.Popen) -> None:
+    child.send_signal(signal.SIGTERM)
+    try:
+        child.wait(30)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait(10)
+
+
+@pytest.mark.slow
+def test_the_proxy_outlives_a_restart_of_the_app(tmp_path):
+    """A connected client keeps working across a restart of the app (new port and token): a
+    call while the app is down gets a clean error, the next one after it is back succeeds."""
+    import anyio.to_thread
+
+    data_dir = tmp_path / "data"
+    apps = [start_app_process(data_dir)]
+    first_token = read_runtime(data_dir).token
+    params = proxy_params(data_dir)
+    params.args.append("--no-start")
+    stderr = tmp_path / "proxy-stderr.txt"
+
+    async def go():
+        with stderr.open("w") as errors:
+            async with (
+                stdio_client(params, errlog=errors) as (read, write),
+                ClientSession(
+                    read,
+                    write,
+                    client_info=types.Implementation(name="Claude Desktop", version="1"),
+                ) as session,
+            ):
+                await session.initialize()
+                before = await session.call_tool("understudy_list_recordings", {})
+                await anyio.to_thread.run_sync(stop_app_process, apps[0])
+                down = await session.call_tool("understudy_list_recordings", {})
+                apps.append(await anyio.to_thread.run_sync(start_app_process, data_dir))
+                after = await session.call_tool("understudy_list_recordings", {})
+                names = [t.name for t in (await session.list_tools()).tools]
+                return before, down, after, names
+
+    try:
+        before, down, after, names = anyio.run(go)
+    finally:
+        for child in apps:
+            if child.poll() is None:
+                stop_app_process(child)
+    assert before.is_error is False
+    assert down.is_error is True and down.structured_content["code"] == "unavailable"
+    assert "Understudy" in down.content[0].text
+    assert read_runtime(data_dir) is None or read_runtime(data_dir).token != first_token
+    assert after.is_error is False, after.content[0].text
+    assert "understudy_run_tool" in names
+    # Whatever happened is in the proxy's log; the client's stderr has no traceback.
+    assert "Traceback" not in stderr.read_text()
+    assert (data_dir / "logs" / "mcp-proxy.log").exists()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import logging.handlers
 import os
 import subprocess
 import sys
@@ -19,17 +20,24 @@ from typing import Any, cast
 import anyio
 import httpx2
 import mcp_types as types
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import CONNECTION_CLOSED
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from understudy_desktop import __version__
-from understudy_desktop.agent.results import CLIENT_META_KEY, PROXY_NAME
+from understudy_desktop.agent.results import CLIENT_META_KEY
 from understudy_desktop.agent.runtime_file import AgentRuntime, read_runtime
+from understudy_desktop.agent.upstream import (
+    FindApp,
+    Upstream,
+    UpstreamUnavailableError,
+    call_through,
+    list_through,
+)
 from understudy_desktop.paths import resolve_data_paths
 
 log = logging.getLogger("understudy-mcp")
@@ -104,30 +112,32 @@ def _on_behalf_of(ctx: ServerRequestContext) -> types.RequestParamsMeta:
     return cast(types.RequestParamsMeta, {CLIENT_META_KEY: name})  # an open map
 
 
-def build_proxy(runtime: AgentRuntime) -> Server:
+def build_proxy(find_app: FindApp) -> Server:
     bus = InMemorySubscriptionBus()
     downstream: dict[str, ServerSession] = {}
 
+    async def tools_changed() -> None:
+        await bus.publish(ToolsListChanged())
+        session = downstream.get("session")
+        if session is not None:
+            with contextlib.suppress(Exception):  # a client that went away is not our failure
+                await session.send_tool_list_changed()
+
     async def upstream_message(message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
-            await bus.publish(ToolsListChanged())
-            session = downstream.get("session")
-            if session is not None:
-                await session.send_tool_list_changed()
+            await tools_changed()
 
     @contextlib.asynccontextmanager
     async def lifespan(_server: Server) -> AsyncIterator[dict[str, Any]]:
-        headers = {"Authorization": f"Bearer {runtime.token}"}
-        async with (
-            httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=600)) as http,
-            Client(
-                streamable_http_client(runtime.url, http_client=http),
-                mode="legacy",  # the classic list_changed notification on a standing stream
-                message_handler=upstream_message,
-                client_info=types.Implementation(name=PROXY_NAME, version=__version__),
-            ) as upstream,
-        ):
+        async with anyio.create_task_group() as tasks:
+            upstream = Upstream(tasks, find_app, upstream_message, tools_changed)
+            try:
+                await upstream.client()  # connect now: a client's first list is quick
+            except UpstreamUnavailableError as exc:
+                log.warning("Understudy is not available yet: %s", exc)
             yield {"upstream": upstream}
+            await upstream.close()
+            tasks.cancel_scope.cancel()
 
     def remember(ctx: ServerRequestContext) -> None:
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
@@ -137,19 +147,19 @@ def build_proxy(runtime: AgentRuntime) -> Server:
         ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         remember(ctx)
-        upstream: Client = ctx.lifespan_context["upstream"]
-        return await upstream.list_tools(meta=_on_behalf_of(ctx), cache_mode="bypass")
+        upstream: Upstream = ctx.lifespan_context["upstream"]
+        try:
+            return await list_through(upstream, _on_behalf_of(ctx))
+        except UpstreamUnavailableError as exc:
+            raise MCPError(CONNECTION_CLOSED, f"Understudy is not available: {exc}") from None
 
     async def call_tool(
         ctx: ServerRequestContext, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         remember(ctx)
-        upstream: Client = ctx.lifespan_context["upstream"]
+        upstream: Upstream = ctx.lifespan_context["upstream"]
         # Cancelling this handler cancels the upstream call, which aborts the page's signal.
-        result: types.CallToolResult = await upstream.session.call_tool(
-            params.name, params.arguments, meta=_on_behalf_of(ctx)
-        )
-        return result
+        return await call_through(upstream, params.name, params.arguments, _on_behalf_of(ctx))
 
     return Server(
         "understudy",
@@ -161,8 +171,8 @@ def build_proxy(runtime: AgentRuntime) -> Server:
     )
 
 
-async def serve(runtime: AgentRuntime) -> None:
-    server = build_proxy(runtime)
+async def serve(find_app: FindApp) -> None:
+    server = build_proxy(find_app)
     async with stdio_server() as (read, write):
         options = server.create_initialization_options(NotificationOptions(tools_changed=True))
         await server.run(read, write, options)
@@ -183,15 +193,42 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-start", action="store_true", help="fail instead of starting it")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     paths = resolve_data_paths(args.data_dir)
+    quiet_logging(paths.root)
     try:
-        runtime = find_or_start_app(paths.root, args.start_timeout, not args.no_start)
+        find_or_start_app(paths.root, args.start_timeout, not args.no_start)
     except AppUnavailableError as exc:
         print(f"understudy-mcp: {exc}", file=sys.stderr)
         return 1
-    anyio.run(serve, runtime)
+
+    def find_app() -> AgentRuntime:
+        # After a restart: the app's new agent.json (started again only if allowed).
+        return find_or_start_app(paths.root, args.start_timeout, not args.no_start)
+
+    try:
+        anyio.run(serve, find_app)
+    except KeyboardInterrupt:
+        return 0
+    except BaseException as exc:  # one line for the client, the details in the log
+        log.exception("understudy-mcp stopped")
+        print(f"understudy-mcp stopped: {type(exc).__name__}: {exc}"[:300], file=sys.stderr)
+        return 1
     return 0
+
+
+def quiet_logging(data_dir: Path) -> None:
+    """Details (and any traceback) go to logs/mcp-proxy.log in the data dir; the client, which
+    reads our stderr, gets one-line messages only."""
+    logs = data_dir / "logs"
+    try:
+        logs.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.handlers.RotatingFileHandler(
+            logs / "mcp-proxy.log", maxBytes=1_000_000, backupCount=2, encoding="utf-8"
+        )
+    except OSError:
+        handler = logging.NullHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
 
 
 if __name__ == "__main__":
