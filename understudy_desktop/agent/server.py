@@ -231,7 +231,14 @@ class AgentServer:
                 if not future.done():
                     future.set_result(reply)
 
-            loop.call_soon_threadsafe(settle)
+            # The endpoint may have stopped while the decision waited (app closing, a
+            # test's server torn down): the caller is gone, so there is no one to answer.
+            if loop.is_closed():
+                return
+            try:
+                loop.call_soon_threadsafe(settle)
+            except RuntimeError:  # closed between the check and the call
+                return
 
         def start() -> None:
             handle.append(self._calls.call(name, arguments, client, answer))
