@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Understudy Desktop needs on a Debian machine, idempotently:
 #   system libraries (apt-get, only those missing), a virtualenv in .venv with the locked
-#   Python packages, and the page's npm packages in web_assets/node_modules.
+#   Python packages, and the page's npm packages in web_assets/node_modules (plus, for the
+#   tests, their own npm tools in node_modules: ensure_dev_npm).
 # Sourced by ./run-app and ./run-tests; safe to run again (it skips what is already there).
 set -euo pipefail
 
@@ -93,6 +94,16 @@ ensure_npm() {
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return; fi
   say "installing the page's npm packages"
   (cd "$UNDERSTUDY_ROOT/web_assets" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  echo "$want" >"$stamp"
+}
+
+# Tools only the tests and benchmarks drive (chrome-devtools-mcp): never shipped with the app.
+ensure_dev_npm() {
+  local stamp="$UNDERSTUDY_ROOT/node_modules/.understudy-stamp" want
+  want="$(sha256sum "$UNDERSTUDY_ROOT/package-lock.json" | cut -d' ' -f1)"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return; fi
+  say "installing the test tools' npm packages"
+  (cd "$UNDERSTUDY_ROOT" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
   echo "$want" >"$stamp"
 }
 
