@@ -214,6 +214,65 @@ def raw_session(url: str, token: str, version: str) -> tuple[httpx2.Client, dict
     return http, headers
 
 
+def listed_bytes(url: str, token: str) -> tuple[list[dict], int]:
+    """tools/list as it goes over the wire: the tools and the bytes of the result's JSON."""
+    http, headers = raw_session(url, token, "2025-11-25")
+    answer = http.post(
+        url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=headers
+    )
+    http.close()
+    result = answer.json()["result"]
+    return result["tools"], len(json.dumps(result, separators=(",", ":")).encode())
+
+
+def test_the_tool_list_is_lean_and_says_no_more_than_is_known(agent):
+    url, token = endpoint(agent)
+    tools, _ = listed_bytes(url, token)
+    builtins = [t for t in tools if t["name"] in BUILTIN_TOOLS]
+    taught = [t for t in tools if t["name"] not in BUILTIN_TOOLS]
+    builtin_bytes = len(json.dumps({"tools": builtins}, separators=(",", ":")).encode())
+    assert builtin_bytes <= 1700, builtin_bytes
+    sizes = [len(json.dumps(t, separators=(",", ":")).encode()) for t in taught]
+    assert len(sizes) == len(TEST_TOOLS) and sum(sizes) / len(sizes) <= 400, sizes
+    for tool in tools:
+        assert "_meta" not in tool, tool["name"]  # no copies of what the fields say
+        # A hint is only ever said when it is true: false restates MCP's default or
+        # claims less risk than is known.
+        assert all(v is True for v in (tool.get("annotations") or {}).values()), tool
+        assert tool["description"] and len(tool["description"]) <= 500
+
+
+def test_the_lean_schemas_still_check_everything(agent):
+    """What the listed schema leaves out (unknown keys, patterns, budgets) is still refused."""
+    url, token = endpoint(agent)
+    bad = [
+        ("understudy_list_recordings", {"extra": 1}),
+        ("understudy_draft_tool", {"recording_id": "r", "name": "Bad Name", "description": "d"}),
+        ("understudy_draft_tool", {"recording_id": "r", "name": "ok", "description": "d" * 501}),
+        (
+            "understudy_draft_tool",
+            {
+                "recording_id": "r",
+                "name": "ok",
+                "description": "d",
+                "parameters": {"x": {"bnd": 1}},
+            },
+        ),
+        ("understudy_publish_tool", {"draft_id": "d", "pol": True}),
+        ("understudy_run_tool", {"name": "close_ticket", "args": {}}),
+        ("understudy_revoke_tool", {"name": "close_ticket", "now": True}),
+    ]
+
+    async def go():
+        async with mcp_client(url, token) as c:
+            return [await c.call_tool(name, args) for name, args in bad]
+
+    for (name, args), result in zip(bad, run_client(agent.qtbot, go), strict=True):
+        assert result.is_error, (name, args)
+        assert result.structured_content["code"] == "invalid_input", (name, result)
+    assert sorted(agent.taught()) == sorted(TEST_TOOLS)  # nothing changed
+
+
 @pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18", "2025-11-25"])
 def test_a_cancelled_request_gets_no_response_and_never_runs(agent, version):
     url, token = endpoint(agent)

@@ -223,3 +223,26 @@ def test_an_unreadable_tool_row_is_reported_in_the_window(console_factory, data_
     assert shown[0][0] == "Some saved tools could not be read"
     assert "broken" in shown[0][1]
     assert "broken" not in console.listed()
+
+
+def test_the_listed_schema_drops_only_the_narrowing_keywords():
+    from understudy_desktop.rules import listed_schema
+
+    full = {
+        "type": "object",
+        "properties": {
+            "ticket_id": {"type": "string", "minLength": 1, "maxLength": 64, "description": "T"},
+            "tags": {"type": "array", "items": {"type": "string", "maxLength": 20}},
+        },
+        "required": ["ticket_id"],
+        "additionalProperties": False,
+    }
+    assert listed_schema(full) == {
+        "type": "object",
+        "properties": {
+            "ticket_id": {"type": "string", "description": "T"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["ticket_id"],
+    }
+    assert full["additionalProperties"] is False  # the approved schema is untouched

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -32,6 +33,12 @@ class SchemaLintRules(BaseModel):
     subschemaKeywords: tuple[str, ...]  # noqa: N815
 
 
+class ListedSchemaOmits(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    keywords: tuple[str, ...]
+
+
 class Rules(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
@@ -43,6 +50,7 @@ class Rules(BaseModel):
     approvalHoldSeconds: float  # noqa: N815
     consentTtlSeconds: float  # noqa: N815
     schemaLint: SchemaLintRules  # noqa: N815
+    listedSchemaOmits: ListedSchemaOmits  # noqa: N815
 
     @property
     def tool_name(self) -> re.Pattern[str]:
@@ -51,6 +59,26 @@ class Rules(BaseModel):
     @property
     def param_name(self) -> re.Pattern[str]:
         return re.compile(self.paramName)
+
+
+def listed_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A taught tool's schema as agents read it: without the keywords that only narrow what
+    is accepted (rules.json, listedSchemaOmits). Calls are checked against the whole schema.
+    The page applies the same rule (js/teach/listing.js)."""
+    omit = set(rules().listedSchemaOmits.keywords)
+
+    def lean(node: Any) -> Any:
+        if not isinstance(node, dict):
+            return node
+        out = {k: v for k, v in node.items() if k not in omit}
+        if isinstance(out.get("properties"), dict):
+            out["properties"] = {k: lean(v) for k, v in out["properties"].items()}
+        if "items" in out:
+            out["items"] = lean(out["items"])
+        return out
+
+    result: dict[str, Any] = lean(schema)
+    return result
 
 
 @cache

@@ -88,7 +88,7 @@ class ToolCalls(QObject):
         """What agents may see, sorted by name: the built-in tools and every callable taught
         tool, each as approved. Never anything the page reports."""
         tools = [dict(t) for t in builtins.builtin_tools().values()]
-        tools += [t.public() for t in self.library.callable_tools()]
+        tools += [t.listed() for t in self.library.callable_tools()]
         return sorted(tools, key=lambda t: str(t["name"]))
 
     def knows(self, name: str) -> bool:
@@ -103,7 +103,7 @@ class ToolCalls(QObject):
         handle = CallHandle()
         builtin = builtins.builtin_tools().get(name)
         if builtin is not None:
-            problems = argument_problems(builtin["inputSchema"], arguments)
+            problems = argument_problems(builtins.argument_schema(name), arguments)
             if problems:
                 answer(error("invalid_input", "The arguments do not fit: " + "; ".join(problems)))
                 return handle

@@ -137,7 +137,7 @@ class ConsentService(QObject):
                     reply(error("tool_error", "The tool was saved but is not available."))
                 else:
                     # The draft stays: a retry of the same publish is told "published".
-                    reply({"status": "published", "name": tool.name, "tool": tool.public()})
+                    reply({"status": "published", "name": tool.name, "tool": tool.listed()})
 
             self.library.publish(tool, grant, done)
 

@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 import rfc8785
 
+from understudy_desktop.rules import listed_schema
+
 Status = Literal["active", "disabled", "needs_review"]
 MadeBy = Literal["person", "agent", "pack"]
 HASHED_FIELDS = ("name", "title", "description", "inputSchema", "annotations", "steps")
@@ -82,6 +84,13 @@ class TaughtTool:
     def public(self) -> dict[str, Any]:
         """What agents see: name, title, description, input schema, annotations."""
         return {k: copy.deepcopy(self.definition[k]) for k in PUBLIC_FIELDS if k in self.definition}
+
+    def listed(self) -> dict[str, Any]:
+        """What agents read in a tool list: public(), with the schema's narrowing keywords
+        left out (rules.listed_schema); calls are still checked against the whole schema."""
+        out = self.public()
+        out["inputSchema"] = listed_schema(self.input_schema)
+        return out
 
     def but(self, **changes: Any) -> TaughtTool:
         return replace(self, **changes)

@@ -79,7 +79,8 @@ export function createMetaTools({ recordings, drafts, registry, approvals, model
     },
   };
 
-  const tools = BUILTINS.tools.map((t) => ({ ...t, execute: execute[t.name] }));
+  // argumentRules are the shell's extra checks, not part of what agents read.
+  const tools = BUILTINS.tools.map(({ argumentRules: _rules, ...t }) => ({ ...t, execute: execute[t.name] }));
 
   return {
     tools,

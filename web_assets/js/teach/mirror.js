@@ -4,6 +4,7 @@
 // decides it exactly as it decides an agent's call through its endpoint; what this page
 // registers never changes what the shell lists or runs.
 import BUILTINS from '../../data/builtin_tools.json' with { type: 'json' };
+import { listedSchema } from './listing.js';
 
 const publicKey = (t) => JSON.stringify([t.name, t.title ?? '', t.description, t.inputSchema, t.annotations ?? {}]);
 
@@ -20,7 +21,7 @@ export function createMirror({ modelContext = () => document.modelContext, call 
         name: tool.name,
         title: tool.title || undefined,
         description: tool.description,
-        inputSchema: tool.inputSchema,
+        inputSchema: listedSchema(tool.inputSchema),
         annotations: tool.annotations ?? {},
         execute: (input) => call(tool.name, input ?? {}),
       }, { signal: controller.signal });

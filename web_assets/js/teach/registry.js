@@ -7,6 +7,7 @@
 import canonicalize from '../../node_modules/canonicalize/lib/canonicalize.js';
 import { runTool } from './runner.js';
 import RULES from '../../data/rules.json' with { type: 'json' };
+import { listedSchema } from './listing.js';
 
 export const MAX_TAUGHT_TOOLS = RULES.maxTaughtTools;
 
@@ -73,7 +74,7 @@ export function createRegistry({ bus, store, modelContext = () => document.model
       name: d.name,
       title: d.title || undefined,
       description: d.description,
-      inputSchema: d.inputSchema,
+      inputSchema: listedSchema(d.inputSchema),
       annotations: d.annotations,
       execute: (input, client) => execute(entry, input, client?.signal ?? null, 'agent'),
     }, { signal: entry.controller.signal });
