@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import anyio
@@ -71,6 +73,83 @@ def test_the_proxy_lists_calls_and_forwards_list_changed(agent_console, data_dir
     activity = agent_console.window._agent[0]
     assert activity.snapshot().client == "Claude Desktop"
     assert "Claude Desktop" in agent_console.window._agent_status.text()
+
+
+def test_a_call_cancelled_through_the_proxy_never_runs(agent_console, data_dir):
+    """The relay passes the client's notifications/cancelled on, in the same session."""
+    from test_agent_endpoint import block_the_page, ticket
+
+    publish_definitions(agent_console, [TEST_TOOLS["close_ticket"]])
+
+    async def go():
+        async with (
+            stdio_client(proxy_params(data_dir)) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(session.call_tool, "close_ticket", {"ticket_id": "T-1007"})
+                await anyio.sleep(0.3)  # the first call is in the page, which is busy
+                with anyio.move_on_after(0.5):
+                    await session.call_tool("close_ticket", {"ticket_id": "T-1008"})
+            return True
+
+    before = ticket(agent_console, "T-1008")
+    assert before["status"] != "closed"
+    block_the_page(agent_console, 2.5)
+    run_client(agent_console.qtbot, go, timeout_s=60)
+    agent_console.qtbot.waitUntil(lambda: ticket(agent_console, "T-1007")["status"] == "closed")
+    agent_console.qtbot.wait(300)
+    assert ticket(agent_console, "T-1008") == before
+    assert agent_console.library.usage("close_ticket").runs == 1
+
+
+def test_the_proxy_answers_a_line_that_is_not_json_and_goes_on(agent_console, data_dir):
+    """A broken line gets a JSON-RPC parse error; the next request is answered as usual."""
+    child = subprocess.Popen(
+        [sys.executable, *proxy_params(data_dir).args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=proxy_params(data_dir).env,
+    )
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
+    lines = [
+        json.dumps(init),
+        "this is not json",
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ]
+    answers: list[dict] = []
+
+    def talk() -> None:
+        assert child.stdin is not None and child.stdout is not None
+        child.stdin.write(("\n".join(lines) + "\n").encode())
+        child.stdin.flush()
+        while len(answers) < 3:
+            answers.append(json.loads(child.stdout.readline()))
+        child.stdin.close()
+
+    try:
+        thread = threading.Thread(target=talk, daemon=True)
+        thread.start()
+        agent_console.qtbot.waitUntil(lambda: not thread.is_alive(), timeout=30_000)
+    finally:
+        child.kill()
+        child.wait(10)
+    by_id = {a.get("id"): a for a in answers}
+    assert by_id[1]["result"]["protocolVersion"] == "2025-06-18"
+    assert by_id[None]["error"]["code"] == -32700
+    assert "understudy_run_tool" in [t["name"] for t in by_id[2]["result"]["tools"]]
 
 
 def test_the_proxy_says_plainly_when_the_app_is_not_running(tmp_path):

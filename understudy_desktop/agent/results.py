@@ -13,9 +13,6 @@ import mcp_types as types
 
 OUTPUT_BUDGET = 1500  # characters of text an agent receives per call (Chrome's guidance)
 ERROR_META_KEY = "understudy/error"
-# On a call's _meta from understudy-mcp: the name of the client that started the proxy.
-CLIENT_META_KEY = "understudy/client"
-PROXY_NAME = "understudy-mcp"
 
 # The stable codes an agent can rely on.
 INVALID_INPUT = "invalid_input"

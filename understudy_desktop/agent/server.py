@@ -18,7 +18,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -186,13 +186,13 @@ class AgentServer:
         async def list_tools(
             ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
         ) -> types.ListToolsResult:
-            self._activity.note(client=self._client_name(ctx, params.meta if params else None))
+            self._activity.note(client=self._client_name(ctx))
             return types.ListToolsResult(tools=[mcp_tool(t) for t in self._calls.listed()])
 
         async def call_tool(
             ctx: ServerRequestContext, params: types.CallToolRequestParams
         ) -> types.CallToolResult:
-            client = self._client_name(ctx, params.meta)
+            client = self._client_name(ctx)
             self._activity.note(client=client, tool=params.name)
             if not self._calls.knows(params.name):
                 # A protocol error, as in MCP's tools error handling (unknown tool: -32602);
@@ -271,18 +271,14 @@ class AgentServer:
             raise
 
     @staticmethod
-    def _client_name(ctx: ServerRequestContext, meta: Mapping[str, Any] | None = None) -> str:
-        """The client's own name (MCP clientInfo); through understudy-mcp, the name of the
-        client that started the proxy, which the proxy passes on each call."""
+    def _client_name(ctx: ServerRequestContext) -> str:
+        """The client's own name (MCP clientInfo). understudy-mcp relays the client's own
+        initialize, so a client behind it is named too."""
         try:
             params = ctx.session.client_params
-            name = params.client_info.name if params is not None else ""
+            return params.client_info.name if params is not None else ""
         except AttributeError:
-            name = ""
-        behind = (meta or {}).get(results.CLIENT_META_KEY)
-        if name == results.PROXY_NAME and isinstance(behind, str) and behind.strip():
-            return behind.strip()[:80]
-        return name
+            return ""
 
     # --- change notifications (called on the Qt thread) ---------------------------------
     def publish_tools_changed(self) -> None:

@@ -1,43 +1,26 @@
-"""`understudy-mcp`: a stdio MCP server for clients that launch their servers themselves
-(Claude Desktop, Claude Code, Codex). It forwards to the running app's HTTP endpoint and
-starts the app first if none is running on the data dir.
+"""`understudy-mcp`: MCP on stdio for clients that launch their servers themselves (Claude
+Desktop, Claude Code, Codex). It relays each message to the running app's HTTP endpoint
+(agent/relay.py), and starts the app first if none is running on the data dir.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
+import asyncio
+import json
 import logging
 import logging.handlers
 import os
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-import anyio
 import httpx2
-import mcp_types as types
-from mcp.server import NotificationOptions, Server, ServerRequestContext
-from mcp.server.session import ServerSession
-from mcp.server.stdio import stdio_server
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
-from mcp.shared.exceptions import MCPError
-from mcp_types.jsonrpc import CONNECTION_CLOSED
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from understudy_desktop import __version__
-from understudy_desktop.agent.results import CLIENT_META_KEY
+from understudy_desktop.agent.relay import FindApp, Relay
 from understudy_desktop.agent.runtime_file import AgentRuntime, read_runtime
-from understudy_desktop.agent.upstream import (
-    FindApp,
-    Upstream,
-    UpstreamUnavailableError,
-    call_through,
-    list_through,
-)
 from understudy_desktop.paths import resolve_data_paths
 
 log = logging.getLogger("understudy-mcp")
@@ -104,78 +87,39 @@ def find_or_start_app(data_dir: Path, timeout_s: float, may_start: bool) -> Agen
     return start_app(data_dir, timeout_s)
 
 
-def _on_behalf_of(ctx: ServerRequestContext) -> types.RequestParamsMeta:
-    """The _meta of a forwarded request: the name of the client that started this proxy, so
-    the console's approval dialog and status name it rather than the proxy."""
-    params = getattr(ctx.session, "client_params", None)
-    name = params.client_info.name if params is not None else ""
-    return cast(types.RequestParamsMeta, {CLIENT_META_KEY: name})  # an open map
-
-
-def build_proxy(find_app: FindApp) -> Server:
-    bus = InMemorySubscriptionBus()
-    downstream: dict[str, ServerSession] = {}
-
-    async def tools_changed() -> None:
-        await bus.publish(ToolsListChanged())
-        session = downstream.get("session")
-        if session is not None:
-            with contextlib.suppress(Exception):  # a client that went away is not our failure
-                await session.send_tool_list_changed()
-
-    async def upstream_message(message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            await tools_changed()
-
-    @contextlib.asynccontextmanager
-    async def lifespan(_server: Server) -> AsyncIterator[dict[str, Any]]:
-        async with anyio.create_task_group() as tasks:
-            upstream = Upstream(tasks, find_app, upstream_message, tools_changed)
-            try:
-                await upstream.client()  # connect now: a client's first list is quick
-            except UpstreamUnavailableError as exc:
-                log.warning("Understudy is not available yet: %s", exc)
-            yield {"upstream": upstream}
-            await upstream.close()
-            tasks.cancel_scope.cancel()
-
-    def remember(ctx: ServerRequestContext) -> None:
-        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            downstream["session"] = ctx.session
-
-    async def list_tools(
-        ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        remember(ctx)
-        upstream: Upstream = ctx.lifespan_context["upstream"]
-        try:
-            return await list_through(upstream, _on_behalf_of(ctx))
-        except UpstreamUnavailableError as exc:
-            raise MCPError(CONNECTION_CLOSED, f"Understudy is not available: {exc}") from None
-
-    async def call_tool(
-        ctx: ServerRequestContext, params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        remember(ctx)
-        upstream: Upstream = ctx.lifespan_context["upstream"]
-        # Cancelling this handler cancels the upstream call, which aborts the page's signal.
-        return await call_through(upstream, params.name, params.arguments, _on_behalf_of(ctx))
-
-    return Server(
-        "understudy",
-        version=__version__,
-        lifespan=lifespan,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_subscriptions_listen=ListenHandler(bus),
-    )
-
-
 async def serve(find_app: FindApp) -> None:
-    server = build_proxy(find_app)
-    async with stdio_server() as (read, write):
-        options = server.create_initialization_options(NotificationOptions(tools_changed=True))
-        await server.run(read, write, options)
+    """Relay until the client closes our stdin. Each message is handled in a task of its own
+    (a tool call waiting for a person's approval must not hold up a ping or a cancel), except
+    initialize, which everything after it depends on."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=1 << 24)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    out = sys.stdout.buffer
+    writing = asyncio.Lock()
+
+    async def write(message: dict[str, Any]) -> None:
+        line = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+        async with writing:
+            out.write(line)
+            out.flush()
+
+    relay = Relay(find_app, write)
+    await relay.connect()
+    tasks: set[asyncio.Task[None]] = set()
+    try:
+        while line := await reader.readline():
+            if not line.strip():
+                continue
+            if not relay.initialized:
+                await relay.handle(line)
+                continue
+            task = loop.create_task(relay.handle(line))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await relay.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -206,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         return find_or_start_app(paths.root, args.start_timeout, not args.no_start)
 
     try:
-        anyio.run(serve, find_app)
+        asyncio.run(serve(find_app))
     except KeyboardInterrupt:
         return 0
     except BaseException as exc:  # one line for the client, the details in the log
