@@ -7,10 +7,10 @@ from driving the console.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from understudy_desktop.atomic_file import write_atomically
 
 RUNTIME_NAME = "agent.json"
 
@@ -28,20 +28,10 @@ class AgentRuntime:
 
 
 def write_runtime(data_dir: Path, runtime: AgentRuntime) -> Path:
-    """Atomically write agent.json with owner-only permissions from the first byte."""
+    """Atomically write agent.json, readable by the user alone from the first byte."""
     data_dir.mkdir(parents=True, exist_ok=True)
     target = AgentRuntime.path_in(data_dir)
-    fd, tmp = tempfile.mkstemp(prefix=".agent-", suffix=".json", dir=data_dir)
-    try:
-        os.chmod(tmp, 0o600)  # mkstemp already uses 0600; say so explicitly for other platforms
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(asdict(runtime), f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(target, json.dumps(asdict(runtime)).encode("utf-8"), mode=0o600)
     return target
 
 

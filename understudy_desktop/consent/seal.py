@@ -14,9 +14,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
-import os
 import secrets
 from pathlib import Path
+
+from understudy_desktop.atomic_file import write_atomically
 
 KEY_FILE = "approval-seal.key"
 KEY_BYTES = 32
@@ -49,17 +50,9 @@ def load_seal(key_dir: Path) -> ApprovalSeal:
     with contextlib.suppress(OSError):
         key_dir.chmod(0o700)
     key = secrets.token_bytes(KEY_BYTES)
-    tmp = path.with_name(f".{KEY_FILE}.{secrets.token_hex(4)}")
-    fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    with os.fdopen(fd, "w", encoding="ascii") as f:
-        f.write(key.hex())
-        f.flush()
-        os.fsync(f.fileno())
     try:
         # Another start may have made one a moment ago: keep whichever landed first.
-        os.link(tmp, path)
+        write_atomically(path, key.hex().encode("ascii"), mode=0o600, replace=False)
     except FileExistsError:
-        tmp.unlink()
         return load_seal(key_dir)
-    tmp.unlink()
     return ApprovalSeal(key)

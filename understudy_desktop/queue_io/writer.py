@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import codecs
-import contextlib
 import csv
 import errno
 import io
 import json
-import os
-import stat
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from understudy_desktop import atomic_file
 from understudy_desktop.queue_io.columns import FIELDS, FieldName
 from understudy_desktop.queue_io.errors import QueueFileError, shorten
 from understudy_desktop.queue_io.models import Assignee, QueueDocument, Template, Ticket
@@ -411,42 +408,11 @@ def _plain_os_error(exc: OSError) -> str:
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` in one step, so a crash never leaves half a file."""
-    path = Path(path)
+    """Replace ``path`` with ``data`` in one step (atomic_file), or say in plain words why not."""
     try:
-        if path.is_dir():
-            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
-        fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        atomic_file.write_atomically(Path(path), data)
     except OSError as exc:
-        raise _fail(path, _plain_os_error(exc)) from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        try:
-            # mkstemp makes the file private; a replaced file should keep the rights it had.
-            mode = stat.S_IMODE(os.stat(path).st_mode)
-        except FileNotFoundError:
-            mode = 0o644
-        os.chmod(temp_name, mode)
-        os.replace(temp_name, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(temp_name)
-        raise _fail(path, _plain_os_error(exc)) from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp_name)
-        raise
-    if hasattr(os, "O_DIRECTORY"):
-        # Without this the rename itself may not survive a power cut on some file systems.
-        with contextlib.suppress(OSError):
-            dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-            try:
-                os.fsync(dir_fd)
-            finally:
-                os.close(dir_fd)
+        raise _fail(Path(path), _plain_os_error(exc)) from None
 
 
 _TICKETS = TypeAdapter(list[Ticket])
