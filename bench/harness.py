@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +14,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 if hasattr(os, "geteuid") and os.geteuid() == 0:
     os.environ["QTWEBENGINE_DISABLE_SANDBOX"] = "1"
 
+# The tests' escaping helper: one way to put Python values into script text.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from js_text import js_literal
 from PySide6.QtCore import QEventLoop
 from PySide6.QtWidgets import QApplication
 
@@ -127,7 +131,8 @@ def teach_and_publish(
     choose the values named in `keep` (besides what the routine acted on, always asked), publish
     it as `tool`, and approve it in the consent dialog."""
     describe = (
-        f"const d = document.getElementById('draft-description'); d.value = {description!r};"
+        "const d = document.getElementById('draft-description');"
+        f" d.value = {js_literal(description)};"
         " d.dispatchEvent(new Event('input'));"
         if description
         else ""
@@ -139,11 +144,11 @@ def teach_and_publish(
       document.getElementById('teach-button').click();
       {routine}
       document.getElementById('teach-button').click();
-      const keep = {keep!r};
+      const keep = {js_literal(keep)};
       for (const b of document.querySelectorAll('#teach-panel input[id^="ask-"]')) {{
         if (keep.includes(b.id.slice(4)) !== b.checked) b.click();
       }}
-      const n = document.getElementById('draft-name'); n.value = {tool!r};
+      const n = document.getElementById('draft-name'); n.value = {js_literal(tool)};
       n.dispatchEvent(new Event('input'));
       {describe}
       document.getElementById('draft-publish').click();

@@ -25,9 +25,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 if hasattr(os, "geteuid") and os.geteuid() == 0:
     os.environ["QTWEBENGINE_DISABLE_SANDBOX"] = "1"
 
+from js_text import js_call
+
 from understudy_desktop.app import Session, open_session, prepare_qt
 from understudy_desktop.paths import DataPaths
-from understudy_desktop.web.js import js_call
 
 prepare_qt()
 

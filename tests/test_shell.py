@@ -6,6 +6,7 @@ import logging
 from pathlib import Path
 
 import pytest
+from js_text import js_call, js_literal
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import qVersion
 from PySide6.QtGui import QDesktopServices
@@ -16,7 +17,6 @@ from understudy_desktop.chromium_flags import apply_chromium_flags, chromium_swi
 from understudy_desktop.cli import build_parser
 from understudy_desktop.paths import resolve_data_paths
 from understudy_desktop.shell.about import about_facts
-from understudy_desktop.web.js import js_call, js_literal
 
 
 def test_webmcp_is_always_requested_and_sandbox_only_off_for_root():

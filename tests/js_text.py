@@ -1,7 +1,9 @@
-"""The one way Python builds JavaScript: every value crosses as escaped JSON.
+"""The one way Python builds JavaScript text: every value crosses as escaped JSON.
 
-No f-string ever splices a Python value into script text elsewhere in the app; a ticket
-subject containing `</script>` or U+2028 must not change what the script does.
+The app itself never sends script text to the page (it speaks typed QWebChannel messages,
+bridge/protocol.py), so this lives with the tests, the benchmarks and the tools, which do
+evaluate script in the page. A ticket subject containing `</script>` or U+2028 must not change
+what a script does.
 """
 
 from __future__ import annotations
