@@ -41,8 +41,8 @@ import httpx2  # noqa: E402
 from cdp_pipe import PipeCDP  # noqa: E402
 from harness import application, start_console, wait  # noqa: E402
 
+from understudy_desktop.agent.http_host import TRANSPORT, Transport  # noqa: E402
 from understudy_desktop.agent.runtime_file import AgentRuntime, write_runtime  # noqa: E402
-from understudy_desktop.agent.server import TRANSPORT, Transport  # noqa: E402
 
 TOOL = "understudy_list_recordings"
 VERSION = "2025-11-25"

@@ -1,29 +1,22 @@
-"""The MCP server agents connect to: streamable HTTP on 127.0.0.1, bearer token, no rebinding.
+"""The MCP handlers agents reach: list the tools, call one, say when the list changed.
 
 It is a thin layer: what is listed and what a call does are decided on the Qt thread by
-agent/calls.py, from what the shell holds (the library and the built-in tools). The server
-maps those answers onto MCP, and tells clients when the list changes, both the older way (a
-session notification) and the 2026-07-28 way (subscriptions/listen streams).
+agent/calls.py (with consent/ for anything a person must approve), from what the shell holds.
+The answers take MCP's shapes in agent/mcp_shapes.py; agent/http_host.py serves them over
+streamable HTTP on loopback behind the bearer token. Clients hear of a changed list both the
+older way (a session notification) and the 2026-07-28 way (subscriptions/listen streams).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
-import ipaddress
-import json
 import logging
 import secrets
-import socket
-import threading
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import AsyncIterator
+from typing import Any
 
 import mcp_types as types
-import uvicorn
 from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
@@ -34,67 +27,16 @@ from mcp_types.jsonrpc import INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from understudy_desktop import __version__
-from understudy_desktop.agent import results
 from understudy_desktop.agent.activity import AgentActivity
 from understudy_desktop.agent.calls import CallHandle, ToolCalls
 from understudy_desktop.agent.http_edges import HttpEdges
+from understudy_desktop.agent.http_host import ASGIApp, HttpHost, Transport, guarded
+from understudy_desktop.agent.mcp_shapes import mcp_result, mcp_tool
 from understudy_desktop.qt_thread import call_on_main
 
 log = logging.getLogger(__name__)
 
 MCP_PATH = "/mcp"
-
-
-# httptools (llhttp, in C) parses HTTP and uvloop (libuv) runs the server thread's event loop:
-# a trivial call over plain HTTP takes 2.0 ms instead of 3.6 ms with uvicorn's pure-Python h11
-# and asyncio's own loop (bench/transport.py measures both side by side).
-@dataclass(frozen=True)
-class Transport:
-    http: Literal["h11", "httptools"]
-    loop: Literal["asyncio", "uvloop"]
-
-
-TRANSPORT = Transport(http="httptools", loop="uvloop")
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-
-def mcp_annotations(webmcp: dict[str, Any]) -> types.ToolAnnotations | None:
-    """WebMCP hints as MCP hints. Only what is known is said: MCP's defaults for an absent hint
-    are the cautious ones (may change things, may reach outside), so a hint is never
-    published as false just because nobody said otherwise."""
-    read_only = True if webmcp.get("readOnlyHint") is True else None
-    destructive = True if webmcp.get("consequentialHint") is True else None
-    open_world = True if webmcp.get("untrustedContentHint") is True else None
-    if read_only is None and destructive is None and open_world is None:
-        return None
-    return types.ToolAnnotations(
-        read_only_hint=read_only, destructive_hint=destructive, open_world_hint=open_world
-    )
-
-
-def mcp_tool(tool: dict[str, Any]) -> types.Tool:
-    return types.Tool(
-        name=str(tool["name"]),
-        title=str(tool.get("title") or "") or None,
-        description=str(tool.get("description", "")),
-        input_schema=tool.get("inputSchema") or {"type": "object"},
-        annotations=mcp_annotations(tool.get("annotations") or {}),
-    )
-
-
-def mcp_result(reply: dict[str, Any]) -> types.CallToolResult:
-    if reply.get("isError") is True:
-        return results.error_result(
-            str(reply.get("code") or results.TOOL_ERROR),
-            str(reply.get("message") or "The tool failed."),
-            reply,
-        )
-    return results.success_result(json.dumps(reply, separators=(",", ":"), ensure_ascii=False))
 
 
 class _ListChangedServer(Server):
@@ -113,57 +55,38 @@ class _ListChangedServer(Server):
         )
 
 
-def authorized(header: bytes, token: bytes) -> bool:
-    """`Authorization: Bearer <token>`; the scheme's case does not matter (RFC 9110 §11.1)."""
-    scheme, _, credentials = header.strip().partition(b" ")
-    return scheme.lower() == b"bearer" and hmac.compare_digest(credentials.strip(), token)
-
-
-async def refuse_unauthorized(send: Send) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")],
-        }
-    )
-    await send(
-        {
-            "type": "http.response.body",
-            "body": b"A valid bearer token is required (see agent.json).",
-        }
-    )
-
-
-def is_loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"
-
-
 class AgentServer:
     def __init__(self, calls: ToolCalls, activity: AgentActivity, host: str = "127.0.0.1") -> None:
-        if not is_loopback(host):
-            raise ValueError(f"the agent endpoint only listens on loopback, not {host}")
-        self.host = host
-        self.port_number = 0
+        self._http = HttpHost(host)  # refuses anything but loopback
         self.token = secrets.token_urlsafe(32)
         self._calls = calls
         self._activity = activity
         self._bus = InMemorySubscriptionBus()
         self._legacy_sessions: dict[str, ServerSession] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._uvicorn: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
         self._server = self._build_server()
-        # uvicorn's HTTP parser and event loop (bench/transport.py measures the choice).
-        self.transport = TRANSPORT
         calls.library.changed.connect(self.publish_tools_changed)
 
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port_number}{MCP_PATH}"
+
+    @property
+    def host(self) -> str:
+        return self._http.host
+
+    @property
+    def port_number(self) -> int:
+        return self._http.port
+
+    @property
+    def transport(self) -> Transport:
+        """uvicorn's HTTP parser and event loop (bench/transport.py measures the choice)."""
+        return self._http.transport
+
+    @transport.setter
+    def transport(self, value: Transport) -> None:
+        self._http.transport = value
 
     @property
     def call_timeout_s(self) -> float:
@@ -293,6 +216,8 @@ class AgentServer:
                 await session.send_tool_list_changed()
 
     # --- ASGI and lifecycle ---------------------------------------------------------------
+
+    # --- HTTP ---------------------------------------------------------------------------
     def asgi_app(self) -> ASGIApp:
         sdk_app = self._server.streamable_http_app(
             streamable_http_path=MCP_PATH,
@@ -306,63 +231,14 @@ class AgentServer:
                 allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
             ),
         )
-        inner = HttpEdges(sdk_app)
-        token = self.token.encode()
+        return guarded(HttpEdges(sdk_app), self.token, self._session_ended)
 
-        async def app(scope: Scope, receive: Receive, send: Send) -> None:
-            if scope["type"] != "http":
-                await inner(scope, receive, send)
-                return
-            headers = dict(scope["headers"])
-            if not authorized(headers.get(b"authorization", b""), token):
-                await refuse_unauthorized(send)
-                return
-            if scope["method"] != "DELETE":
-                await inner(scope, receive, send)
-                return
-            # A session ends only if the transport agreed (a DELETE with a bad Origin gets
-            # 403 and must leave the session, and its list_changed stream, as they were).
-            session_id = headers.get(b"mcp-session-id", b"").decode()
-
-            async def watch(message: Message) -> None:
-                ended = message["type"] == "http.response.start" and message["status"] < 300
-                if ended and self._legacy_sessions.pop(session_id, None) is not None:
-                    self._activity.forget_session(session_id)
-                await send(message)
-
-            await inner(scope, receive, watch)
-
-        return app
+    def _session_ended(self, session_id: str) -> None:
+        if self._legacy_sessions.pop(session_id, None) is not None:
+            self._activity.forget_session(session_id)
 
     def start(self, port: int = 0) -> int:
-        sock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET)
-        # Accepted connections inherit this: without it a small answer waits for the
-        # client's delayed ACK (Nagle), about 40 ms a call on loopback.
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.bind((self.host, port))
-        self.port_number = int(sock.getsockname()[1])
-        config = uvicorn.Config(
-            self.asgi_app(),
-            lifespan="on",
-            log_level="warning",
-            http=self.transport.http,
-            loop=self.transport.loop,
-        )
-        self._uvicorn = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._uvicorn.run, kwargs={"sockets": [sock]}, name="understudy-mcp", daemon=True
-        )
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._uvicorn.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("the agent endpoint did not start")
-            time.sleep(0.01)
-        log.info("agent endpoint listening on %s", self.url)
-        return self.port_number
+        return self._http.start(self.asgi_app(), port)
 
     def stop(self) -> None:
-        if self._uvicorn is not None:
-            self._uvicorn.should_exit = True
-        if self._thread is not None:
-            self._thread.join(5)
+        self._http.stop()
