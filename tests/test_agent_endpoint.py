@@ -133,7 +133,9 @@ def test_failures_are_results_with_stable_codes_and_never_echo_values(agent):
     text = " ".join(r.content[0].text for r in out.values())
     assert "secret-value" not in text
     assert "ticket_id: fails 'pattern'" in out["invalid"].content[0].text
-    assert "sneaky" in out["extra"].content[0].text  # the unexpected field is named
+    # The unexpected key is the agent's input: the answer names the fields there are instead.
+    assert "sneaky" not in out["extra"].content[0].text
+    assert "(it takes: ticket_id)" in out["extra"].content[0].text
     assert out["step_failed"].meta["understudy/error"]["code"] == "step_failed"
     # All or nothing: step 1 had raised the priority; the failed run took it back.
     assert ticket(agent, "T-1004") == before
@@ -184,7 +186,8 @@ def test_an_unknown_tool_is_a_protocol_error_and_a_known_one_a_result(agent):
 
     code, message = run_client(agent.qtbot, go)
     # MCP's tools error handling: an unknown tool is JSON-RPC -32602, not a tool result.
-    assert code == -32602 and "Unknown tool: no_such_tool" in message
+    assert code == -32602 and message.startswith("Unknown tool:")
+    assert "no_such_tool" not in message  # the name is the caller's input
 
 
 def raw_session(url: str, token: str, version: str) -> tuple[httpx2.Client, dict[str, str]]:
@@ -558,3 +561,41 @@ def test_connect_an_agent_shows_configs_with_a_copy_button(agent_console, data_d
     copy.click()
     assert QGuiApplication.clipboard().text() == snippets["Claude Desktop"]
     assert copy.text() == "Copied"
+
+
+def test_no_error_repeats_what_the_agent_sent(agent):
+    """A recognisable marker in every place an agent can put text never comes back in an
+    error: not as a value, a key, a tool name or a draft id."""
+    url, token = endpoint(agent)
+    marker = "Zq9echo7Zq"
+    calls = [
+        ("close_ticket", {"ticket_id": marker}),
+        ("close_ticket", {"ticket_id": f"T-{marker}"}),
+        ("close_ticket", {"ticket_id": "T-1001", marker: marker}),
+        ("close_ticket", {"ticket_id": [marker]}),
+        ("understudy_run_tool", {"name": marker, "arguments": {}}),
+        ("understudy_run_tool", {"name": "close_ticket", "arguments": {"ticket_id": marker}}),
+        ("understudy_draft_tool", {"recording_id": marker, "name": "ok", "description": "d"}),
+        (
+            "understudy_draft_tool",
+            {
+                "recording_id": "r",
+                "name": "ok",
+                "description": "d",
+                "parameters": {marker: {"bind": "yes"}},
+            },
+        ),
+        ("understudy_publish_tool", {"draft_id": marker}),
+        ("understudy_revoke_tool", {"name": marker, "poll": True}),
+        ("understudy_list_recordings", {marker: 1}),
+    ]
+
+    async def go():
+        async with mcp_client(url, token) as c:
+            return [await c.call_tool(name, args) for name, args in calls]
+
+    answers = run_client(agent.qtbot, go)
+    for (name, args), result in zip(calls, answers, strict=True):
+        assert result.is_error, (name, args)
+        said = json.dumps(result.model_dump(mode="json", by_alias=True))
+        assert marker not in said, (name, args, said)

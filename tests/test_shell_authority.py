@@ -213,7 +213,7 @@ def test_a_page_tool_named_like_an_approved_one_is_never_listed_or_called(shell)
                 return exc.message
             return "it ran"
 
-    assert run_client(shell.qtbot, call_backdoor).startswith("Unknown tool: backdoor")
+    assert run_client(shell.qtbot, call_backdoor).startswith("Unknown tool:")
     agent_calls(shell, "close_ticket", {"ticket_id": "T-1013"})
     assert ticket(shell, "T-1013")["status"] == "closed"
     assert shell.value("window.__ran ?? null") is None

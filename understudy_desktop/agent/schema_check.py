@@ -1,33 +1,58 @@
-"""Arguments are checked against the tool's inputSchema in Python, before the page sees them."""
+"""Arguments are checked against the tool's inputSchema in Python, before the page sees them.
+
+The problems name the field and the rule, never what the caller sent: not a value, and not a
+key the schema does not declare (an agent's input may carry text meant for the next model).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
+from jsonschema.exceptions import SchemaError, ValidationError
 
 
 def argument_problems(schema: dict[str, Any] | None, arguments: dict[str, Any]) -> list[str]:
-    """Plain descriptions (keyword and location, never the value) of what is wrong."""
+    """Plain descriptions (keyword and location) of what is wrong, at most ten."""
     if schema is None:
         return []
     try:
         validator = Draft202012Validator(schema)
     except SchemaError:
         return ["the tool's own input schema is invalid"]
+    declared = set(_property_names(schema))
     problems = []
     for error in sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path)):
-        where = "/".join(str(p) for p in error.absolute_path) or "(the arguments)"
-        detail = ""
-        if error.validator == "required":
-            missing = [r for r in error.validator_value if r not in (error.instance or {})]
-            detail = f" ({', '.join(map(str, missing))})"
-        elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
-            allowed = set((error.schema.get("properties") or {}).keys())
-            extra = sorted(k for k in error.instance if k not in allowed)
-            detail = f" ({', '.join(extra)})"
-        elif error.validator in ("enum", "type"):
-            detail = f" (expected {error.validator_value})"
-        problems.append(f"{where}: fails '{error.validator}'{detail}")
-    return problems[:10]
+        problems.append(_sentence(error, declared))
+    return list(dict.fromkeys(problems))[:10]
+
+
+def _sentence(error: ValidationError, declared: set[str]) -> str:
+    # Array positions and declared names are ours to repeat; any other key came from the caller.
+    path = error.absolute_path
+    parts = [str(p) if isinstance(p, int) or p in declared else "(an entry)" for p in path]
+    where = "/".join(parts) or "(the arguments)"
+    detail = ""
+    instance = error.instance if isinstance(error.instance, dict) else {}
+    if error.validator == "required" and isinstance(error.validator_value, list):
+        missing = [r for r in error.validator_value if r not in instance]
+        detail = f" ({', '.join(map(str, missing))})"
+    elif error.validator == "additionalProperties" and isinstance(error.schema, dict):
+        allowed = sorted((error.schema.get("properties") or {}).keys())
+        detail = f" (it takes: {', '.join(allowed)})" if allowed else ""
+    elif error.validator in ("enum", "type"):
+        detail = f" (expected {error.validator_value})"
+    return f"{where}: fails '{error.validator}'{detail}"
+
+
+def _property_names(schema: Any) -> Iterator[str]:
+    if isinstance(schema, dict):
+        properties = schema.get("properties")
+        if isinstance(properties, dict):
+            yield from (str(k) for k in properties)
+        for value in schema.values():
+            yield from _property_names(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            yield from _property_names(item)

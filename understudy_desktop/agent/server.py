@@ -116,15 +116,16 @@ class AgentServer:
             ctx: ServerRequestContext, params: types.CallToolRequestParams
         ) -> types.CallToolResult:
             client = self._client_name(ctx)
-            self._activity.note(client=client, tool=params.name)
             if not self._calls.knows(params.name):
                 # A protocol error, as in MCP's tools error handling (unknown tool: -32602);
                 # what a known tool cannot do is a result the model can read (isError).
                 raise MCPError(
                     INVALID_PARAMS,
-                    f"Unknown tool: {params.name[:64]}. List the tools again: it may have "
-                    "been removed.",
+                    "Unknown tool: no listed tool has that name. List the tools again: it may "
+                    "have been removed.",
                 )
+            # Only a known tool's name reaches the person's status bar.
+            self._activity.note(client=client, tool=params.name)
             reply = await self._call(params.name, params.arguments or {}, client)
             return mcp_result(reply)
 

@@ -111,7 +111,7 @@ class ConsentService(QObject):
                 answer(
                     error(
                         "name_taken",
-                        f"A tool named {draft.name} exists already. Choose another name; "
+                        "A tool with that name exists already. Choose another name; "
                         "nothing was changed.",
                     )
                 )
@@ -158,7 +158,7 @@ class ConsentService(QObject):
         name = str(draft.replaces)
         old = self.library.get(name)
         if old is None:
-            answer(error("not_found", f"There is no tool named {name[:40]} to repair."))
+            answer(error("not_found", "There is no tool with that name to repair."))
             return None
         new_digest = definition_hash(draft.definition)
 

@@ -224,7 +224,7 @@ class Library(QObject):
     def repair(self, name: str, definition: dict[str, Any], grant: Grant, done: Done) -> None:
         old = self.get(name)
         if old is None:
-            done(LibraryError("not_found", f"There is no tool named {name[:40]} to repair."))
+            done(LibraryError("not_found", "There is no tool with that name to repair."))
             return
         digest = definition_hash(definition)
         if not self._covered(grant, REPAIR_TOOL, repair_args(name, digest, old.digest), done):

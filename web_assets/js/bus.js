@@ -38,7 +38,7 @@ export function createBus({ state, catalogue = CATALOGUE, now = () => new Date()
   function dispatch(id, payload = {}, { source = 'ui', control = null, provenance = null, run = null, view = null } = {}) {
     const command = Object.hasOwn(catalogue, id) ? catalogue[id] : undefined;
     if (!command) {
-      return { ok: false, error: { code: 'unknown_command', message: `"${String(id).slice(0, 64)}" is not a command of this console.`, problems: [] } };
+      return { ok: false, error: { code: 'unknown_command', message: 'That is not a command of this console.', problems: [] } };
     }
     const problems = validatePayload(command.payloadSchema, payload);
     if (problems.length) {

@@ -20,7 +20,7 @@ export class CommandError extends Error {
 
 function ticketOrFail(state, id) {
   const t = state.byId.get(id);
-  if (!t) throw new CommandError('not_found', `There is no ticket ${id} in this queue.`);
+  if (!t) throw new CommandError('not_found', 'That ticket is not in this queue. Ticket ids look like T-1001.');
   return t;
 }
 
@@ -28,7 +28,7 @@ function assigneeOrFail(state, id) {
   if (id === null) return null;
   if (!state.assignees.some((a) => a.id === id)) {
     const known = state.assignees.map((a) => a.id).join(', ');
-    throw new CommandError('not_found', `There is no assignee "${id}". Known assignees: ${known}.`);
+    throw new CommandError('not_found', `No one on this queue has that assignee id. Known assignees: ${known}.`);
   }
   return id;
 }
@@ -118,7 +118,7 @@ const HANDLERS = {
     const tpl = state.templates.find((x) => x.id === p.template_id);
     if (!tpl) {
       const known = state.templates.map((x) => x.id).join(', ');
-      throw new CommandError('not_found', `There is no template "${p.template_id}". Known templates: ${known}.`);
+      throw new CommandError('not_found', `This queue has no template with that id. Known templates: ${known}.`);
     }
     change(undo, t, 'reply_draft', tpl.body.replaceAll('{{requester_first_name}}', firstName(t.requester)));
     return { ticket_id: t.id, template_id: tpl.id, draft_length: t.reply_draft.length };

@@ -29,8 +29,10 @@ function sentence(err, schema) {
       return `${m ? m[1] : 'a field'} is required`;
     }
     case 'additionalProperties': {
-      const m = /"([^"]+)"/.exec(err.error);
-      return `${m ? m[1] : 'a field'} is not a field this command takes`;
+      // The unknown key is the caller's input: say which fields there are, not what it was.
+      const parent = where === 'the payload' ? schema : null;
+      const known = Object.keys(parent?.properties ?? {});
+      return known.length ? `${where} has a field it does not take (it takes: ${known.join(', ')})` : `${where} has a field it does not take`;
     }
     case 'enum': {
       const prop = where.split('.').pop();
@@ -56,7 +58,9 @@ export function validatePayload(schema, value) {
   const result = validatorFor(schema).validate(value);
   if (result.valid) return [];
   // cfworker reports the container ("properties") and then the leaf; the leaf says more.
-  const leaves = result.errors.filter((e) => !['properties', 'items', 'allOf', 'anyOf', '$ref'].includes(e.keyword));
+  // A `false` schema error sits at the unknown key's own location (the caller's input); the
+  // additionalProperties sentence already says it, without repeating the key.
+  const leaves = result.errors.filter((e) => !['properties', 'items', 'allOf', 'anyOf', '$ref', 'false'].includes(e.keyword));
   const chosen = leaves.length ? leaves : result.errors;
   return [...new Set(chosen.map((e) => sentence(e, schema)))];
 }

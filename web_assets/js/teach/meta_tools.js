@@ -64,7 +64,7 @@ export function createMetaTools({ recordings, drafts, registry, approvals, model
       if (!draft) return fail('not_found', 'No draft has that id. Draft it again with understudy_draft_tool.');
       if (draft.problems.length) return fail('blocked', `Fix these first, then draft again: ${draft.problems.join(' ')}`);
       if (registry.get(draft.definition.name) && draft.publishedAs === draft.definition.name) return { status: 'published', name: draft.definition.name };
-      if (registry.get(draft.definition.name)) return fail('name_taken', `A tool named ${draft.definition.name} exists already. Choose another name.`);
+      if (registry.get(draft.definition.name)) return fail('name_taken', 'A tool with that name exists already. Choose another name.');
       const approval = approvals.request(draft);
       if (!args.poll) await waitFor(approval, client);
       return answer(approval, draft.id, approvals);

@@ -100,7 +100,7 @@ export function createRegistry({ bus, store, modelContext = () => document.model
 
     /** Publish an approved definition: stored, counted against the cap, registered. */
     async publish(definition, { author = 'person', approvedHash = null } = {}) {
-      if (tools.has(definition.name)) throw new RegistryError('name_taken', `A tool named ${definition.name} exists already. Choose another name.`);
+      if (tools.has(definition.name)) throw new RegistryError('name_taken', 'A tool with that name exists already. Choose another name.');
       if (activeCount() >= MAX_TAUGHT_TOOLS) throw new RegistryError('cap_reached', `You already have ${MAX_TAUGHT_TOOLS} active tools, the most agents can choose from well. Disable or revoke one in the library first.`);
       const hash = await definitionHash(definition);
       if (approvedHash !== null && approvedHash !== hash) throw new RegistryError('not_approved', 'The tool changed after it was approved. Review it again.');
@@ -123,7 +123,7 @@ export function createRegistry({ bus, store, modelContext = () => document.model
     /** A repaired (re-approved) definition replaces the tool under the same name. */
     async replace(definition, { author = 'person', approvedHash = null } = {}) {
       const entry = tools.get(definition.name);
-      if (!entry) throw new RegistryError('not_found', `There is no tool named ${definition.name} to repair.`);
+      if (!entry) throw new RegistryError('not_found', 'There is no tool with that name to repair.');
       if (approvedHash !== null && approvedHash !== await definitionHash(definition)) throw new RegistryError('not_approved', 'The tool changed after it was approved. Review it again.');
       entry.controller?.abort();
       entry.definition = structuredClone(definition);
@@ -193,7 +193,7 @@ export function createRegistry({ bus, store, modelContext = () => document.model
     /** A person runs a tool from the library (same checks and counts as an agent's call). */
     runByPerson(name, input) {
       const entry = tools.get(name);
-      if (!entry) return Promise.resolve({ isError: true, code: 'not_found', message: `There is no tool named ${name}.` });
+      if (!entry) return Promise.resolve({ isError: true, code: 'not_found', message: 'There is no tool with that name.' });
       if (entry.status !== 'active') return Promise.resolve({ isError: true, code: 'disabled', message: `${name} is disabled. Enable it in the library first.` });
       return execute(entry, input, null, 'person');
     },
@@ -201,7 +201,7 @@ export function createRegistry({ bus, store, modelContext = () => document.model
     /** An agent runs a tool by name (understudy_run_tool). */
     runByAgent(name, input, signal) {
       const entry = tools.get(name);
-      if (!entry || entry.status !== 'active') return Promise.resolve({ isError: true, code: 'not_found', message: `No active tool is named ${String(name).slice(0, 64)}. Ask the person to publish it.` });
+      if (!entry || entry.status !== 'active') return Promise.resolve({ isError: true, code: 'not_found', message: 'No active tool has that name. Ask the person to publish it.' });
       return execute(entry, input, signal, 'agent');
     },
 
