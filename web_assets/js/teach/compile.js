@@ -104,14 +104,12 @@ export function compile(draft, meta) {
   const inputSchema = { type: 'object', properties, required, additionalProperties: false };
   for (const issue of lintSchema(inputSchema)) problems.push(`Input schema: ${issue}.`);
   const steps = resolveSpecs(draft);
-  const mutates = steps.some((s) => CATALOGUE[s.command]?.mutates);
-  const customerText = steps.some((s) => CATALOGUE[s.command]?.returnsCustomerText);
   const definition = {
     name,
     title: String(meta.title ?? '').trim(),
     description,
     inputSchema,
-    annotations: { readOnlyHint: !mutates, untrustedContentHint: customerText },
+    annotations: computedAnnotations(steps),
     steps,
     catalogueVersion: CATALOGUE_VERSION,
     // What each command looked like when this was recorded: after an app update, the shell
