@@ -19,7 +19,7 @@ function summarise(result) {
  *   undo(seq): revert one logged change (the change records are kept with the log entry)
  *   log(): entries, oldest first; subscribe(fn): called after every dispatch
  */
-export function createBus({ state, catalogue = CATALOGUE, now = () => new Date(), onChange = () => {} }) {
+export function createBus({ state, catalogue = CATALOGUE, now = () => new Date(), onChange = (_entry) => {} }) {
   let seq = 0;
   const entries = [];
   const listeners = new Set();

@@ -77,7 +77,7 @@ async function openRecordings(db, shell) {
 }
 
 /** The page's own registry, overlay and meta-tools: only where no desktop app decides. */
-async function standaloneLibrary({ db, bus, recordings, drafts, feedback, list, ui }) {
+async function standaloneLibrary({ db, bus, recordings, drafts, feedback, ui }) {
   const registry = createRegistry({
     bus,
     store: createRecordStore(db, 'tools'),
@@ -125,7 +125,7 @@ async function boot() {
   const { firstRun } = start;
   const state = createQueueState(start.doc);
   state.badges = new Map(); // ticket id -> { by, tool }: which taught tool last changed it
-  const persister = createPersister(db, state, queueDocument);
+  const persister = createPersister(db, state);
   const sync = { generation: start.sync?.generation ?? null, revision: start.sync?.revision ?? 0, dirty: false };
   if (!start.fromCache) await persister.replaceAll(queueDocument(state), sync);
   else persister.syncState(sync);
@@ -228,7 +228,7 @@ async function boot() {
     };
     await mirror.registerBuiltins();
   } else {
-    ({ lib, approvals } = await standaloneLibrary({ db, bus, recordings, drafts, feedback, list, ui }));
+    ({ lib, approvals } = await standaloneLibrary({ db, bus, recordings, drafts, feedback, ui }));
   }
   ui.teach = mountTeachUi({ state, recorder, recordings, drafts, lib, approvals, toast });
   ui.teach.renderLibrary();

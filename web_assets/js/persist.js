@@ -23,7 +23,7 @@ function promisify(request) {
 
 function done(tx) {
   return new Promise((resolve, reject) => {
-    tx.oncomplete = () => resolve();
+    tx.oncomplete = () => resolve(undefined);
     tx.onerror = () => reject(tx.error);
     tx.onabort = () => reject(tx.error ?? new Error('IndexedDB transaction aborted'));
   });
@@ -88,7 +88,7 @@ export async function saveWholeQueue(db, doc, sync = {}) {
  * Batches ticket and view writes: many changes in one task become one transaction.
  * `idle()` resolves once everything handed over so far is on disk.
  */
-export function createPersister(db, state, queueDocument) {
+export function createPersister(db, state) {
   const dirtyChunks = new Set();
   const sync = { generation: null, revision: 0, dirty: false }; // see the note at the top
   let metaDirty = false;

@@ -33,8 +33,6 @@ function publishable(draft, meta = {}) {
   return definition;
 }
 
-const approvedOf = (definition) => definition.steps.map((s) => s.command);
-
 /** Every recorded value asked each time (all the editor's switches on): many questions. */
 function askingAll(draft) {
   for (const p of draft.params) p.bound = true;

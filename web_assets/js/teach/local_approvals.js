@@ -8,7 +8,7 @@ export function publicTool(definition) {
   return { name: definition.name, title: definition.title, description: definition.description, inputSchema: definition.inputSchema, annotations: definition.annotations };
 }
 
-export function createApprovals({ registry, onPending = () => {}, onDecided = () => {} }) {
+export function createApprovals({ registry, onPending = () => {}, onDecided = (_record) => {} }) {
   const pending = new Map();
   return {
     /** draft: { id, definition, draft?, replaces?, by } or a revoke { id, revoke: name } */

@@ -16,7 +16,7 @@ const fail = (code, message, extra = {}) => ({ isError: true, code, message, ...
 function abortPromise(signal) {
   return new Promise((resolve) => {
     if (!signal) return;
-    if (signal.aborted) resolve();
+    if (signal.aborted) resolve(undefined);
     signal.addEventListener('abort', resolve, { once: true });
   });
 }

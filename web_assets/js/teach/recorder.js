@@ -26,7 +26,7 @@ function filterStep(filter) {
  *   currentFilter()       the person's filter when recording starts
  *   nameOf(kind, value)   a person's or a template's name, kept beside its id
  */
-export function createRecorder({ bus, now = () => new Date(), currentFilter = () => ({}), nameOf = () => null }) {
+export function createRecorder({ bus, now = () => new Date(), currentFilter = () => ({}), nameOf = (_kind, _value) => null }) {
   let current = null;
   let unsubscribe = null;
   let filterAtStart = {};

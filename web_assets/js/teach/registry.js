@@ -22,7 +22,7 @@ export class RegistryError extends Error {
   constructor(code, message) { super(message); this.code = code; }
 }
 
-export function createRegistry({ bus, store, modelContext = () => document.modelContext, now = () => new Date(), onChange = () => {}, onRunStep = () => {}, onRunEnd = () => {} }) {
+export function createRegistry({ bus, store, modelContext = () => document.modelContext, now = () => new Date(), onChange = () => {}, onRunStep = (_tool, _step, _by) => {}, onRunEnd = (_tool, _outcome, _by) => {} }) {
   const tools = new Map(); // name -> entry
 
   const activeCount = () => [...tools.values()].filter((t) => t.status === 'active').length;

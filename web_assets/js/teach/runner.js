@@ -67,7 +67,9 @@ function resolveRef(state, kind, value, name) {
     : `There is no reply template called “${shown}” on this queue. Choose one that is, or repair the tool.`);
 }
 
-class RefMissing extends Error {}
+class RefMissing extends Error {
+  step = -1; // the step whose person or template is missing
+}
 
 /**
  * The tool's people and templates, found on this queue before anything runs: by id, else by
@@ -100,7 +102,7 @@ function resolveRefs(state, steps, values) {
  *   deadline    Date.now() milliseconds after which the run must not start (or null)
  * Steps run one after another without yielding: a run is one change of the queue, drawn once.
  */
-export async function runTool({ definition, input = {}, signal = null, bus, by = 'agent', onStep = () => {}, deadline = null, now = Date.now }) {
+export async function runTool({ definition, input = {}, signal = null, bus, by = 'agent', onStep = (_step) => {}, deadline = null, now = Date.now }) {
   if (deadline !== null && now() > deadline) return fail('timeout', 'It did not start in time, so nothing was changed.');
   const unknown = definition.steps.findIndex((s) => !Object.hasOwn(CATALOGUE, s.command));
   if (unknown >= 0) return fail('not_approved', `Step ${unknown + 1} is not a command of this console. Nothing was changed.`, { failedStep: unknown + 1 });

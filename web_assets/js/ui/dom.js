@@ -1,6 +1,12 @@
 // Small DOM helpers. Text always goes in through textContent, never innerHTML: ticket
 // subjects and bodies are written by customers.
 
+/**
+ * The element with this id. Typed loosely on purpose: the markup decides whether it is an
+ * input, a select or a button, and each view knows which it asked for.
+ * @param {string} id
+ * @returns {any}
+ */
 export const $ = (id) => document.getElementById(id);
 
 // Bidirectional control characters can make "Invoice\u202egpj.exe" read as "Invoice exe.jpg":

@@ -89,7 +89,7 @@ export function mountFilterBar({ state, dispatch }) {
     $('match-count').textContent = filtered ? `${matched.toLocaleString('en')} of ${total.toLocaleString('en')} match` : `${total.toLocaleString('en')} tickets`;
     $('filter-clear').hidden = !filtered;
     // Bulk changes only make sense on a narrowed set: they appear once a filter is on.
-    const bulk = document.querySelector('.bulk');
+    const bulk = /** @type {HTMLElement} */ (document.querySelector('.bulk'));
     bulk.hidden = !filtered || matched === 0;
     $('bulk-label').textContent = `Change all ${matched.toLocaleString('en')} ${matched === 1 ? 'match' : 'matches'}:`;
   }

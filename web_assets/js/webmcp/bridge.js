@@ -18,7 +18,6 @@
   document.addEventListener(RESPONSE, forward('response'));
   document.addEventListener(PUSH, forward('push'));
 
-  // eslint-disable-next-line no-undef
   new QWebChannel(qt.webChannelTransport, (channel) => {
     py = channel.objects.understudyBridge;
     py.toPage.connect((text) => {

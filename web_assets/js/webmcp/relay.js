@@ -50,7 +50,7 @@
   document.addEventListener(REQUEST, (event) => {
     let request;
     try {
-      request = JSON.parse(String(event.detail));
+      request = JSON.parse(String(/** @type {CustomEvent} */ (event).detail));
     } catch {
       return;
     }

@@ -1,0 +1,27 @@
+// What the console page can find on the platform beyond TypeScript's own DOM types, for the
+// checkJs pass over web_assets/js (see jsconfig.json). Types only: nothing here runs.
+
+/** The draft WebMCP API: native in Chromium 156 behind a flag, the shell's shim elsewhere. */
+interface ModelContext extends EventTarget {
+  registerTool(tool: object, options?: { signal?: AbortSignal; exposedTo?: string[] }): Promise<void>;
+  getTools(): Promise<any[]>;
+  executeTool(tool: object, input?: object, options?: { signal?: AbortSignal }): Promise<string>;
+  ontoolchange: ((event: Event) => void) | null;
+  ontoolactivated: ((event: Event) => void) | null;
+  ontoolcancel: ((event: Event) => void) | null;
+}
+
+interface Document {
+  readonly modelContext?: ModelContext;
+}
+
+interface Window {
+  /** The page's side of the protocol with the desktop shell (js/shell_api.js). */
+  understudyShell?: any;
+  /** The probe page's entry point (js/webmcp/probe_page.js). */
+  runConformance?: (options?: any) => Promise<object>;
+}
+
+/** Qt's qwebchannel.js, injected with the bridge into its isolated world. */
+declare const QWebChannel: new (transport: unknown, ready: (channel: any) => void) => unknown;
+declare const qt: { webChannelTransport: unknown };
