@@ -23,69 +23,79 @@ export class RegistryError extends Error {
 }
 
 export function createRegistry({ bus, store, modelContext = () => document.modelContext, now = () => new Date(), onChange = () => {}, onRunStep = (_tool, _step, _by) => {}, onRunEnd = (_tool, _outcome, _by) => {} }) {
-  const tools = new Map(); // name -> entry
+  const reg = { bus, store, modelContext, now, onChange, onRunStep, onRunEnd, tools: new Map() }; // tools: name -> entry
+  return { ...readers(reg), ...publishing(reg), ...decisions(reg), ...runs(reg) };
+}
 
-  const activeCount = () => [...tools.values()].filter((t) => t.status === 'active').length;
+function activeCount(reg) {
+  return [...reg.tools.values()].filter((t) => t.status === 'active').length;
+}
 
-  // Every save bumps the entry's revision: the shell keeps disk and IndexedDB in step by it
-  // (the higher revision wins).
-  function save(entry) {
-    entry.revision = (entry.revision ?? 0) + 1;
-    const { controller: _c, ...record } = entry;
-    return store.put(record);
+// Every save bumps the entry's revision: the shell keeps disk and IndexedDB in step by it
+// (the higher revision wins).
+function save(reg, entry) {
+  entry.revision = (entry.revision ?? 0) + 1;
+  const { controller: _c, ...record } = entry;
+  return reg.store.put(record);
+}
+
+/** Why the stored approval does not cover the definition any more, or null. */
+async function notApproved(entry) {
+  const allowed = new Set(entry.approved.commands);
+  if (await definitionHash(entry.definition) !== entry.approved.hash) {
+    return { isError: true, code: 'not_approved', message: `${entry.definition.name} changed since it was approved; a person has to review it again.` };
   }
-
-  async function execute(entry, input, signal, by) {
-    const current = await definitionHash(entry.definition);
-    let outcome;
-    const allowed = new Set(entry.approved.commands);
-    if (current !== entry.approved.hash) {
-      outcome = { isError: true, code: 'not_approved', message: `${entry.definition.name} changed since it was approved; a person has to review it again.` };
-    } else if (entry.definition.steps.some((s) => !allowed.has(s.command))) {
-      // The approval keeps the commands apart from the steps: a step list edited without
-      // the hash changing (a bug, or storage edited by hand) still cannot run new commands.
-      outcome = { isError: true, code: 'not_approved', message: `${entry.definition.name} has a step that is not in its approved recording. Nothing was changed.` };
-    } else {
-      outcome = await runTool({
-        definition: entry.definition,
-        input,
-        signal,
-        bus,
-        by,
-        onStep: (step) => onRunStep(entry.definition.name, step, by),
-      });
-    }
-    entry.stats.invocations += 1;
-    if (outcome.ok) entry.stats.successes += 1;
-    else entry.stats.lastFailure = { at: now().toISOString(), code: outcome.code, message: outcome.message, step: outcome.failedStep ?? null };
-    save(entry);
-    delete outcome.changes; // only the desktop shell keeps a run's changes
-    onRunEnd(entry.definition.name, outcome, by);
-    onChange();
-    return outcome;
+  if (entry.definition.steps.some((s) => !allowed.has(s.command))) {
+    // The approval keeps the commands apart from the steps: a step list edited without the
+    // hash changing (a bug, or storage edited by hand) still cannot run new commands.
+    return { isError: true, code: 'not_approved', message: `${entry.definition.name} has a step that is not in its approved recording. Nothing was changed.` };
   }
+  return null;
+}
 
-  async function register(entry) {
-    const mc = modelContext();
-    entry.controller = new AbortController();
-    if (!mc) return; // degraded: the library still runs tools for a person
-    const d = entry.definition;
-    await mc.registerTool({
-      name: d.name,
-      title: d.title || undefined,
-      description: d.description,
-      inputSchema: listedSchema(d.inputSchema),
-      annotations: d.annotations,
-      execute: (input, client) => execute(entry, input, client?.signal ?? null, 'agent'),
-    }, { signal: entry.controller.signal });
-  }
+async function execute(reg, entry, input, signal, by) {
+  const name = entry.definition.name;
+  const outcome = await notApproved(entry) ?? await runTool({
+    definition: entry.definition,
+    input,
+    signal,
+    bus: reg.bus,
+    by,
+    onStep: (step) => reg.onRunStep(name, step, by),
+  });
+  entry.stats.invocations += 1;
+  if (outcome.ok) entry.stats.successes += 1;
+  else entry.stats.lastFailure = { at: reg.now().toISOString(), code: outcome.code, message: outcome.message, step: outcome.failedStep ?? null };
+  save(reg, entry);
+  delete outcome.changes; // only the desktop shell keeps a run's changes
+  reg.onRunEnd(name, outcome, by);
+  reg.onChange();
+  return outcome;
+}
 
+async function register(reg, entry) {
+  const mc = reg.modelContext();
+  entry.controller = new AbortController();
+  if (!mc) return; // degraded: the library still runs tools for a person
+  const d = entry.definition;
+  await mc.registerTool({
+    name: d.name,
+    title: d.title || undefined,
+    description: d.description,
+    inputSchema: listedSchema(d.inputSchema),
+    annotations: d.annotations,
+    execute: (input, client) => execute(reg, entry, input, client?.signal ?? null, 'agent'),
+  }, { signal: entry.controller.signal });
+}
+
+/** What the library reads. */
+function readers(reg) {
   return {
-    get size() { return tools.size; },
-    activeCount,
-    list: () => [...tools.values()].map(({ controller: _c, ...t }) => structuredClone(t)),
+    get size() { return reg.tools.size; },
+    activeCount: () => activeCount(reg),
+    list: () => [...reg.tools.values()].map(({ controller: _c, ...t }) => structuredClone(t)),
     /** The library's entries in the shape the desktop shell pushes (js/ui/library_view.js). */
-    views: () => [...tools.values()].map((t) => ({
+    views: () => [...reg.tools.values()].map((t) => ({
       ...structuredClone({ name: t.definition.name, title: t.definition.title, description: t.definition.description, inputSchema: t.definition.inputSchema, annotations: t.definition.annotations, steps: t.definition.steps }),
       status: t.status,
       callable: t.status === 'active',
@@ -96,130 +106,148 @@ export function createRegistry({ bus, store, modelContext = () => document.model
       createdAt: Date.parse(t.createdAt),
       usage: { runs: t.stats.invocations, successes: t.stats.successes, lastFailure: t.stats.lastFailure },
     })),
-    get: (name) => tools.get(name) ?? null,
+    get: (name) => reg.tools.get(name) ?? null,
 
+  };
+}
+
+/** Publishing and repairs, each approved first. */
+function publishing(reg) {
+  return {
     /** Publish an approved definition: stored, counted against the cap, registered. */
     async publish(definition, { author = 'person', approvedHash = null } = {}) {
-      if (tools.has(definition.name)) throw new RegistryError('name_taken', 'A tool with that name exists already. Choose another name.');
-      if (activeCount() >= MAX_TAUGHT_TOOLS) throw new RegistryError('cap_reached', `You already have ${MAX_TAUGHT_TOOLS} active tools, the most agents can choose from well. Disable or revoke one in the library first.`);
+      if (reg.tools.has(definition.name)) throw new RegistryError('name_taken', 'A tool with that name exists already. Choose another name.');
+      if (activeCount(reg) >= MAX_TAUGHT_TOOLS) throw new RegistryError('cap_reached', `You already have ${MAX_TAUGHT_TOOLS} active tools, the most agents can choose from well. Disable or revoke one in the library first.`);
       const hash = await definitionHash(definition);
       if (approvedHash !== null && approvedHash !== hash) throw new RegistryError('not_approved', 'The tool changed after it was approved. Review it again.');
       const entry = {
         name: definition.name,
         definition: structuredClone(definition),
-        approved: { hash, commands: definition.steps.map((s) => s.command), at: now().toISOString() },
+        approved: { hash, commands: definition.steps.map((s) => s.command), at: reg.now().toISOString() },
         status: 'active',
         author,
-        createdAt: now().toISOString(),
+        createdAt: reg.now().toISOString(),
         stats: { invocations: 0, successes: 0, lastFailure: null },
       };
-      tools.set(entry.name, entry);
-      await register(entry);
-      await save(entry);
-      onChange();
+      reg.tools.set(entry.name, entry);
+      await register(reg, entry);
+      await save(reg, entry);
+      reg.onChange();
       return entry;
     },
 
     /** A repaired (re-approved) definition replaces the tool under the same name. */
     async replace(definition, { author = 'person', approvedHash = null } = {}) {
-      const entry = tools.get(definition.name);
+      const entry = reg.tools.get(definition.name);
       if (!entry) throw new RegistryError('not_found', 'There is no tool with that name to repair.');
       if (approvedHash !== null && approvedHash !== await definitionHash(definition)) throw new RegistryError('not_approved', 'The tool changed after it was approved. Review it again.');
       entry.controller?.abort();
       entry.definition = structuredClone(definition);
-      entry.approved = { hash: await definitionHash(definition), commands: definition.steps.map((s) => s.command), at: now().toISOString() };
+      entry.approved = { hash: await definitionHash(definition), commands: definition.steps.map((s) => s.command), at: reg.now().toISOString() };
       entry.stats.lastFailure = null;
       entry.repairedBy = author;
-      if (entry.status === 'active') await register(entry);
-      await save(entry);
-      onChange();
+      if (entry.status === 'active') await register(reg, entry);
+      await save(reg, entry);
+      reg.onChange();
       return entry;
     },
 
     /** A person approved the tool again (in the shell's dialog): back in service. */
     async reapproved(name, hash) {
-      const entry = tools.get(name);
+      const entry = reg.tools.get(name);
       if (!entry || hash !== await definitionHash(entry.definition)) return false;
-      entry.approved = { hash, commands: entry.definition.steps.map((s) => s.command), at: now().toISOString() };
+      entry.approved = { hash, commands: entry.definition.steps.map((s) => s.command), at: reg.now().toISOString() };
       entry.status = 'active';
       delete entry.reviewReason;
-      await register(entry);
-      await save(entry);
-      onChange();
+      await register(reg, entry);
+      await save(reg, entry);
+      reg.onChange();
       return true;
     },
 
+  };
+}
+
+/** A person's decisions in the library. */
+function decisions(reg) {
+  return {
     /** Shown in the library (a plain browser has no dialog to ask in before each run). */
     async setAskEveryTime(name, value) {
-      const entry = tools.get(name);
+      const entry = reg.tools.get(name);
       if (!entry) return false;
       entry.askEveryTime = Boolean(value);
-      await save(entry);
-      onChange();
+      await save(reg, entry);
+      reg.onChange();
       return true;
     },
 
     async disable(name) {
-      const entry = tools.get(name);
+      const entry = reg.tools.get(name);
       if (!entry || entry.status !== 'active') return false;
       entry.controller?.abort();
       entry.status = 'disabled';
-      await save(entry);
-      onChange();
+      await save(reg, entry);
+      reg.onChange();
       return true;
     },
 
     async enable(name) {
-      const entry = tools.get(name);
+      const entry = reg.tools.get(name);
       if (!entry || entry.status !== 'disabled') return false;
-      if (activeCount() >= MAX_TAUGHT_TOOLS) throw new RegistryError('cap_reached', `${MAX_TAUGHT_TOOLS} tools are active already. Disable another first.`);
+      if (activeCount(reg) >= MAX_TAUGHT_TOOLS) throw new RegistryError('cap_reached', `${MAX_TAUGHT_TOOLS} tools are active already. Disable another first.`);
       entry.status = 'active';
-      await register(entry);
-      await save(entry);
-      onChange();
+      await register(reg, entry);
+      await save(reg, entry);
+      reg.onChange();
       return true;
     },
 
     async revoke(name) {
-      const entry = tools.get(name);
+      const entry = reg.tools.get(name);
       if (!entry) return false;
       entry.controller?.abort();
-      tools.delete(name);
-      await store.delete(name);
-      onChange();
+      reg.tools.delete(name);
+      await reg.store.delete(name);
+      reg.onChange();
       return true;
     },
 
+  };
+}
+
+/** Runs, and loading the stored tools when the page opens. */
+function runs(reg) {
+  return {
     /** A person runs a tool from the library (same checks and counts as an agent's call). */
     runByPerson(name, input) {
-      const entry = tools.get(name);
+      const entry = reg.tools.get(name);
       if (!entry) return Promise.resolve({ isError: true, code: 'not_found', message: 'There is no tool with that name.' });
       if (entry.status !== 'active') return Promise.resolve({ isError: true, code: 'disabled', message: `${name} is disabled. Enable it in the library first.` });
-      return execute(entry, input, null, 'person');
+      return execute(reg, entry, input, null, 'person');
     },
 
     /** An agent runs a tool by name (understudy_run_tool). */
     runByAgent(name, input, signal) {
-      const entry = tools.get(name);
+      const entry = reg.tools.get(name);
       if (!entry || entry.status !== 'active') return Promise.resolve({ isError: true, code: 'not_found', message: 'No active tool has that name. Ask the person to publish it.' });
-      return execute(entry, input, signal, 'agent');
+      return execute(reg, entry, input, signal, 'agent');
     },
 
     /** Load stored tools and register the active ones (restore on page load). */
     async restore() {
-      for (const record of await store.all()) {
+      for (const record of await reg.store.all()) {
         const entry = { ...record, controller: null };
-        tools.set(entry.name, entry);
+        reg.tools.set(entry.name, entry);
         if (entry.status === 'active') {
           try {
-            await register(entry);
+            await register(reg, entry);
           } catch (err) {
             entry.status = 'disabled';
             console.warn(`could not register ${entry.name}: ${err.message}`);
           }
         }
       }
-      onChange();
+      reg.onChange();
     },
   };
 }
