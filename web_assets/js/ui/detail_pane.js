@@ -6,42 +6,62 @@ import { STATUSES, PRIORITIES } from '../queue_state.js';
 const DRAFT_PAUSE_MS = 600;
 
 export function mountDetailPane({ state, dispatch }) {
-  const assignee = $('assignee-select');
-  const priority = $('priority-select');
-  const status = $('status-select');
-  const template = $('template-select');
-  const draft = $('reply-draft');
-  const tagInput = $('tag-input');
+  const c = {
+    assignee: $('assignee-select'),
+    priority: $('priority-select'),
+    status: $('status-select'),
+    template: $('template-select'),
+    draft: $('reply-draft'),
+    tagInput: $('tag-input'),
+  };
   const ticketId = () => state.selectedId;
+  wireFields(c, ticketId, dispatch);
+  wireDraft(c.draft, state, ticketId, dispatch);
+  return {
+    render: () => render(state, c),
+    renderOptions() {
+      fillSelect(c.assignee, [['', 'Unassigned'], ...state.assignees.map((a) => [a.id, a.name])]);
+      fillSelect(c.priority, PRIORITIES.map((p) => [p, LABELS.priority[p]]));
+      fillSelect(c.status, STATUSES.map((s) => [s, LABELS.status[s]]));
+      fillSelect(c.template, [['', 'Choose a template…'], ...state.templates.map((t) => [t.id, t.name])], '');
+    },
+  };
+}
 
-  assignee.addEventListener('change', () => {
-    dispatch('set_ticket_assignee', { ticket_id: ticketId(), assignee: assignee.value || null }, 'assignee-select');
+function wireFields(c, ticketId, dispatch) {
+  c.assignee.addEventListener('change', () => {
+    dispatch('set_ticket_assignee', { ticket_id: ticketId(), assignee: c.assignee.value || null }, 'assignee-select');
   });
-  priority.addEventListener('change', () => {
-    dispatch('set_ticket_priority', { ticket_id: ticketId(), priority: priority.value }, 'priority-select');
+  c.priority.addEventListener('change', () => {
+    dispatch('set_ticket_priority', { ticket_id: ticketId(), priority: c.priority.value }, 'priority-select');
   });
-  status.addEventListener('change', () => {
-    dispatch('set_ticket_status', { ticket_id: ticketId(), status: status.value }, 'status-select');
+  c.status.addEventListener('change', () => {
+    dispatch('set_ticket_status', { ticket_id: ticketId(), status: c.status.value }, 'status-select');
   });
   $('tag-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    const value = tagInput.value.trim().toLowerCase();
+    const value = c.tagInput.value.trim().toLowerCase();
     if (!value) return;
-    if (dispatch('add_ticket_tag', { ticket_id: ticketId(), tag: value }, 'tag-editor')) tagInput.value = '';
+    if (dispatch('add_ticket_tag', { ticket_id: ticketId(), tag: value }, 'tag-editor')) c.tagInput.value = '';
   });
   $('d-tags').addEventListener('click', (event) => {
     const button = event.target.closest('button[data-tag]');
     if (button) dispatch('remove_ticket_tag', { ticket_id: ticketId(), tag: button.dataset.tag }, 'tag-editor');
   });
   $('template-apply').addEventListener('click', () => {
-    if (!template.value) {
-      template.focus();
+    if (!c.template.value) {
+      c.template.focus();
       return;
     }
-    dispatch('apply_template', { ticket_id: ticketId(), template_id: template.value }, 'template-apply');
+    dispatch('apply_template', { ticket_id: ticketId(), template_id: c.template.value }, 'template-apply');
   });
-  // A reply belongs to the ticket it was typed in, whatever opens meanwhile; it is saved as
-  // the person pauses, not only when they leave the field, so a crash loses at most a moment.
+}
+
+/**
+ * A reply belongs to the ticket it was typed in, whatever opens meanwhile; it is saved as the
+ * person pauses, not only when they leave the field, so a crash loses at most a moment.
+ */
+function wireDraft(draft, state, ticketId, dispatch) {
   let draftTimer = null;
   const saveDraft = () => {
     clearTimeout(draftTimer);
@@ -52,40 +72,31 @@ export function mountDetailPane({ state, dispatch }) {
   draft.addEventListener('focus', () => { draft.dataset.ticket = ticketId() ?? ''; });
   draft.addEventListener('input', () => { clearTimeout(draftTimer); draftTimer = setTimeout(saveDraft, DRAFT_PAUSE_MS); });
   draft.addEventListener('change', saveDraft);
+}
 
-  function renderOptions() {
-    fillSelect(assignee, [['', 'Unassigned'], ...state.assignees.map((a) => [a.id, a.name])]);
-    fillSelect(priority, PRIORITIES.map((p) => [p, LABELS.priority[p]]));
-    fillSelect(status, STATUSES.map((s) => [s, LABELS.status[s]]));
-    fillSelect(template, [['', 'Choose a template…'], ...state.templates.map((t) => [t.id, t.name])], '');
+function render(state, c) {
+  const t = state.selectedId ? state.byId.get(state.selectedId) : null;
+  $('detail-empty').hidden = Boolean(t);
+  $('detail-card').hidden = !t;
+  if (!t) return;
+  $('d-id').textContent = visibleControls(t.id);
+  const pill = $('d-status-pill');
+  pill.textContent = LABELS.status[t.status];
+  pill.className = `status-pill status-${t.status}`;
+  $('d-subject').textContent = visibleControls(t.subject);
+  $('d-requester').textContent = visibleControls(t.requester);
+  const created = $('d-created');
+  created.dateTime = t.created;
+  created.textContent = longDate(t.created);
+  c.assignee.value = t.assignee ?? '';
+  c.priority.value = t.priority;
+  c.priority.dataset.priority = t.priority;
+  c.status.value = t.status;
+  $('d-tags').replaceChildren(...t.tags.map((tag) => el('li', { class: 'tag' }, tag,
+    el('button', { type: 'button', class: 'tag-remove', 'aria-label': `Remove tag ${tag}`, dataset: { tag } }, '×'))));
+  $('d-body').textContent = visibleControls(t.body);
+  if (document.activeElement !== c.draft) {
+    c.draft.value = t.reply_draft;
+    c.draft.dataset.ticket = t.id;
   }
-
-  function render() {
-    const t = state.selectedId ? state.byId.get(state.selectedId) : null;
-    $('detail-empty').hidden = Boolean(t);
-    $('detail-card').hidden = !t;
-    if (!t) return;
-    $('d-id').textContent = visibleControls(t.id);
-    const pill = $('d-status-pill');
-    pill.textContent = LABELS.status[t.status];
-    pill.className = `status-pill status-${t.status}`;
-    $('d-subject').textContent = visibleControls(t.subject);
-    $('d-requester').textContent = visibleControls(t.requester);
-    const created = $('d-created');
-    created.dateTime = t.created;
-    created.textContent = longDate(t.created);
-    assignee.value = t.assignee ?? '';
-    priority.value = t.priority;
-    priority.dataset.priority = t.priority;
-    status.value = t.status;
-    $('d-tags').replaceChildren(...t.tags.map((tag) => el('li', { class: 'tag' }, tag,
-      el('button', { type: 'button', class: 'tag-remove', 'aria-label': `Remove tag ${tag}`, dataset: { tag } }, '×'))));
-    $('d-body').textContent = visibleControls(t.body);
-    if (document.activeElement !== draft) {
-      draft.value = t.reply_draft;
-      draft.dataset.ticket = t.id;
-    }
-  }
-
-  return { render, renderOptions };
 }

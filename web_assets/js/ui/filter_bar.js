@@ -6,41 +6,46 @@ import { STATUSES, PRIORITIES, UNASSIGNED, allTags } from '../queue_state.js';
 const TEXT_DEBOUNCE_MS = 180;
 
 export function mountFilterBar({ state, dispatch }) {
-  const text = $('filter-text');
-  const status = $('filter-status');
-  const priority = $('filter-priority');
-  const assignee = $('filter-assignee');
-  const tag = $('filter-tag');
+  const c = {
+    text: $('filter-text'),
+    status: $('filter-status'),
+    priority: $('filter-priority'),
+    assignee: $('filter-assignee'),
+    tag: $('filter-tag'),
+  };
+  wireFilters(c, dispatch);
+  wireBulk(dispatch);
+  return { render: () => render(state, c), renderOptions: () => renderOptions(state, c) };
+}
+
+function wireFilters(c, dispatch) {
   let textTimer = null;
-
-  function currentPayload() {
-    const p = {};
-    if (text.value.trim()) p.text = text.value.trim();
-    if (status.value) p.status = status.value;
-    if (priority.value) p.priority = priority.value;
-    if (assignee.value) p.assignee = assignee.value;
-    if (tag.value) p.tag = tag.value;
-    return p;
-  }
-
-  const apply = (control) => dispatch('filter_tickets', currentPayload(), control);
-
-  text.addEventListener('input', () => {
+  const apply = (control) => dispatch('filter_tickets', currentPayload(c), control);
+  c.text.addEventListener('input', () => {
     clearTimeout(textTimer);
     textTimer = setTimeout(() => apply('filter-text'), TEXT_DEBOUNCE_MS);
   });
-  text.addEventListener('keydown', (event) => {
+  c.text.addEventListener('keydown', (event) => {
     if (event.key === 'Enter') { clearTimeout(textTimer); apply('filter-text'); }
-    if (event.key === 'Escape' && text.value) { event.stopPropagation(); text.value = ''; apply('filter-text'); }
+    if (event.key === 'Escape' && c.text.value) { event.stopPropagation(); c.text.value = ''; apply('filter-text'); }
   });
-  for (const [select, control] of [[status, 'filter-status'], [priority, 'filter-priority'], [assignee, 'filter-assignee'], [tag, 'filter-tag']]) {
-    select.addEventListener('change', () => apply(control));
+  for (const field of ['status', 'priority', 'assignee', 'tag']) {
+    c[field].addEventListener('change', () => apply(`filter-${field}`));
   }
   const clear = () => dispatch('filter_tickets', {}, 'filter-clear');
   $('filter-clear').addEventListener('click', clear);
   $('empty-clear').addEventListener('click', clear);
+}
 
-  // ---- bulk actions on the matching set ------------------------------------------------
+function currentPayload(c) {
+  const p = {};
+  if (c.text.value.trim()) p.text = c.text.value.trim();
+  for (const field of ['status', 'priority', 'assignee', 'tag']) if (c[field].value) p[field] = c[field].value;
+  return p;
+}
+
+/** Bulk actions on the matching set. */
+function wireBulk(dispatch) {
   $('bulk-tag-form').addEventListener('submit', (event) => {
     event.preventDefault();
     const input = $('bulk-tag-input');
@@ -62,37 +67,32 @@ export function mountFilterBar({ state, dispatch }) {
       select.value = '';
     });
   }
+}
 
-  function renderOptions() {
-    fillSelect(status, [['', 'Any'], ...STATUSES.map((s) => [s, LABELS.status[s]])], state.filter.status);
-    fillSelect(priority, [['', 'Any'], ...PRIORITIES.map((p) => [p, LABELS.priority[p]])], state.filter.priority);
-    fillSelect(assignee, [['', 'Anyone'], [UNASSIGNED, 'Unassigned'], ...state.assignees.map((a) => [a.id, a.name])], state.filter.assignee);
-    const tags = allTags(state);
-    fillSelect(tag, [['', 'Any'], ...tags.map((t) => [t, t])], state.filter.tag);
-    const list = $('tag-suggestions');
-    list.replaceChildren(...tags.map((t) => Object.assign(document.createElement('option'), { value: t })));
-    fillSelect($('bulk-priority'), [['', 'Set priority…'], ...PRIORITIES.map((p) => [p, LABELS.priority[p]])], '');
-    fillSelect($('bulk-status'), [['', 'Set status…'], ...STATUSES.map((s) => [s, LABELS.status[s]])], '');
-    fillSelect($('bulk-assign'), [['', 'Assign to…'], ...state.assignees.map((a) => [a.id, a.name]), [UNASSIGNED, 'Nobody (unassign)']], '');
-  }
+function renderOptions(state, c) {
+  fillSelect(c.status, [['', 'Any'], ...STATUSES.map((s) => [s, LABELS.status[s]])], state.filter.status);
+  fillSelect(c.priority, [['', 'Any'], ...PRIORITIES.map((p) => [p, LABELS.priority[p]])], state.filter.priority);
+  fillSelect(c.assignee, [['', 'Anyone'], [UNASSIGNED, 'Unassigned'], ...state.assignees.map((a) => [a.id, a.name])], state.filter.assignee);
+  const tags = allTags(state);
+  fillSelect(c.tag, [['', 'Any'], ...tags.map((t) => [t, t])], state.filter.tag);
+  const list = $('tag-suggestions');
+  list.replaceChildren(...tags.map((t) => Object.assign(document.createElement('option'), { value: t })));
+  fillSelect($('bulk-priority'), [['', 'Set priority…'], ...PRIORITIES.map((p) => [p, LABELS.priority[p]])], '');
+  fillSelect($('bulk-status'), [['', 'Set status…'], ...STATUSES.map((s) => [s, LABELS.status[s]])], '');
+  fillSelect($('bulk-assign'), [['', 'Assign to…'], ...state.assignees.map((a) => [a.id, a.name]), [UNASSIGNED, 'Nobody (unassign)']], '');
+}
 
-  function render() {
-    // Reflect the filter held in state (it may have been set by a command, not by typing).
-    if (document.activeElement !== text) text.value = state.filter.text;
-    status.value = state.filter.status;
-    priority.value = state.filter.priority;
-    assignee.value = state.filter.assignee;
-    tag.value = state.filter.tag;
-    const total = state.tickets.length;
-    const matched = state.matches.length;
-    const filtered = Object.values(state.filter).some(Boolean);
-    $('match-count').textContent = filtered ? `${matched.toLocaleString('en')} of ${total.toLocaleString('en')} match` : `${total.toLocaleString('en')} tickets`;
-    $('filter-clear').hidden = !filtered;
-    // Bulk changes only make sense on a narrowed set: they appear once a filter is on.
-    const bulk = /** @type {HTMLElement} */ (document.querySelector('.bulk'));
-    bulk.hidden = !filtered || matched === 0;
-    $('bulk-label').textContent = `Change all ${matched.toLocaleString('en')} ${matched === 1 ? 'match' : 'matches'}:`;
-  }
-
-  return { render, renderOptions };
+function render(state, c) {
+  // Reflect the filter held in state (it may have been set by a command, not by typing).
+  if (document.activeElement !== c.text) c.text.value = state.filter.text;
+  for (const field of ['status', 'priority', 'assignee', 'tag']) c[field].value = state.filter[field];
+  const total = state.tickets.length;
+  const matched = state.matches.length;
+  const filtered = Object.values(state.filter).some(Boolean);
+  $('match-count').textContent = filtered ? `${matched.toLocaleString('en')} of ${total.toLocaleString('en')} match` : `${total.toLocaleString('en')} tickets`;
+  $('filter-clear').hidden = !filtered;
+  // Bulk changes only make sense on a narrowed set: they appear once a filter is on.
+  const bulk = /** @type {HTMLElement} */ (document.querySelector('.bulk'));
+  bulk.hidden = !filtered || matched === 0;
+  $('bulk-label').textContent = `Change all ${matched.toLocaleString('en')} ${matched === 1 ? 'match' : 'matches'}:`;
 }
