@@ -38,6 +38,15 @@ export function createDraftEditor({ panel, library, drafts, toast, onPublish }) 
   let draftSeq = 0; // draft ids must be unique even when two are opened in the same millisecond
   let openDraftId = null;
 
+  function open(recording, draft) {
+    draftSeq += 1;
+    const id = `draft-p${draftSeq}`;
+    const entry = { id, draft, meta: { name: suggestName(recording), description: '' }, recordingId: recording.id, by: 'person', described: false };
+    drafts.set(id, entry);
+    openDraftId = id;
+    render({ panel, library, onPublish }, entry);
+  }
+
   function start(recording) {
     try {
       open(recording, generalize(recording));
@@ -47,90 +56,94 @@ export function createDraftEditor({ panel, library, drafts, toast, onPublish }) 
     }
   }
 
-  function open(recording, draft) {
-    draftSeq += 1;
-    const id = `draft-p${draftSeq}`;
-    const entry = { id, draft, meta: { name: suggestName(recording), description: '' }, recordingId: recording.id, by: 'person', described: false };
-    drafts.set(id, entry);
-    openDraftId = id;
-    render(entry);
-  }
-
-  /** The switch and the "described as" box for one value the tool could ask for. */
-  function choiceFor(p, refresh) {
-    const words = fieldWords(p.command, p.field);
-    if (p.kind === 'entity') {
-      return el('p', { class: 'choice fixed-ask', text: `Asks each time for ${words.asked}.` });
-    }
-    const id = `ask-${p.name}`;
-    const box = el('input', { type: 'checkbox', id, 'aria-label': `Let whoever runs it choose ${words.label.toLowerCase()}` });
-    box.checked = p.bound;
-    const recorded = valueWords(p.command, p.field, p.recorded, p.recordedRef);
-    const label = el('label', { for: id, class: 'switch-label' }, box, ` Let whoever runs it choose ${words.label.toLowerCase()} (you did: ${recorded})`);
-    box.addEventListener('change', () => { p.bound = box.checked; refresh(); });
-    return el('div', { class: 'choice' }, label);
-  }
-
-  function describedAs(p, refresh) {
-    const words = fieldWords(p.command, p.field);
-    const input = el('input', { type: 'text', value: p.description, 'aria-label': `How ${words.asked} is described to whoever runs it`, maxlength: BUDGET.paramDescription });
-    input.addEventListener('input', () => { p.description = input.value; refresh(); });
-    return el('label', { class: 'described' }, `How ${words.asked} is described to whoever runs it`, input);
-  }
-
-  function render(entry) {
-    panel.hidden = false;
-    library.hidden = true;
-    const { draft } = entry;
-    const nameInput = el('input', { type: 'text', value: entry.meta.name, id: 'draft-name', 'aria-label': 'Short name for agents', maxlength: BUDGET.name });
-    const descInput = el('textarea', { id: 'draft-description', rows: 3, 'aria-label': 'What it does and when to use it', maxlength: BUDGET.description });
-    const problemsBox = el('ul', { class: 'problems', hidden: true });
-    const stepsList = el('ol', { class: 'steps routine' });
-    const publish = el('button', { type: 'button', class: 'btn primary', id: 'draft-publish' }, 'Publish…');
-    const warnings = draft.warnings.length ? el('ul', { class: 'warnings' }, ...draft.warnings.map((w) => el('li', { text: w.message }))) : null;
-
-    function refresh() {
-      entry.meta = { name: nameInput.value.trim(), title: '', description: descInput.value.trim() };
-      let { definition, problems } = compile(draft, entry.meta);
-      if (!entry.described) {
-        // Until the person writes their own, the description follows the choices made.
-        descInput.value = suggestDescription(definition);
-        entry.meta.description = descInput.value;
-        ({ definition, problems } = compile(draft, entry.meta));
-      }
-      entry.definition = definition;
-      entry.problems = problems;
-      stepsList.replaceChildren(...definition.steps.map((step, i) => {
-        const asked = draft.params.filter((p) => p.bound && draft.steps[i] && Object.values(draft.steps[i].args).some((a) => a.from === 'param' && a.name === p.name));
-        const choices = draft.params.filter((p) => Object.values(draft.steps[i].args).some((a) => a.from === 'param' && a.name === p.name));
-        return el('li', {},
-          el('span', { class: 'sentence', text: stepSentence(step) }),
-          ...choices.map((p) => choiceFor(p, refresh)),
-          ...asked.map((p) => describedAs(p, refresh)));
-      }));
-      problemsBox.replaceChildren(...problems.map((p) => el('li', { text: p })));
-      problemsBox.hidden = !problems.length;
-      publish.disabled = problems.length > 0;
-    }
-    nameInput.addEventListener('input', refresh);
-    descInput.addEventListener('input', () => { entry.described = true; refresh(); });
-    publish.addEventListener('click', () => {
-      refresh();
-      if (!entry.problems.length) onPublish(entry);
-    });
-    refresh();
-    panel.replaceChildren(
-      drawerHeader('Make a tool', () => { panel.hidden = true; }),
-      el('p', { class: 'hint', text: 'This is the routine you did. Whoever runs the tool, you from your library or an agent, gets these same steps. Choose what they may change each time; everything else stays as you did it.' }),
-      el('h3', { text: 'What it does' }),
-      stepsList,
-      ...(warnings ? [warnings] : []),
-      el('label', {}, 'What it does and when to use it (agents read this)', descInput),
-      el('label', {}, 'Short name for agents', nameInput),
-      problemsBox,
-      el('div', { class: 'card-row' }, publish),
-    );
-  }
-
   return { start, open, get openDraftId() { return openDraftId; } };
+}
+
+/** The switch and the "described as" box for one value the tool could ask for. */
+function choiceFor(p, refresh) {
+  const words = fieldWords(p.command, p.field);
+  if (p.kind === 'entity') {
+    return el('p', { class: 'choice fixed-ask', text: `Asks each time for ${words.asked}.` });
+  }
+  const id = `ask-${p.name}`;
+  const box = el('input', { type: 'checkbox', id, 'aria-label': `Let whoever runs it choose ${words.label.toLowerCase()}` });
+  box.checked = p.bound;
+  const recorded = valueWords(p.command, p.field, p.recorded, p.recordedRef);
+  const label = el('label', { for: id, class: 'switch-label' }, box, ` Let whoever runs it choose ${words.label.toLowerCase()} (you did: ${recorded})`);
+  box.addEventListener('change', () => { p.bound = box.checked; refresh(); });
+  return el('div', { class: 'choice' }, label);
+}
+
+function describedAs(p, refresh) {
+  const words = fieldWords(p.command, p.field);
+  const input = el('input', { type: 'text', value: p.description, 'aria-label': `How ${words.asked} is described to whoever runs it`, maxlength: BUDGET.paramDescription });
+  input.addEventListener('input', () => { p.description = input.value; refresh(); });
+  return el('label', { class: 'described' }, `How ${words.asked} is described to whoever runs it`, input);
+}
+
+/** The step list: each step in words, its switches, and how asked values are described. */
+function stepItems(draft, definition, refresh) {
+  const uses = (i, p) => draft.steps[i] && Object.values(draft.steps[i].args).some((a) => a.from === 'param' && a.name === p.name);
+  return definition.steps.map((step, i) => {
+    const choices = draft.params.filter((p) => uses(i, p));
+    const asked = choices.filter((p) => p.bound);
+    return el('li', {},
+      el('span', { class: 'sentence', text: stepSentence(step) }),
+      ...choices.map((p) => choiceFor(p, refresh)),
+      ...asked.map((p) => describedAs(p, refresh)));
+  });
+}
+
+/** Compile the draft as it stands; the description follows the choices until written. */
+function recompile(entry, form) {
+  const { draft } = entry;
+  entry.meta = { name: form.nameInput.value.trim(), title: '', description: form.descInput.value.trim() };
+  let { definition, problems } = compile(draft, entry.meta);
+  if (!entry.described) {
+    form.descInput.value = suggestDescription(definition);
+    entry.meta.description = form.descInput.value;
+    ({ definition, problems } = compile(draft, entry.meta));
+  }
+  entry.definition = definition;
+  entry.problems = problems;
+}
+
+function render({ panel, library, onPublish }, entry) {
+  panel.hidden = false;
+  library.hidden = true;
+  const { draft } = entry;
+  const form = {
+    nameInput: el('input', { type: 'text', value: entry.meta.name, id: 'draft-name', 'aria-label': 'Short name for agents', maxlength: BUDGET.name }),
+    descInput: el('textarea', { id: 'draft-description', rows: 3, 'aria-label': 'What it does and when to use it', maxlength: BUDGET.description }),
+  };
+  const problemsBox = el('ul', { class: 'problems', hidden: true });
+  const stepsList = el('ol', { class: 'steps routine' });
+  const publish = el('button', { type: 'button', class: 'btn primary', id: 'draft-publish' }, 'Publish…');
+  const warnings = draft.warnings.length ? el('ul', { class: 'warnings' }, ...draft.warnings.map((w) => el('li', { text: w.message }))) : null;
+
+  function refresh() {
+    recompile(entry, form);
+    stepsList.replaceChildren(...stepItems(draft, entry.definition, refresh));
+    problemsBox.replaceChildren(...entry.problems.map((p) => el('li', { text: p })));
+    problemsBox.hidden = !entry.problems.length;
+    publish.disabled = entry.problems.length > 0;
+  }
+  form.nameInput.addEventListener('input', refresh);
+  form.descInput.addEventListener('input', () => { entry.described = true; refresh(); });
+  publish.addEventListener('click', () => {
+    refresh();
+    if (!entry.problems.length) onPublish(entry);
+  });
+  refresh();
+  panel.replaceChildren(
+    drawerHeader('Make a tool', () => { panel.hidden = true; }),
+    el('p', { class: 'hint', text: 'This is the routine you did. Whoever runs the tool, you from your library or an agent, gets these same steps. Choose what they may change each time; everything else stays as you did it.' }),
+    el('h3', { text: 'What it does' }),
+    stepsList,
+    ...(warnings ? [warnings] : []),
+    el('label', {}, 'What it does and when to use it (agents read this)', form.descInput),
+    el('label', {}, 'Short name for agents', form.nameInput),
+    problemsBox,
+    el('div', { class: 'card-row' }, publish),
+  );
 }

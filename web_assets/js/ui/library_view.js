@@ -21,137 +21,149 @@ function madeBy(t) {
 }
 
 export function createLibraryView({ drawer, panel, lib, state, toast, onRepair }) {
-  function actionButton(text, cls, handler, title = '') {
-    const button = el('button', { type: 'button', class: `btn${cls ? ` ${cls}` : ''}`, title: title || null }, text);
-    button.addEventListener('click', handler);
-    return button;
-  }
+  const v = { drawer, lib, state, toast, onRepair, render: null };
+  v.render = () => renderList(v);
+  return {
+    render: v.render,
+    open() {
+      drawer.hidden = false;
+      panel.hidden = true;
+      v.render();
+    },
+  };
+}
 
-  async function act(action, name, done = null) {
-    const reply = await lib.act(action, name);
-    if (reply?.isError) {
-      if (reply.code !== 'consent_denied') toast.show(reply.message, { kind: 'error' });
-    } else if (done) {
-      toast.show(done);
+function actionButton(text, cls, handler, title = '') {
+  const button = el('button', { type: 'button', class: `btn${cls ? ` ${cls}` : ''}`, title: title || null }, text);
+  button.addEventListener('click', handler);
+  return button;
+}
+
+async function act(v, action, name, done = null) {
+  const reply = await v.lib.act(action, name);
+  if (reply?.isError) {
+    if (reply.code !== 'consent_denied') v.toast.show(reply.message, { kind: 'error' });
+  } else if (done) {
+    v.toast.show(done);
+  }
+  v.render();
+}
+
+function cardButtons(v, t) {
+  const buttons = [];
+  if (t.status === 'needs_review') {
+    buttons.push(actionButton('Review again…', 'primary', () => act(v, 'review', t.name)));
+  } else {
+    if (t.status === 'active') buttons.push(actionButton('Run…', 'primary', () => renderRunForm(v, t)));
+    buttons.push(t.status === 'active'
+      ? actionButton('Turn off', '', () => act(v, 'disable', t.name, `${t.name} is turned off.`))
+      : actionButton('Turn on…', '', () => act(v, 'enable', t.name)));
+  }
+  const failedStep = t.usage?.lastFailure?.step;
+  if (failedStep) buttons.push(actionButton(`Repair step ${failedStep}`, '', () => v.onRepair(t, failedStep - 1), 'Re-do the step that failed; the rest of the tool stays as it is'));
+  if (t.status === 'active') {
+    buttons.push(t.askEveryTime
+      ? actionButton('Stop asking each time…', '', () => act(v, 'relax', t.name))
+      : actionButton('Ask me every time', '', () => act(v, 'ask', t.name), 'Agents must get your approval for each run'));
+  }
+  buttons.push(actionButton('Revoke…', 'danger', () => confirmRevoke(v, t)));
+  return buttons;
+}
+
+function card(v, t) {
+  const usage = t.usage ?? { runs: 0, successes: 0, lastFailure: null };
+  const rate = usage.runs ? `${Math.round((100 * usage.successes) / usage.runs)}% succeeded` : 'not run yet';
+  const failure = usage.lastFailure ? `Last failure: ${usage.lastFailure.message}` : 'No failures';
+  return el('div', { class: 'card', dataset: { tool: t.name } },
+    el('div', { class: 'card-row' }, el('strong', { text: t.name }), el('span', { class: `status-tag ${t.status}`, text: STATUS_WORDS[t.status] ?? t.status }),
+      t.askEveryTime ? el('span', { class: 'status-tag disabled', text: 'asks before each run' }) : null),
+    el('p', { class: 'stat', text: t.description }),
+    el('p', { class: 'stat', text: `${madeBy(t)} · ${usage.runs} run${usage.runs === 1 ? '' : 's'} · ${rate}` }),
+    el('p', { class: 'stat', text: failure }),
+    t.note ? el('p', { class: 'stat', text: t.note }) : null,
+    t.status === 'needs_review' ? el('p', { class: 'warnings', text: `Held back from agents: ${t.reviewReason || 'it changed since you approved it'}.` }) : null,
+    el('div', { class: 'card-row' }, ...cardButtons(v, t)));
+}
+
+function confirmRevoke(v, t) {
+  // In the desktop app the shell's own dialog is the question; here, ask in the drawer.
+  if (v.lib.decidesInDialog) { act(v, 'revoke', t.name, `${t.name} was revoked.`); return; }
+  const keep = actionButton('Keep it', 'primary', v.render);
+  const revoke = actionButton(`Revoke ${t.name}`, 'danger', () => act(v, 'revoke', t.name, `${t.name} was revoked.`));
+  v.drawer.replaceChildren(drawerHeader('Revoke a tool', v.render),
+    el('p', { text: `Agents will no longer be able to use ${t.name}, and it leaves your library.` }),
+    el('div', { class: 'card-row' }, keep, revoke));
+}
+
+function renderList(v) {
+  const tools = v.lib.list();
+  $('library-count').textContent = String(tools.length);
+  if (v.drawer.hidden) return;
+  const hint = tools.length
+    ? `${v.lib.activeCount()} of ${v.lib.max} active. Turning a tool off frees a place; revoking removes it.`
+    : 'No tools yet. Press Teach, do a routine once as you always do, then Stop teaching: the tool you make appears here.';
+  v.drawer.replaceChildren(drawerHeader('Your tools', () => { v.drawer.hidden = true; }),
+    el('p', { class: 'hint', text: hint }),
+    ...tools.map((t) => card(v, t)));
+}
+
+/** Which field of which command each question fills (for its label and its picker). */
+function questionsOf(tool) {
+  const out = new Map();
+  for (const step of tool.steps ?? []) {
+    for (const [field, spec] of Object.entries(step.args ?? {})) {
+      if (spec.from === 'param' && !out.has(spec.name)) out.set(spec.name, { command: step.command, field });
     }
-    render();
   }
+  return out;
+}
 
-  function card(t) {
-    const usage = t.usage ?? { runs: 0, successes: 0, lastFailure: null };
-    const rate = usage.runs ? `${Math.round((100 * usage.successes) / usage.runs)}% succeeded` : 'not run yet';
-    const failure = usage.lastFailure ? `Last failure: ${usage.lastFailure.message}` : 'No failures';
-    const buttons = [];
-    if (t.status === 'needs_review') {
-      buttons.push(actionButton('Review again…', 'primary', () => act('review', t.name)));
-    } else {
-      if (t.status === 'active') buttons.push(actionButton('Run…', 'primary', () => renderRunForm(t)));
-      buttons.push(t.status === 'active'
-        ? actionButton('Turn off', '', () => act('disable', t.name, `${t.name} is turned off.`))
-        : actionButton('Turn on…', '', () => act('enable', t.name)));
-    }
-    const failedStep = usage.lastFailure?.step;
-    if (failedStep) buttons.push(actionButton(`Repair step ${failedStep}`, '', () => onRepair(t, failedStep - 1), 'Re-do the step that failed; the rest of the tool stays as it is'));
-    if (t.status === 'active') {
-      buttons.push(t.askEveryTime
-        ? actionButton('Stop asking each time…', '', () => act('relax', t.name))
-        : actionButton('Ask me every time', '', () => act('ask', t.name), 'Agents must get your approval for each run'));
-    }
-    buttons.push(actionButton('Revoke…', 'danger', () => confirmRevoke(t)));
-    return el('div', { class: 'card', dataset: { tool: t.name } },
-      el('div', { class: 'card-row' }, el('strong', { text: t.name }), el('span', { class: `status-tag ${t.status}`, text: STATUS_WORDS[t.status] ?? t.status }),
-        t.askEveryTime ? el('span', { class: 'status-tag disabled', text: 'asks before each run' }) : null),
-      el('p', { class: 'stat', text: t.description }),
-      el('p', { class: 'stat', text: `${madeBy(t)} · ${usage.runs} run${usage.runs === 1 ? '' : 's'} · ${rate}` }),
-      el('p', { class: 'stat', text: failure }),
-      t.note ? el('p', { class: 'stat', text: t.note }) : null,
-      t.status === 'needs_review' ? el('p', { class: 'warnings', text: `Held back from agents: ${t.reviewReason || 'it changed since you approved it'}.` }) : null,
-      el('div', { class: 'card-row' }, ...buttons));
+/** A picker that shows names (people, templates, priorities, statuses), or a text box. */
+function inputFor(state, name, schema, where) {
+  const field = where?.field;
+  const aria = fieldWords(where?.command ?? '', field ?? name).label;
+  const options = (pairs, value) => {
+    const select = el('select', { name, 'aria-label': aria }, ...pairs.map(([value, label]) => el('option', { value, text: label })));
+    if (value !== undefined) select.value = value;
+    return select;
+  };
+  if (field === 'assignee') return options([['', 'Nobody'], ...state.assignees.map((a) => [a.id, a.name])], schema.default ?? state.assignees[0]?.id);
+  if (field === 'template_id') return options(state.templates.map((t) => [t.id, t.name]), schema.default);
+  if (field === 'priority' || field === 'status') {
+    const values = schema.enum ?? [];
+    return options(values.filter((x) => x !== '').map((x) => [x, LABELS[field][x] ?? x]), schema.default ?? (field === 'priority' ? 'normal' : undefined));
   }
+  const start = schema.default ?? (field === 'ticket_id' ? state.selectedId ?? '' : '');
+  return el('input', { type: 'text', name, 'aria-label': aria, value: start });
+}
 
-  function confirmRevoke(t) {
-    // In the desktop app the shell's own dialog is the question; here, ask in the drawer.
-    if (lib.decidesInDialog) { act('revoke', t.name, `${t.name} was revoked.`); return; }
-    const keep = actionButton('Keep it', 'primary', render);
-    const revoke = actionButton(`Revoke ${t.name}`, 'danger', () => act('revoke', t.name, `${t.name} was revoked.`));
-    drawer.replaceChildren(drawerHeader('Revoke a tool', render),
-      el('p', { text: `Agents will no longer be able to use ${t.name}, and it leaves your library.` }),
-      el('div', { class: 'card-row' }, keep, revoke));
+/** The answers in a run form; "Nobody" for an assignee is an answer (unassign). */
+function answersOf(form, where) {
+  const input = {};
+  for (const node of form.querySelectorAll('[name]')) {
+    if (node.tagName === 'SELECT' && node.value === '' && where.get(node.name)?.field === 'assignee') input[node.name] = null;
+    else if (node.value !== '') input[node.name] = node.value;
   }
+  return input;
+}
 
-  function render() {
-    const tools = lib.list();
-    $('library-count').textContent = String(tools.length);
-    if (drawer.hidden) return;
-    const hint = tools.length
-      ? `${lib.activeCount()} of ${lib.max} active. Turning a tool off frees a place; revoking removes it.`
-      : 'No tools yet. Press Teach, do a routine once as you always do, then Stop teaching: the tool you make appears here.';
-    drawer.replaceChildren(drawerHeader('Your tools', () => { drawer.hidden = true; }),
-      el('p', { class: 'hint', text: hint }),
-      ...tools.map(card));
-  }
-
-  /** Which field of which command each question fills (for its label and its picker). */
-  function questionsOf(tool) {
-    const out = new Map();
-    for (const step of tool.steps ?? []) {
-      for (const [field, spec] of Object.entries(step.args ?? {})) {
-        if (spec.from === 'param' && !out.has(spec.name)) out.set(spec.name, { command: step.command, field });
-      }
-    }
-    return out;
-  }
-
-  /** A picker that shows names (people, templates, priorities, statuses), or a text box. */
-  function inputFor(name, schema, where) {
-    const field = where?.field;
-    const aria = fieldWords(where?.command ?? '', field ?? name).label;
-    const options = (pairs, value) => {
-      const select = el('select', { name, 'aria-label': aria }, ...pairs.map(([v, label]) => el('option', { value: v, text: label })));
-      if (value !== undefined) select.value = value;
-      return select;
-    };
-    if (field === 'assignee') return options([['', 'Nobody'], ...state.assignees.map((a) => [a.id, a.name])], schema.default ?? state.assignees[0]?.id);
-    if (field === 'template_id') return options(state.templates.map((t) => [t.id, t.name]), schema.default);
-    if (field === 'priority' || field === 'status') {
-      const values = schema.enum ?? [];
-      return options(values.filter((v) => v !== '').map((v) => [v, LABELS[field][v] ?? v]), schema.default ?? (field === 'priority' ? 'normal' : undefined));
-    }
-    const start = schema.default ?? (field === 'ticket_id' ? state.selectedId ?? '' : '');
-    return el('input', { type: 'text', name, 'aria-label': aria, value: start });
-  }
-
-  function renderRunForm(tool) {
-    const where = questionsOf(tool);
-    const fields = Object.entries(tool.inputSchema.properties ?? {}).map(([name, schema]) => {
-      const input = inputFor(name, schema, where.get(name));
-      const label = where.get(name) ? fieldWords(where.get(name).command, where.get(name).field).label : name;
-      return el('label', {}, label, input, schema.description ? el('span', { class: 'hint', text: schema.description }) : null);
-    });
-    const go = el('button', { type: 'submit', class: 'btn primary' }, 'Run');
-    const form = el('form', { class: 'card' },
-      el('p', { class: 'stat', text: tool.steps.map((s) => stepSentence(s)).join('. ') + '.' }),
-      ...fields, el('div', { class: 'card-row' }, go));
-    form.addEventListener('submit', async (event) => {
-      event.preventDefault();
-      const input = {};
-      for (const node of form.querySelectorAll('[name]')) {
-        if (node.tagName === 'SELECT' && node.value === '' && where.get(node.name)?.field === 'assignee') input[node.name] = null;
-        else if (node.value !== '') input[node.name] = node.value;
-      }
-      go.disabled = true;
-      const result = await lib.act('run', tool.name, input);
-      toast.show(result?.ok ? `${tool.name} finished: ${result.changed.length} ticket(s) changed.` : (result?.message ?? 'It did not run.'), { kind: result?.ok ? 'info' : 'error' });
-      render();
-    });
-    drawer.replaceChildren(drawerHeader(`Run ${tool.name}`, render), form);
-  }
-
-  function open() {
-    drawer.hidden = false;
-    panel.hidden = true;
-    render();
-  }
-
-  return { render, open };
+function renderRunForm(v, tool) {
+  const where = questionsOf(tool);
+  const fields = Object.entries(tool.inputSchema.properties ?? {}).map(([name, schema]) => {
+    const input = inputFor(v.state, name, schema, where.get(name));
+    const label = where.get(name) ? fieldWords(where.get(name).command, where.get(name).field).label : name;
+    return el('label', {}, label, input, schema.description ? el('span', { class: 'hint', text: schema.description }) : null);
+  });
+  const go = el('button', { type: 'submit', class: 'btn primary' }, 'Run');
+  const form = el('form', { class: 'card' },
+    el('p', { class: 'stat', text: tool.steps.map((s) => stepSentence(s)).join('. ') + '.' }),
+    ...fields, el('div', { class: 'card-row' }, go));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    go.disabled = true;
+    const result = await v.lib.act('run', tool.name, answersOf(form, where));
+    v.toast.show(result?.ok ? `${tool.name} finished: ${result.changed.length} ticket(s) changed.` : (result?.message ?? 'It did not run.'), { kind: result?.ok ? 'info' : 'error' });
+    v.render();
+  });
+  v.drawer.replaceChildren(drawerHeader(`Run ${tool.name}`, v.render), form);
 }

@@ -17,110 +17,115 @@ function definitionOf(tool) {
 }
 
 export function mountTeachUi({ state, recorder, recordings, drafts, lib, approvals, toast }) {
-  const teachButton = $('teach-button');
   const panel = $('teach-panel');
   const drawer = $('library-panel');
-  const overlay = createApprovalOverlay({ decidesInDialog: lib.decidesInDialog });
-  let repairing = null; // { tool, step } while a person re-does one step
-
-  function setRecordingLook(on, label) {
-    document.body.classList.toggle('recording', on);
-    teachButton.setAttribute('aria-pressed', on ? 'true' : 'false');
-    $('teach-label').textContent = label;
-  }
-
-  function toggleTeach() {
-    if (!recorder.active) {
-      recorder.start();
-      setRecordingLook(true, 'Stop teaching');
-      toast.show('Teaching: do the routine once, as you normally would. Press Stop when done.');
-      return;
-    }
-    const recording = recorder.stop();
-    setRecordingLook(false, 'Teach');
-    if (repairing) { finishRepair(recording); return; }
-    if (!recording.steps.length) {
-      toast.show('Nothing was recorded. Press Teach, do the routine once, then Stop.');
-      return;
-    }
-    recordings.save(recording);
-    toast.show(`Recorded ${recording.steps.length} step${recording.steps.length === 1 ? '' : 's'}. Review it to make a tool.`);
-    editor.start(recording);
-  }
-  teachButton.addEventListener('click', toggleTeach);
-  recorder.onStep = () => {
-    if (recorder.active) $('teach-label').textContent = `${repairing ? 'Stop repairing' : 'Stop teaching'} (${recorder.recording.steps.length})`;
+  const t = {
+    recorder, recordings, drafts, lib, approvals, toast, panel, drawer,
+    teachButton: $('teach-button'),
+    overlay: createApprovalOverlay({ decidesInDialog: lib.decidesInDialog }),
+    repairing: null, // { tool, step } while a person re-does one step
+    editor: null,
+    libraryView: null,
   };
-
-  /** Say what came of a publish, however it was decided. */
-  function announce(name, reply) {
-    if (reply?.isError) {
-      if (reply.code === 'consent_denied') toast.show(`${name} was not published.`);
-      else toast.show(reply.message, { kind: 'error' });
-      return;
-    }
-    toast.show(reply?.repaired ? `Repaired ${name}. Agents use the new step from now on.` : `Published ${name}. Agents can use it now.`);
-    panel.hidden = true;
-  }
-
-  async function publish(entry, request) {
-    if (lib.decidesInDialog) overlay.show(entry);
-    const reply = await lib.publish(request);
-    if (lib.decidesInDialog) overlay.hide();
-    announce(entry.definition.name, reply);
-    libraryView.render();
-  }
-
-  const editor = createDraftEditor({
+  t.editor = createDraftEditor({
     panel, library: drawer, drafts, toast,
-    onPublish: (entry) => publish(entry, { definition: entry.definition, recordingId: entry.recordingId, draftId: entry.id }),
+    onPublish: (entry) => publish(t, entry, { definition: entry.definition, recordingId: entry.recordingId, draftId: entry.id }),
   });
-  const recordingsView = createRecordingsView({ panel, library: drawer, recordings, toast, openEditor: (r, d) => editor.open(r, d), startDraft: (r) => editor.start(r) });
-  const libraryView = createLibraryView({ drawer, panel, lib, state, toast, onRepair: (t, step) => startRepair(t, step) });
-  $('library-button').addEventListener('click', () => libraryView.open());
+  const recordingsView = createRecordingsView({ panel, library: drawer, recordings, toast, openEditor: (r, d) => t.editor.open(r, d), startDraft: (r) => t.editor.start(r) });
+  t.libraryView = createLibraryView({ drawer, panel, lib, state, toast, onRepair: (tool, step) => startRepair(t, tool, step) });
+  $('library-button').addEventListener('click', () => t.libraryView.open());
   $('recordings-button').addEventListener('click', () => recordingsView.show());
-
-  // ---- repair: re-do one step; the shell (or the overlay) approves the result -------------
-  function startRepair(tool, stepIndex) {
-    repairing = { tool, step: stepIndex };
-    drawer.hidden = true;
-    const title = CATALOGUE[tool.steps[stepIndex].command]?.title ?? 'the step';
-    recorder.start(`Repair of ${tool.name}`);
-    setRecordingLook(true, 'Stop repairing');
-    toast.show(`Repairing ${tool.name}: do step ${stepIndex + 1} (${title}) again the way it should be done, then press Stop.`, { ms: 10000 });
-  }
-
-  function finishRepair(recording) {
-    const { tool, step } = repairing;
-    repairing = null;
-    try {
-      const definition = repairDefinition(definitionOf(tool), step, recording.steps);
-      const entry = { id: `repair-${Date.now()}`, draft: { params: [], steps: definition.steps, warnings: [] }, definition, problems: [], replaces: tool.name, by: 'person' };
-      drafts.set(entry.id, entry);
-      publish(entry, { definition, replaces: tool.name, repairStep: step, repairRecording: recording, draftId: entry.id });
-    } catch (err) {
-      if (err instanceof RepairError) toast.show(err.message, { kind: 'error' });
-      else throw err;
-    }
-  }
-
-  // ---- the page's own approvals (only where no desktop app decides) ----------------------
-  function renderApproval() {
-    const pending = approvals ? approvals.list() : [];
-    if (!pending.length) { overlay.hide(); return; }
-    const record = pending[0];
-    overlay.show(record.draft, {
-      onApprove: () => approvals.approve(record.draft.id, record.draft.by),
-      onReject: () => approvals.reject(record.draft.id, 'rejected by the person'),
-    });
-  }
-
-  return {
-    toggleTeach,
-    showRecordings: () => recordingsView.show(),
-    openLibrary: () => libraryView.open(),
-    renderLibrary: () => libraryView.render(),
-    renderApproval,
-    get openDraftId() { return editor.openDraftId; },
+  t.teachButton.addEventListener('click', () => toggleTeach(t));
+  recorder.onStep = () => {
+    if (recorder.active) $('teach-label').textContent = `${t.repairing ? 'Stop repairing' : 'Stop teaching'} (${recorder.recording.steps.length})`;
   };
+  return {
+    toggleTeach: () => toggleTeach(t),
+    showRecordings: () => recordingsView.show(),
+    openLibrary: () => t.libraryView.open(),
+    renderLibrary: () => t.libraryView.render(),
+    renderApproval: () => renderApproval(t),
+    get openDraftId() { return t.editor.openDraftId; },
+  };
+}
+
+function setRecordingLook(t, on, label) {
+  document.body.classList.toggle('recording', on);
+  t.teachButton.setAttribute('aria-pressed', on ? 'true' : 'false');
+  $('teach-label').textContent = label;
+}
+
+function toggleTeach(t) {
+  const { recorder, toast } = t;
+  if (!recorder.active) {
+    recorder.start();
+    setRecordingLook(t, true, 'Stop teaching');
+    toast.show('Teaching: do the routine once, as you normally would. Press Stop when done.');
+    return;
+  }
+  const recording = recorder.stop();
+  setRecordingLook(t, false, 'Teach');
+  if (t.repairing) { finishRepair(t, recording); return; }
+  if (!recording.steps.length) {
+    toast.show('Nothing was recorded. Press Teach, do the routine once, then Stop.');
+    return;
+  }
+  t.recordings.save(recording);
+  toast.show(`Recorded ${recording.steps.length} step${recording.steps.length === 1 ? '' : 's'}. Review it to make a tool.`);
+  t.editor.start(recording);
+}
+
+/** Say what came of a publish, however it was decided. */
+function announce(t, name, reply) {
+  if (reply?.isError) {
+    if (reply.code === 'consent_denied') t.toast.show(`${name} was not published.`);
+    else t.toast.show(reply.message, { kind: 'error' });
+    return;
+  }
+  t.toast.show(reply?.repaired ? `Repaired ${name}. Agents use the new step from now on.` : `Published ${name}. Agents can use it now.`);
+  t.panel.hidden = true;
+}
+
+async function publish(t, entry, request) {
+  const { lib, overlay } = t;
+  if (lib.decidesInDialog) overlay.show(entry);
+  const reply = await lib.publish(request);
+  if (lib.decidesInDialog) overlay.hide();
+  announce(t, entry.definition.name, reply);
+  t.libraryView.render();
+}
+
+/** Repair: re-do one step; the shell (or the overlay) approves the result. */
+function startRepair(t, tool, stepIndex) {
+  t.repairing = { tool, step: stepIndex };
+  t.drawer.hidden = true;
+  const title = CATALOGUE[tool.steps[stepIndex].command]?.title ?? 'the step';
+  t.recorder.start(`Repair of ${tool.name}`);
+  setRecordingLook(t, true, 'Stop repairing');
+  t.toast.show(`Repairing ${tool.name}: do step ${stepIndex + 1} (${title}) again the way it should be done, then press Stop.`, { ms: 10000 });
+}
+
+function finishRepair(t, recording) {
+  const { tool, step } = t.repairing;
+  t.repairing = null;
+  try {
+    const definition = repairDefinition(definitionOf(tool), step, recording.steps);
+    const entry = { id: `repair-${Date.now()}`, draft: { params: [], steps: definition.steps, warnings: [] }, definition, problems: [], replaces: tool.name, by: 'person' };
+    t.drafts.set(entry.id, entry);
+    publish(t, entry, { definition, replaces: tool.name, repairStep: step, repairRecording: recording, draftId: entry.id });
+  } catch (err) {
+    if (err instanceof RepairError) t.toast.show(err.message, { kind: 'error' });
+    else throw err;
+  }
+}
+
+/** The page's own approvals (only where no desktop app decides). */
+function renderApproval(t) {
+  const pending = t.approvals ? t.approvals.list() : [];
+  if (!pending.length) { t.overlay.hide(); return; }
+  const record = pending[0];
+  t.overlay.show(record.draft, {
+    onApprove: () => t.approvals.approve(record.draft.id, record.draft.by),
+    onReject: () => t.approvals.reject(record.draft.id, 'rejected by the person'),
+  });
 }
