@@ -10,6 +10,7 @@ import json
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -68,6 +69,33 @@ def page(app: QApplication, session: Session, script: str) -> object:
     return js(app, session.window.page, script)
 
 
+def pack_shots(app: QApplication, session: Any, out: Path, size: tuple[int, int]) -> None:
+    """Exporting a pack, and a colleague's pack previewed before import."""
+    window = session.window
+    tools = [t.definition for t in session.library.tools()]
+    dialog_shot(app, ExportPackDialog(tools, "Dana Ortiz", window), out, "09-export", size)
+    raw = json.loads((ROOT / "packs" / "refund-desk.understudy-pack.json").read_text())
+    spec = raw["tools"][0]["steps"][1]["args"]["assignee"]
+    spec.update(value="p-17", ref={"kind": "person", "name": "P. Raman"})
+    raw["author"] = "Dana Ortiz"
+    pack = parse_pack(json.dumps(raw).encode(), "refund-desk.understudy-pack.json")
+    catalogue = session.library.catalogue
+    plan = plan_import(pack, "refund-desk.understudy-pack.json", catalogue, set())
+    assert window.keeper is not None
+    known = window.keeper.known()
+    preview = ImportPackDialog(
+        plan,
+        "refund-desk.understudy-pack.json",
+        ConsentLedger(),
+        lambda _r, _m: {},
+        catalogue,
+        missing_references(plan.definitions, catalogue, known),
+        known,
+        window,
+    )
+    dialog_shot(app, preview, out, "10-import-preview", size)
+
+
 def shoot(app: QApplication, out: Path, size: tuple[int, int]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
@@ -119,28 +147,7 @@ def shoot(app: QApplication, out: Path, size: tuple[int, int]) -> None:
         settle(app)
         save(window, out, "08-run-form")
 
-        tools = [t.definition for t in session.library.tools()]
-        dialog_shot(app, ExportPackDialog(tools, "Dana Ortiz", window), out, "09-export", size)
-        raw = json.loads((ROOT / "packs" / "refund-desk.understudy-pack.json").read_text())
-        spec = raw["tools"][0]["steps"][1]["args"]["assignee"]
-        spec.update(value="p-17", ref={"kind": "person", "name": "P. Raman"})
-        raw["author"] = "Dana Ortiz"
-        pack = parse_pack(json.dumps(raw).encode(), "refund-desk.understudy-pack.json")
-        catalogue = session.library.catalogue
-        plan = plan_import(pack, "refund-desk.understudy-pack.json", catalogue, set())
-        assert window.keeper is not None
-        known = window.keeper.known()
-        preview = ImportPackDialog(
-            plan,
-            "refund-desk.understudy-pack.json",
-            ConsentLedger(),
-            lambda _r, _m: {},
-            catalogue,
-            missing_references(plan.definitions, catalogue, known),
-            known,
-            window,
-        )
-        dialog_shot(app, preview, out, "10-import-preview", size)
+        pack_shots(app, session, out, size)
 
         queue = preview_queue_file(FIXTURES / "queues" / "freshdesk_export.csv")
         dialog_shot(app, QueuePreviewDialog(queue, window), out, "11-open-helpdesk-file", size)

@@ -779,6 +779,82 @@ def _choose_fields(
     ]
 
 
+class _CsvCursor:
+    """Where the csv reader is, for error messages that name the line a problem starts on."""
+
+    def __init__(self, reader: Any, line_ends: list[int]) -> None:
+        self.reader = reader
+        self.line_ends = line_ends
+        self.record_start_line = 1
+
+    def end_of_record(self) -> int:
+        return self.line_ends[int(self.reader.line_num) - 1]
+
+
+def _csv_header(path: Path, cursor: _CsvCursor) -> tuple[list[str], int, int]:
+    """The header row (blank lines before it skipped), with where it starts and ends."""
+    reader = cursor.reader
+    header = next(reader, None)
+    while header is not None and not any(cell.strip() for cell in header):
+        cursor.record_start_line = reader.line_num + 1
+        header = next(reader, None)
+    if header is None:
+        _fail(path, "The file is empty.")
+    header_end = cursor.end_of_record()
+    start_line = cursor.record_start_line
+    header_start = cursor.line_ends[start_line - 2] if start_line > 1 else 0
+    cursor.record_start_line = reader.line_num + 1
+    return header, header_start, header_end
+
+
+def _require_id_column(
+    path: Path, names: list[str], fields: list[FieldName | None], noun_found: bool
+) -> None:
+    if "id" in fields:
+        return
+    if noun_found:
+        _fail(path, _NO_CHOSEN_ID.format(noun="column"))
+    found = ", ".join(f"“{shorten(n, 20)}”" for n in names[:12] if n)
+    _fail(
+        path,
+        "This file has no ticket id column. Add a column named “id” (or “Ticket ID”) "
+        f"with a different value for each ticket, then open the file again. "
+        f"The columns we found are: {found or 'none'}.",
+    )
+
+
+def _csv_rows(
+    path: Path,
+    cursor: _CsvCursor,
+    start: int,
+    width: int,
+    mapped: list[tuple[int, FieldName, str]],
+    builder: _TicketBuilder,
+) -> dict[str, CsvRecord]:
+    """Every data row into the builder; each ticket's row text kept for a faithful save."""
+    records: dict[str, CsvRecord] = {}
+    row = 1
+    for cells in cursor.reader:
+        row += 1
+        cursor.record_start_line = cursor.reader.line_num + 1
+        end = cursor.end_of_record()
+        if len(cells) != width:
+            if not any(cell.strip() for cell in cells):
+                start = end
+                continue  # spreadsheets leave blank rows behind; they carry no ticket
+            _fail(
+                path,
+                f"Row {row} has {len(cells)} cells, but the header has {width} columns. "
+                "A value with a comma or semicolon inside probably needs quotes around it.",
+                row=row,
+            )
+        ticket_id = builder.add(f"Row {row}", row, [(f, name, cells[i]) for i, f, name in mapped])
+        if ticket_id is not None:
+            records[ticket_id] = CsvRecord(cells, start, end)
+        start = end
+    return records
+
+
 def _load_csv(
     path: Path, text: str, encoding: str, bom: bool, choices: ImportChoices | None
 ) -> LoadedQueue:
@@ -786,75 +862,36 @@ def _load_csv(
     delimiter = _sniff_delimiter(text[:_SNIFF_CHARS])
     # Long e-mail bodies exceed the csv module's 128 KB cell default.
     csv.field_size_limit(max(csv.field_size_limit(), MAX_FILE_BYTES))
-
     # Where each physical line ends, so every row's original text can be found again. Done in
     # bulk because a per-line generator costs about a second on a 100k-ticket export.
     lines = io.StringIO(text, newline="").readlines()
-    line_ends = list(itertools.accumulate(map(len, lines)))
-    reader = csv.reader(lines, delimiter=delimiter, strict=True)
-    record_start_line = 1
+    cursor = _CsvCursor(
+        csv.reader(lines, delimiter=delimiter, strict=True),
+        list(itertools.accumulate(map(len, lines))),
+    )
+    default_created = _file_time(path)
+    field_reader = FieldReader(default_created, choices.values if choices else None)
+    problems = _Problems(path)
+    builder = _TicketBuilder(problems, field_reader)
     try:
-        header = next(reader, None)
-        while header is not None and not any(cell.strip() for cell in header):
-            record_start_line = reader.line_num + 1
-            header = next(reader, None)
-        if header is None:
-            _fail(path, "The file is empty.")
-        header_end = line_ends[reader.line_num - 1]
-        header_start = line_ends[record_start_line - 2] if record_start_line > 1 else 0
-        record_start_line = reader.line_num + 1
+        header, header_start, header_end = _csv_header(path, cursor)
         names = [name.strip() for name in header]
         keys = _unique_keys(header)
         fields = _choose_fields(keys, map_columns(names), choices)
         columns = tuple(
             SourceColumn(name=header[i], key=keys[i], field=fields[i]) for i in range(len(header))
         )
-        if "id" not in fields:
-            if choices is not None and any(map_columns(names)):
-                _fail(path, _NO_CHOSEN_ID.format(noun="column"))
-            found = ", ".join(f"“{shorten(n, 20)}”" for n in names[:12] if n)
-            _fail(
-                path,
-                "This file has no ticket id column. Add a column named “id” (or “Ticket ID”) "
-                f"with a different value for each ticket, then open the file again. "
-                f"The columns we found are: {found or 'none'}.",
-            )
+        _require_id_column(path, names, fields, choices is not None and any(map_columns(names)))
         mapped = [(i, f, names[i]) for i, f in enumerate(fields) if f is not None]
-        width = len(header)
-        default_created = _file_time(path)
-        field_reader = FieldReader(default_created, choices.values if choices else None)
-        problems = _Problems(path)
-        builder = _TicketBuilder(problems, field_reader)
-        records: dict[str, CsvRecord] = {}
-        row = 1
-        start = header_end
-        for cells in reader:
-            row += 1
-            record_start_line = reader.line_num + 1
-            end = line_ends[reader.line_num - 1]
-            if len(cells) != width:
-                if not any(cell.strip() for cell in cells):
-                    start = end
-                    continue  # spreadsheets leave blank rows behind; they carry no ticket
-                _fail(
-                    path,
-                    f"Row {row} has {len(cells)} cells, but the header has {width} columns. "
-                    "A value with a comma or semicolon inside probably needs quotes around it.",
-                    row=row,
-                )
-            ticket_id = builder.add(
-                f"Row {row}", row, [(f, name, cells[i]) for i, f, name in mapped]
-            )
-            if ticket_id is not None:
-                records[ticket_id] = CsvRecord(cells, start, end)
-            start = end
+        records = _csv_rows(path, cursor, header_end, len(header), mapped, builder)
     except csv.Error as exc:
         reason = str(exc)
         for needle, plain in _CSV_ERRORS:
             if needle in reason:
                 reason = plain
                 break
-        _fail(path, f"Line {record_start_line}: {reason}", row=record_start_line)
+        line = cursor.record_start_line
+        _fail(path, f"Line {line}: {reason}", row=line)
     problems.raise_if_any()
 
     source = QueueSource(
@@ -982,11 +1019,9 @@ def _json_layout(text: str) -> tuple[int | str | None, bool, bool]:
     return indent, compact, ascii_only
 
 
-def _load_json(
-    path: Path, text: str, encoding: str, bom: bool, choices: ImportChoices | None
-) -> LoadedQueue:
+def _parse_json(path: Path, text: str) -> Any:
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         reason = exc.msg
         for needle, plain in _JSON_ERRORS:
@@ -998,27 +1033,24 @@ def _load_json(
             f"It is not valid JSON: line {exc.lineno}, column {exc.colno}: {reason}.",
             row=exc.lineno,
         )
-    newline, final_newline = _layout(text)
-    indent, compact, ascii_only = _json_layout(text)
 
-    if isinstance(data, dict) and data.get("format") == "understudy-queue":
-        return _load_understudy(path, data, encoding, bom, newline, final_newline)
 
-    envelope: dict[str, Any] | None = None
+def _json_tickets(path: Path, data: Any) -> tuple[SourceKind, list[Any], dict[str, Any] | None]:
+    """The list of tickets, whether the file is a bare list or an object holding one."""
     if isinstance(data, list):
-        kind: SourceKind = "json-array"
-        items: list[Any] = data
-    elif isinstance(data, dict) and isinstance(data.get("tickets"), list):
-        kind = "json-object"
-        items = data["tickets"]
+        return "json-array", data, None
+    if isinstance(data, dict) and isinstance(data.get("tickets"), list):
         envelope = {key: (None if key == "tickets" else value) for key, value in data.items()}
-    else:
-        _fail(
-            path,
-            "This JSON file has no list of tickets. We can open a list of tickets, or an object "
-            'with a "tickets" list, or a queue saved by this app.',
-        )
+        return "json-object", data["tickets"], envelope
+    _fail(
+        path,
+        "This JSON file has no list of tickets. We can open a list of tickets, or an object "
+        'with a "tickets" list, or a queue saved by this app.',
+    )
 
+
+def _json_field_names(path: Path, items: list[Any]) -> list[str]:
+    """Every field any ticket has, in the order they first appear."""
     key_order: dict[str, None] = {}
     for position, item in enumerate(items, start=1):
         if not isinstance(item, dict):
@@ -1030,7 +1062,19 @@ def _load_json(
             )
         for key in item:
             key_order.setdefault(key, None)
-    names = list(key_order)
+    return list(key_order)
+
+
+def _load_json(
+    path: Path, text: str, encoding: str, bom: bool, choices: ImportChoices | None
+) -> LoadedQueue:
+    data = _parse_json(path, text)
+    newline, final_newline = _layout(text)
+    indent, compact, ascii_only = _json_layout(text)
+    if isinstance(data, dict) and data.get("format") == "understudy-queue":
+        return _load_understudy(path, data, encoding, bom, newline, final_newline)
+    kind, items, envelope = _json_tickets(path, data)
+    names = _json_field_names(path, items)
     fields = _choose_fields(names, map_columns(names), choices)
     columns = tuple(
         SourceColumn(name=n, key=n, field=f) for n, f in zip(names, fields, strict=True)

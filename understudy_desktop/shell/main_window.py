@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QProgressBar,
     QWidget,
@@ -149,7 +150,12 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
+        self._build_file_menu(bar.addMenu("&File"))
+        self._build_edit_menu(bar.addMenu("&Edit"))
+        self._build_view_menu(bar.addMenu("&View"))
+        self._build_help_menu(bar.addMenu("&Help"))
+
+    def _build_file_menu(self, file_menu: QMenu) -> None:
         file_menu.setToolTipsVisible(True)
         self.open_queue_action = self._action(
             "&Open queue…",
@@ -182,7 +188,7 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(quit_action)
 
-        edit_menu = bar.addMenu("&Edit")
+    def _build_edit_menu(self, edit_menu: QMenu) -> None:
         # The page handles Ctrl+Z itself (in a text field it undoes typing, as everywhere), so
         # these menu entries show their keys without taking them.
         self.undo_action = self._action(
@@ -204,7 +210,7 @@ class MainWindow(QMainWindow):
         )
         edit_menu.addAction(self.name_action)
 
-        view_menu = bar.addMenu("&View")
+    def _build_view_menu(self, view_menu: QMenu) -> None:
         view_menu.setToolTipsVisible(True)
         self.library_action = self._action(
             "&Library",
@@ -225,7 +231,7 @@ class MainWindow(QMainWindow):
         )
         view_menu.addActions([self.library_action, self.recordings_action, reload_action])
 
-        help_menu = bar.addMenu("&Help")
+    def _build_help_menu(self, help_menu: QMenu) -> None:
         self.connect_agent_action = self._action(
             "&Connect an agent…",
             None,

@@ -173,6 +173,22 @@ class QueuePreviewDialog(QDialog):
         self.message_label.setVisible(False)
         layout.addWidget(self.message_label)
 
+        self._add_tables(layout)
+        self._add_buttons(layout)
+
+        wanted = remembered is not None and bool(remembered.columns or remembered.values)
+        if remembered is not None and wanted and preview.choices != remembered:
+            self._start_from(remembered)
+        else:
+            self._values = _copy_values(preview.choices.values if preview.choices else {})
+        self._columns = {_key(column): column.field for column in self.preview.columns}
+        self._show_preview()
+        self.mapping_table.resizeColumnsToContents()
+        self.open_button.setFocus()
+
+    def _add_tables(self, layout: QVBoxLayout) -> None:
+        """The file's columns, the values written in it, and its first tickets."""
+        preview = self.preview
         self.mapping_table = _table(
             MAPPING_HEADERS,
             len(preview.columns),
@@ -205,6 +221,7 @@ class QueuePreviewDialog(QDialog):
         layout.addWidget(self.tickets_label)
         layout.addWidget(self.tickets_table, 1)
 
+    def _add_buttons(self, layout: QVBoxLayout) -> None:
         self.button_box = QDialogButtonBox()
         # In the dialog before setDefault(), or the dialog never learns which button is its main
         # default and Enter pressed in a table would hit whichever button last had focus.
@@ -222,16 +239,6 @@ class QueuePreviewDialog(QDialog):
         self.open_button.setDefault(True)
         self.button_box.accepted.connect(self.accept)
         self.button_box.rejected.connect(self.reject)
-
-        wanted = remembered is not None and bool(remembered.columns or remembered.values)
-        if remembered is not None and wanted and preview.choices != remembered:
-            self._start_from(remembered)
-        else:
-            self._values = _copy_values(preview.choices.values if preview.choices else {})
-        self._columns = {_key(column): column.field for column in self.preview.columns}
-        self._show_preview()
-        self.mapping_table.resizeColumnsToContents()
-        self.open_button.setFocus()
 
     # --- what the caller reads --------------------------------------------------------------
     @property
