@@ -29,7 +29,7 @@ from understudy_desktop.consent.manifest import (
     SENSITIVE_META_TOOLS,
     SensitiveAction,
 )
-from understudy_desktop.consent.service import ConsentService, error
+from understudy_desktop.consent.service import Answer, ConsentService, error
 from understudy_desktop.library.drafts import Drafts, check_draft
 from understudy_desktop.library.library import Library
 from understudy_desktop.library.model import PUBLIC_FIELDS, TaughtTool
@@ -38,7 +38,6 @@ from understudy_desktop.library.runner import RunJob, RunResult, ToolRunner
 from understudy_desktop.rules import rules
 
 log = logging.getLogger(__name__)
-Answer = Callable[[dict[str, Any]], None]
 DEFAULT_RUN_TIMEOUT_S = 30.0
 
 

@@ -911,13 +911,21 @@ def _load_csv(
         vocabulary=field_reader.vocabulary(),
         default_created=default_created,
     )
+    return _loaded(builder, field_reader, source, "column")
+
+
+def _loaded(
+    builder: _TicketBuilder, field_reader: FieldReader, source: QueueSource, noun: str
+) -> LoadedQueue:
+    """The tickets read from a helpdesk file, with what the preview tells the person."""
     report = field_reader.value_report()
+    notes = _notes(source.columns, builder.tickets, source.default_created, noun)
     return LoadedQueue(
         tickets=builder.tickets,
         assignees=builder.assignees(),
         templates=[],
         source=source,
-        notes=_notes(columns, builder.tickets, default_created, "column") + _value_notes(report),
+        notes=notes + _value_notes(report),
         values=report,
     )
 
@@ -1122,15 +1130,7 @@ def _load_json(
         vocabulary=field_reader.vocabulary(),
         default_created=default_created,
     )
-    report = field_reader.value_report()
-    return LoadedQueue(
-        tickets=builder.tickets,
-        assignees=builder.assignees(),
-        templates=[],
-        source=source,
-        notes=_notes(columns, builder.tickets, default_created, "field") + _value_notes(report),
-        values=report,
-    )
+    return _loaded(builder, field_reader, source, "field")
 
 
 def _load_understudy(
