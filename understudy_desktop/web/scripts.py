@@ -1,8 +1,12 @@
 """Scripts the shell injects into every console document: named, world-scoped, at creation.
 
-- understudy-webmcp-shim (main world): document.modelContext where the engine lacks it.
-- understudy-webmcp-relay (main world): answers the bridge using the page's WebMCP API.
-- understudy-bridge (isolated world): QWebChannel to Python; invisible to page scripts.
+- understudy-webmcp-shim (main world, every frame): document.modelContext where the engine
+  lacks it. Native WebMCP gives each document its own, iframes included, so the shim runs in
+  subframes too.
+- understudy-webmcp-relay (main world, main frame): answers the bridge using the page's
+  WebMCP API.
+- understudy-bridge (isolated world, main frame): QWebChannel to Python; invisible to page
+  scripts. Only the main frame talks to the shell.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ class InjectedScript:
     name: str
     world: int
     source: str
+    subframes: bool = False
 
 
 def _qwebchannel_source() -> str:
@@ -46,7 +51,9 @@ def bridge_scripts(with_shim: bool = True) -> list[InjectedScript]:
     scripts = []
     if with_shim:
         scripts.append(
-            InjectedScript("understudy-webmcp-shim", MAIN_WORLD, _asset("js/webmcp/shim.js"))
+            InjectedScript(
+                "understudy-webmcp-shim", MAIN_WORLD, _asset("js/webmcp/shim.js"), subframes=True
+            )
         )
     scripts.append(
         InjectedScript("understudy-webmcp-relay", MAIN_WORLD, _asset("js/webmcp/relay.js"))
@@ -62,7 +69,7 @@ def bridge_scripts(with_shim: bool = True) -> list[InjectedScript]:
 
 
 def install(collection: QWebEngineScriptCollection, scripts: list[InjectedScript]) -> None:
-    """Add each script once (by name), at document creation, main frame only."""
+    """Add each script once (by name), at document creation; subframes only where asked."""
     for item in scripts:
         for old in collection.find(item.name):
             collection.remove(old)
@@ -70,6 +77,6 @@ def install(collection: QWebEngineScriptCollection, scripts: list[InjectedScript
         script.setName(item.name)
         script.setWorldId(item.world)
         script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
-        script.setRunsOnSubFrames(False)
+        script.setRunsOnSubFrames(item.subframes)
         script.setSourceCode(item.source)
         collection.insert(script)

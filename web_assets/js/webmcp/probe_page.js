@@ -1,4 +1,6 @@
 // /probe.html: says whether this browser gives pages WebMCP, and how it behaves.
+// window.runConformance(options) runs js/webmcp/conformance.js and resolves to its report;
+// tests/test_webmcp_conformance.py calls it in native Chromium and in the Qt shell.
 import { runConformance } from './conformance.js';
 
 const summary = document.getElementById('probe-summary');
@@ -7,10 +9,11 @@ window.runConformance = runConformance;
 if (!('modelContext' in document)) {
   summary.textContent = 'document.modelContext is missing: this browser does not offer WebMCP to pages.';
 } else if (new URLSearchParams(location.search).has('run')) {
+  summary.textContent = 'document.modelContext is present. Running the conformance cases…';
   runConformance().then((report) => {
-    summary.textContent = 'document.modelContext is present. Conformance report:';
+    summary.textContent = `document.modelContext is present. Conformance report (${report.count} cases):`;
     out.textContent = JSON.stringify(report, null, 2);
   });
 } else {
-  summary.textContent = 'document.modelContext is present. Add ?run to this address to run the conformance checks.';
+  summary.textContent = 'document.modelContext is present. Add ?run to this address to run the conformance cases.';
 }

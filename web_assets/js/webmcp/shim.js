@@ -1,189 +1,895 @@
 // understudy-webmcp-shim: document.modelContext for engines that lack it (QtWebEngine's
-// Chromium 140). Injected by the desktop shell into the main world at document creation,
-// before any page script. It mirrors what Chromium 156's native implementation does, as
-// recorded by js/webmcp/conformance.js: same methods, events, dictionary checks, error names
-// and result serialisation. Where the API is native, it does nothing.
+// Chromium 140). The desktop shell injects it into the main world of every frame at document
+// creation, before any page script. It behaves as Chromium 156's native WebMCP does, as
+// measured by js/webmcp/conformance.js (tests/test_webmcp_conformance.py compares the two);
+// docs/webmcp-differences.md lists what a script cannot imitate. Where the API is native (or
+// the context is not secure, as [SecureContext] requires), it does nothing.
+//
+// How it is built:
+// - The IDL surface: ModelContext, ToolActivatedEvent and ToolCancelEvent as interface
+//   objects on the global, with WebIDL argument conversion (dictionaries read in
+//   lexicographic order, DOMString/USVString, AbortSignal and Window brand checks).
+// - Each document has its own ModelContext and tool map (a "local"). Same-origin frames join
+//   the top document's "hub", so getTools() lists the tools of every frame, as native does.
+// - Work the browser would do later runs from the hub's queue, one task per step, through a
+//   MessageChannel: the port has two listeners, so a step's second half (toolactivated right
+//   after execute, toolcancel right after the tool's signal aborts) runs in the same task
+//   after a microtask checkpoint, as native events do.
+// - Built-ins are captured before any page script runs, so a page that replaces them later
+//   does not change how the shim behaves (native code does not see such changes either).
 //
 // Classic script on purpose: QWebEngineScript injects source text, not modules.
 (() => {
   'use strict';
+
+  if (typeof Document !== 'function' || !isSecureContext || 'modelContext' in Document.prototype) return;
+
+  // ---------------------------------------------------------------------------------------
+  // Built-ins, captured now
+
+  const { apply, ownKeys, getPrototypeOf } = Reflect;
+  const { defineProperty, getOwnPropertyDescriptor, create: objectCreate, freeze } = Object;
+  const uncurry = (fn) => (self, ...args) => apply(fn, self, args);
+  const getterOf = (object, key) => uncurry(getOwnPropertyDescriptor(object, key).get);
+
+  const NativePromise = Promise;
+  const NativeTypeError = TypeError;
+  const NativeDOMException = DOMException;
+  const NativeEvent = Event;
+  const NativeCustomEvent = CustomEvent;
+  const NativeEventTarget = EventTarget;
+  const NativeAbortController = AbortController;
+  const NativeMessageChannel = MessageChannel;
+  const NativeURL = URL;
+  const NativeWeakMap = WeakMap;
+  const stringify = JSON.stringify;
+  const parseJSON = JSON.parse;
+  const promiseThen = uncurry(Promise.prototype.then);
+  const addListener = uncurry(EventTarget.prototype.addEventListener);
+  const removeListener = uncurry(EventTarget.prototype.removeEventListener);
+  const dispatch = uncurry(EventTarget.prototype.dispatchEvent);
+  const preventDefault = uncurry(Event.prototype.preventDefault);
+  const stopImmediatePropagation = uncurry(Event.prototype.stopImmediatePropagation);
+  const customEventDetail = getterOf(CustomEvent.prototype, 'detail');
+  const signalAborted = getterOf(AbortSignal.prototype, 'aborted');
+  const signalReason = getterOf(AbortSignal.prototype, 'reason');
+  const controllerSignal = getterOf(AbortController.prototype, 'signal');
+  const controllerAbort = uncurry(AbortController.prototype.abort);
+  const channelPort1 = getterOf(MessageChannel.prototype, 'port1');
+  const channelPort2 = getterOf(MessageChannel.prototype, 'port2');
+  const portPost = uncurry(MessagePort.prototype.postMessage);
+  const portStart = uncurry(MessagePort.prototype.start);
+  const documentView = getterOf(Document.prototype, 'defaultView');
+  const windowSelf = getterOf(window, 'self');
+  const windowDocument = getterOf(window, 'document');
+  const windowTop = getterOf(window, 'top');
+  const windowParent = getterOf(window, 'parent');
+  const windowClosed = getterOf(window, 'closed');
+  const windowLength = getterOf(window, 'length');
+  const windowLocation = getterOf(window, 'location');
+  const urlProtocol = getterOf(URL.prototype, 'protocol');
+  const urlHostname = getterOf(URL.prototype, 'hostname');
+  const urlOrigin = getterOf(URL.prototype, 'origin');
+  const locationOrigin = getterOf(location, 'origin');
+  const toWellFormed = uncurry(String.prototype.toWellFormed);
+  const isWellFormed = uncurry(String.prototype.isWellFormed);
+  const charCodeAt = uncurry(String.prototype.charCodeAt);
+  const stringSlice = uncurry(String.prototype.slice);
+  const weakGet = uncurry(WeakMap.prototype.get);
+  const weakSet = uncurry(WeakMap.prototype.set);
+  const ITERATOR = Symbol.iterator;
+  const TO_STRING_TAG = Symbol.toStringTag;
   const AGENT_HOOK = Symbol.for('understudy.webmcp.agent');
+  const JOIN_EVENT = 'understudy-webmcp-join';
 
-  function markMode(mode) {
-    const apply = () => { document.body.dataset.webmcp = mode; };
-    if (document.body) apply();
-    else document.addEventListener('DOMContentLoaded', apply, { once: true });
+  // ---------------------------------------------------------------------------------------
+  // Small helpers
+
+  const isObject = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function';
+  const typeError = (message) => new NativeTypeError(message);
+  const domError = (name, message) => new NativeDOMException(message, name);
+  const rejected = (reason) => new NativePromise((resolve, reject) => reject(reason));
+
+  function deferred() {
+    const d = { settled: false };
+    d.promise = new NativePromise((resolve, reject) => { d.resolve = resolve; d.reject = reject; });
+    d.fulfil = (value) => { if (!d.settled) { d.settled = true; d.resolve(value); } };
+    d.fail = (reason) => { if (!d.settled) { d.settled = true; d.reject(reason); } };
+    return d;
   }
 
-  if ('modelContext' in Document.prototype || 'modelContext' in document) {
-    markMode('native');
-    return;
-  }
-
-  const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-  const ANNOTATIONS = ['readOnlyHint', 'untrustedContentHint', 'consequentialHint', 'debugging'];
-
-  const typeError = (method, detail) => new TypeError(`Failed to execute '${method}' on 'ModelContext': ${detail}`);
-  const domError = (name, message) => new DOMException(message, name);
-  const abortError = (signal) => (signal.reason instanceof DOMException || signal.reason instanceof Error
-    ? signal.reason : domError('AbortError', 'signal is aborted without reason'));
-
-  // WebIDL dictionaries read required members in alphabetical order and say which is missing.
-  function requireMembers(method, dictionary, value, members) {
-    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
-      throw typeError(method, `The provided value is not of type '${dictionary}'.`);
-    }
-    for (const member of members) {
-      if (value[member] === undefined) {
-        throw typeError(method, `Failed to read the '${member}' property from '${dictionary}': Required member is undefined.`);
-      }
-    }
-  }
-
-  // Chromium serialises the tool's result: strings as they are, anything else through JSON.
-  function serialise(value) {
-    return typeof value === 'string' ? value : String(JSON.stringify(value));
-  }
-
-  function clone(value) {
-    return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
-  }
-
-  class ToolActivatedEvent extends Event {
-    #toolName;
-    constructor(type, init = {}) {
-      super(type);
-      this.#toolName = String(init.toolName ?? '');
-    }
-    get toolName() { return this.#toolName; }
-  }
-
-  class ToolCancelEvent extends Event {
-    #toolName;
-    constructor(type, init = {}) {
-      super(type);
-      this.#toolName = String(init.toolName ?? '');
-    }
-    get toolName() { return this.#toolName; }
-  }
-
-  const tools = new Map(); // name -> { name, title, description, inputSchema, annotations, execute }
-  const handlers = { toolchange: null, toolactivated: null, toolcancel: null };
-  let instance = null;
-
-  function changed() {
-    // Native Chromium fires toolchange from a task, after registerTool's promise settles.
-    setTimeout(() => instance.dispatchEvent(new Event('toolchange')), 0);
-  }
-
-  function publicTool(t) {
-    const out = { name: t.name, title: t.title, description: t.description, origin: location.origin, window };
-    if (t.inputSchema !== undefined) out.inputSchema = clone(t.inputSchema);
-    if (t.annotations !== undefined) out.annotations = { ...t.annotations };
+  /** A dictionary for a native call: no prototype, so nothing a page adds to Object.prototype
+   *  is read as one of its members. */
+  function plain(members) {
+    const out = objectCreate(null);
+    const keys = ownKeys(members);
+    for (let i = 0; i < keys.length; i++) out[keys[i]] = members[keys[i]];
     return out;
   }
 
-  async function invoke(method, tool, input, options, fromAgent) {
-    requireMembers(method, 'RegisteredTool', tool, ['description', 'name', 'origin', 'window']);
-    if (input === undefined) input = {};
-    if (input === null || typeof input !== 'object') throw typeError(method, 'invalid input object: value is not an object');
-    const signal = options?.signal;
-    const entry = tools.get(String(tool.name));
-    if (!entry || tool.origin !== location.origin || tool.window !== window) {
-      throw domError('UnknownError', 'The operation failed for an unknown transient reason (e.g. out of memory).');
+  const CAPTURE = freeze(plain({ capture: true }));
+  // Native abort steps run before any 'abort' listener; the shim's are a listener, so they run
+  // after those the page added earlier (docs/webmcp-differences.md). Lookups treat a tool
+  // whose signal has aborted as gone, so what those listeners see is right all the same.
+  const ABORT_STEPS = freeze(plain({ once: true }));
+
+  /** An array appended without Array.prototype (which a page may have replaced). */
+  function append(list, value) { list[list.length] = value; }
+
+  // ---------------------------------------------------------------------------------------
+  // WebIDL conversions
+
+  function toDOMString(value) {
+    if (typeof value === 'symbol') throw typeError('Cannot convert a Symbol value to a string');
+    return `${value}`; // ToString, as WebIDL does (the template literal uses hint "string")
+  }
+
+  const toUSVString = (value) => toWellFormed(toDOMString(value));
+
+  /** A dictionary argument: undefined and null are an empty dictionary, other primitives fail. */
+  function dictionary(value, context, name) {
+    if (value === undefined || value === null) return null;
+    if (!isObject(value)) throw typeError(`${context}: The provided value is not of type '${name}'.`);
+    return value;
+  }
+
+  const member = (dict, key) => (dict === null ? undefined : dict[key]);
+
+  function required(value, context, name, key) {
+    if (value === undefined) throw typeError(`${context}: Failed to read the '${key}' property from '${name}': Required member is undefined.`);
+    return value;
+  }
+
+  function toObject(value, context) {
+    if (!isObject(value)) throw typeError(`${context}: The provided value is not of type 'object'.`);
+    return value;
+  }
+
+  function toAbortSignal(value, context) {
+    try {
+      signalAborted(value);
+    } catch {
+      throw typeError(`${context}: Failed to read the 'signal' property: Failed to convert value to 'AbortSignal'.`);
     }
-    if (signal?.aborted) throw abortError(signal);
-    const controller = new AbortController();
-    instance.dispatchEvent(new ToolActivatedEvent('toolactivated', { toolName: entry.name }));
-    return new Promise((resolve, reject) => {
-      let aborted = false;
-      const onAbort = () => {
-        aborted = true;
-        if (fromAgent) instance.dispatchEvent(new ToolCancelEvent('toolcancel', { toolName: entry.name }));
-        controller.abort(signal.reason);
-        reject(abortError(signal));
+    return value;
+  }
+
+  function toWindow(value, context) {
+    try {
+      // The global's own getters treat undefined and null as the global: rule them out first.
+      if (!isObject(value)) throw typeError('not an object');
+      windowSelf(value);
+    } catch {
+      throw typeError(`${context}: Failed to read the 'window' property from 'RegisteredTool': Failed to convert value to 'Window'.`);
+    }
+    return value;
+  }
+
+  /** sequence<USVString>: any iterable, walked through its own iterator. */
+  function toUSVStringSequence(value, context) {
+    if (!isObject(value)) throw typeError(`${context}: The provided value cannot be converted to a sequence.`);
+    const method = value[ITERATOR];
+    if (typeof method !== 'function') throw typeError(`${context}: The object must have a callable @@iterator property.`);
+    const iterator = apply(method, value, []);
+    if (!isObject(iterator)) throw typeError(`${context}: The iterator is not an object.`);
+    const next = iterator.next;
+    const out = [];
+    for (;;) {
+      const step = apply(next, iterator, []);
+      if (!isObject(step)) throw typeError(`${context}: The iterator result is not an object.`);
+      if (step.done) return out;
+      append(out, toUSVString(step.value));
+    }
+  }
+
+  const ANNOTATION_MEMBERS = ['consequentialHint', 'debugging', 'readOnlyHint', 'untrustedContentHint'];
+
+  function toAnnotations(value, context) {
+    const dict = dictionary(value, context, 'ToolAnnotations');
+    const out = {};
+    for (let i = 0; i < ANNOTATION_MEMBERS.length; i++) out[ANNOTATION_MEMBERS[i]] = Boolean(member(dict, ANNOTATION_MEMBERS[i]));
+    return out;
+  }
+
+  /** dictionary ModelContextTool, members in lexicographic order. */
+  function toModelContextTool(value, context) {
+    const dict = dictionary(value, context, 'ModelContextTool');
+    const name = 'ModelContextTool';
+    const annotations = member(dict, 'annotations');
+    const out = { annotations: annotations === undefined ? undefined : toAnnotations(annotations, context) };
+    out.description = toDOMString(required(member(dict, 'description'), context, name, 'description'));
+    const execute = required(member(dict, 'execute'), context, name, 'execute');
+    if (typeof execute !== 'function') throw typeError(`${context}: Failed to read the 'execute' property from '${name}': The provided value is not a function.`);
+    out.execute = execute;
+    const schema = member(dict, 'inputSchema');
+    out.inputSchema = schema === undefined ? undefined : toObject(schema, context);
+    out.name = toDOMString(required(member(dict, 'name'), context, name, 'name'));
+    const title = member(dict, 'title');
+    out.title = title === undefined ? undefined : toUSVString(title);
+    return out;
+  }
+
+  function toRegisterOptions(value, context) {
+    const dict = dictionary(value, context, 'ModelContextRegisterToolOptions');
+    const exposedTo = member(dict, 'exposedTo');
+    const out = { exposedTo: exposedTo === undefined ? undefined : toUSVStringSequence(exposedTo, context) };
+    const signal = member(dict, 'signal');
+    out.signal = signal === undefined ? undefined : toAbortSignal(signal, context);
+    return out;
+  }
+
+  /** dictionary RegisteredTool: what getTools() gives, handed back to executeTool(). */
+  function toRegisteredTool(value, context) {
+    const dict = dictionary(value, context, 'RegisteredTool');
+    const name = 'RegisteredTool';
+    const annotations = member(dict, 'annotations');
+    if (annotations !== undefined) toAnnotations(annotations, context);
+    toDOMString(required(member(dict, 'description'), context, name, 'description'));
+    const schema = member(dict, 'inputSchema');
+    if (schema !== undefined) toObject(schema, context);
+    const out = { name: toDOMString(required(member(dict, 'name'), context, name, 'name')) };
+    out.origin = toUSVString(required(member(dict, 'origin'), context, name, 'origin'));
+    const title = member(dict, 'title');
+    if (title !== undefined) toDOMString(title);
+    out.window = toWindow(required(member(dict, 'window'), context, name, 'window'), context);
+    return out;
+  }
+
+  function toSignalOptions(value, context, name) {
+    const dict = dictionary(value, context, name);
+    const signal = member(dict, 'signal');
+    return { signal: signal === undefined ? undefined : toAbortSignal(signal, context) };
+  }
+
+  function toGetToolsOptions(value, context) {
+    const dict = dictionary(value, context, 'ModelContextGetToolOptions');
+    const fromOrigins = member(dict, 'fromOrigins');
+    return { fromOrigins: fromOrigins === undefined ? undefined : toUSVStringSequence(fromOrigins, context) };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Names, origins and values, as Chromium 156 checks and converts them
+
+  /** 1 to 128 ASCII letters, digits, "_", "-" or ".". */
+  function validToolName(name) {
+    if (name.length < 1 || name.length > 128) return false;
+    for (let i = 0; i < name.length; i++) {
+      const c = charCodeAt(name, i);
+      const ok = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46;
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  function parseURL(text) {
+    try {
+      return new NativeURL(text);
+    } catch {
+      return null;
+    }
+  }
+
+  function isLoopbackHost(host) {
+    if (host === 'localhost' || host === '[::1]') return true;
+    if (host.length > 10 && stringSlice(host, -10) === '.localhost') return true;
+    return stringSlice(host, 0, 4) === '127.' && parseURL(`http://${host}/`) !== null && isIPv4(host);
+  }
+
+  function isIPv4(host) {
+    for (let i = 0; i < host.length; i++) {
+      const c = charCodeAt(host, i);
+      if (!((c >= 48 && c <= 57) || c === 46)) return false;
+    }
+    return true;
+  }
+
+  // This document is a secure context (or the shim would not run): a scheme of its own that is
+  // not one of the web's is one the embedder registered as secure (the shell's understudy:).
+  const OWN_PROTOCOL = location.protocol;
+  const WEB_PROTOCOLS = ['http:', 'ws:', 'https:', 'wss:', 'file:', 'blob:', 'filesystem:', 'data:', 'about:', 'javascript:'];
+  const OWN_SCHEME_IS_SECURE = !WEB_PROTOCOLS.includes(OWN_PROTOCOL);
+
+  /** "Is origin potentially trustworthy?", for the URLs exposedTo and fromOrigins list. */
+  function potentiallyTrustworthy(url, depth = 0) {
+    const protocol = urlProtocol(url);
+    if (protocol === 'https:' || protocol === 'wss:' || protocol === 'file:') return true;
+    if (protocol === 'http:' || protocol === 'ws:') return isLoopbackHost(urlHostname(url));
+    if (OWN_SCHEME_IS_SECURE && protocol === OWN_PROTOCOL) return true;
+    if ((protocol === 'blob:' || protocol === 'filesystem:') && depth === 0) {
+      const inner = parseURL(urlOrigin(url));
+      return inner !== null && potentiallyTrustworthy(inner, 1);
+    }
+    return false;
+  }
+
+  function checkOrigins(list, what) {
+    if (list === undefined) return;
+    for (let i = 0; i < list.length; i++) {
+      const url = parseURL(list[i]);
+      if (url === null || !potentiallyTrustworthy(url)) throw domError('SecurityError', `Only secure origins are allowed in the ${what} list.`);
+    }
+  }
+
+  /** Chromium hands strings to the browser as UTF-8: one with a lone surrogate does not survive. */
+  const survivesUTF8 = (s) => isWellFormed(s);
+
+  /** What executeTool() resolves with, for a value a tool returned (or resolved to). */
+  function serialiseResult(value) {
+    if (typeof value === 'string') {
+      if (value === '') return 'Operation succeeded';
+      return survivesUTF8(value) ? value : null;
+    }
+    if (typeof value === 'symbol') throw typeError('A Symbol cannot be serialised.');
+    if (!isObject(value)) return `${value}`;
+    const json = stringify(value);
+    return json === undefined ? 'undefined' : json;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // The hub: shared by the top document and its same-origin frames
+
+  function createHub() {
+    const byContext = new NativeWeakMap();
+    const byDocument = new NativeWeakMap();
+    const byWindow = new NativeWeakMap();
+    const realms = new NativeWeakMap(); // a realm's Function.prototype -> its realm helpers
+    const queue = [];
+    let head = 0;
+    let unregisterNotice = false;
+
+    // Two listeners on one port: a job's first step, a microtask checkpoint, its second step.
+    const channel = new NativeMessageChannel();
+    const port = channelPort1(channel);
+    const sender = channelPort2(channel);
+    addListener(port, 'message', () => { const job = queue[head]; if (job) job.first(); });
+    addListener(port, 'message', () => {
+      const job = queue[head];
+      queue[head] = undefined;
+      head += 1;
+      if (head === queue.length) { queue.length = 0; head = 0; } // drained: start over
+      if (job && job.second) job.second();
+    });
+    portStart(port);
+
+    function enqueue(first, second) {
+      append(queue, { first, second });
+      portPost(sender, null);
+    }
+
+    function attach(local) {
+      weakSet(byContext, local.mc, local);
+      weakSet(byDocument, local.document, local);
+      if (local.window !== null) weakSet(byWindow, local.window, local);
+      if (!weakGet(realms, local.realm.functionPrototype)) weakSet(realms, local.realm.functionPrototype, local.realm);
+    }
+
+    /** The documents of the tree, top first, each before its frames (tree order). */
+    function treeOrder() {
+      const out = [];
+      const visit = (win) => {
+        const local = weakGet(byWindow, win);
+        if (local && isActive(local)) append(out, local);
+        let count = 0;
+        try { count = windowLength(win); } catch { return; }
+        for (let i = 0; i < count; i++) {
+          let child = null;
+          try { child = win[i]; windowDocument(child); } catch { continue; } // cross-origin frames have no part here
+          visit(child);
+        }
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      Promise.resolve()
-        .then(() => entry.execute.call(undefined, clone(input), { signal: controller.signal }))
-        .then((result) => resolve(serialise(result)), (err) => {
-          if (aborted) return; // the caller already heard AbortError; a tool unwinding is not a failure
-          console.error(`WebMCP tool execution failed: Uncaught ${err?.name ?? 'Error'}: ${err?.message ?? err}`);
-          reject(domError('UnknownError', 'Tool was executed but the invocation failed. For example, the script function threw an error'));
-        })
-        .finally(() => signal?.removeEventListener('abort', onAbort));
+      visit(hubWindow);
+      return out;
+    }
+
+    /** toolchange at every document of the tree, each in its own task, then `then`. */
+    function notifyChange(then, isUnregister) {
+      if (isUnregister) {
+        // Unregistrations in one task share one toolchange, as they usually do natively.
+        if (unregisterNotice) return;
+        unregisterNotice = true;
+      }
+      const targets = treeOrder();
+      let first = true;
+      for (let i = 0; i < targets.length; i++) {
+        const local = targets[i];
+        enqueue(() => {
+          if (first && isUnregister) unregisterNotice = false;
+          first = false;
+          if (isActive(local)) dispatch(local.mc, new local.realm.Event('toolchange'));
+        });
+      }
+      if (targets.length === 0 && isUnregister) enqueue(() => { unregisterNotice = false; });
+      if (then) enqueue(then);
+    }
+
+    function realmOfFunction(fn) {
+      try {
+        for (let p = getPrototypeOf(fn), depth = 0; p !== null && depth < 4; p = getPrototypeOf(p), depth++) {
+          const realm = weakGet(realms, p);
+          if (realm) return realm;
+        }
+      } catch { /* a revoked proxy, for one */ }
+      return null;
+    }
+
+    const hubWindow = window;
+    return freeze({
+      attach,
+      enqueue,
+      notifyChange,
+      treeOrder,
+      realmOfFunction,
+      localOfContext: (mc) => (isObject(mc) ? weakGet(byContext, mc) : undefined),
+      localOfDocument: (doc) => weakGet(byDocument, doc),
+      localOfWindow: (win) => weakGet(byWindow, win),
     });
   }
 
-  class ModelContext extends EventTarget {
-    registerTool(tool, options = {}) {
-      return new Promise((resolve) => {
-        requireMembers('registerTool', 'ModelContextTool', tool, ['description', 'execute', 'name']);
-        if (typeof tool.execute !== 'function') {
-          throw typeError('registerTool', "Failed to read the 'execute' property from 'ModelContextTool': The provided value is not a function.");
-        }
-        const signal = options?.signal;
-        if (signal?.aborted) throw abortError(signal);
-        const name = String(tool.name);
-        if (!NAME.test(name)) throw domError('InvalidStateError', 'Invalid tool name');
-        if (tools.has(name)) throw domError('InvalidStateError', 'Duplicate tool name');
-        const description = String(tool.description);
-        if (!description) throw domError('InvalidStateError', 'Description is required');
-        const entry = {
-          name,
-          title: tool.title === undefined ? '' : String(tool.title),
-          description,
-          inputSchema: clone(tool.inputSchema),
-          annotations: tool.annotations === undefined ? undefined
-            : Object.fromEntries(ANNOTATIONS.map((k) => [k, Boolean(tool.annotations[k])])),
-          execute: tool.execute,
-        };
-        tools.set(name, entry);
-        signal?.addEventListener('abort', () => {
-          if (tools.get(name) === entry) {
-            tools.delete(name);
-            changed();
-          }
-        }, { once: true });
-        changed();
-        resolve(undefined);
-      });
+  /** A frame joins the top document's hub, asking it with an event only the top's shim sees. */
+  function joinTopHub() {
+    let found = null;
+    try {
+      const top = windowTop(window);
+      for (let w = window; w !== top; w = windowParent(w)) windowDocument(windowParent(w)); // throws if cross-origin
+      const request = new NativeCustomEvent(JOIN_EVENT, plain({ detail: (api) => { found = api; } }));
+      dispatch(top, request);
+    } catch {
+      return null;
     }
-
-    getTools() {
-      return Promise.resolve([...tools.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map(publicTool));
-    }
-
-    executeTool(tool, input, options) {
-      return Promise.resolve().then(() => invoke('executeTool', tool, input, options, false));
-    }
-
-    get ontoolchange() { return handlers.toolchange; }
-    set ontoolchange(fn) { setHandler('toolchange', fn); }
-    get ontoolactivated() { return handlers.toolactivated; }
-    set ontoolactivated(fn) { setHandler('toolactivated', fn); }
-    get ontoolcancel() { return handlers.toolcancel; }
-    set ontoolcancel(fn) { setHandler('toolcancel', fn); }
+    return found;
   }
 
-  function setHandler(type, fn) {
-    if (handlers[type]) instance.removeEventListener(type, handlers[type]);
-    handlers[type] = typeof fn === 'function' ? fn : null;
-    if (handlers[type]) instance.addEventListener(type, handlers[type]);
+  function answerJoins(hub) {
+    addListener(window, JOIN_EVENT, (event) => {
+      stopImmediatePropagation(event);
+      const accept = customEventDetail(event);
+      if (typeof accept === 'function') accept(hub);
+    }, CAPTURE);
   }
 
-  instance = new ModelContext();
-  Object.defineProperty(Document.prototype, 'modelContext', {
-    configurable: true,
+  const isTop = windowTop(window) === window;
+  let allowed = true;
+  let hub = isTop ? null : joinTopHub();
+  if (!hub) {
+    // The top document or, failing that, a tree of its own (a frame inside another origin:
+    // Chromium's "tools" permissions policy refuses it the API, so calls fail as there).
+    allowed = isTop;
+    hub = createHub();
+  }
+  if (isTop) answerJoins(hub);
+
+  // ---------------------------------------------------------------------------------------
+  // This realm's part: its interface objects, and the objects it makes for its callers
+
+  let constructing = false;
+
+  class ModelContext extends NativeEventTarget {
+    constructor() {
+      if (!constructing) throw typeError("Failed to construct 'ModelContext': Illegal constructor");
+      super();
+    }
+  }
+
+  function eventInterface(name) {
+    const EventInterface = class extends NativeEvent {
+      #toolName;
+
+      constructor(type, eventInitDict) {
+        if (arguments.length < 1) throw typeError(`Failed to construct '${name}': 1 argument required, but only 0 present.`);
+        super(type, eventInitDict);
+        const toolName = isObject(eventInitDict) ? eventInitDict.toolName : undefined;
+        this.#toolName = toolName === undefined ? '' : toDOMString(toolName);
+      }
+
+      static toolNameOf(event) { return event.#toolName; }
+    };
+    defineProperty(EventInterface, 'name', { value: name });
+    defineProperty(EventInterface, 'length', { value: 1 });
+    const toolNameOf = EventInterface.toolNameOf;
+    delete EventInterface.toolNameOf;
+    const accessors = { get toolName() { return toolNameOf(this); } };
+    finishPrototype(EventInterface, [['toolName', getOwnPropertyDescriptor(accessors, 'toolName')]], name);
+    return EventInterface;
+  }
+
+  /** Members in the order Chromium lists them, then constructor, then @@toStringTag. */
+  function finishPrototype(Interface, members, tag) {
+    const proto = Interface.prototype;
+    delete proto.constructor;
+    for (let i = 0; i < members.length; i++) {
+      const [key, descriptor] = members[i];
+      defineProperty(proto, key, { ...descriptor, enumerable: true, configurable: true });
+    }
+    defineProperty(proto, 'constructor', { value: Interface, writable: true, enumerable: false, configurable: true });
+    defineProperty(proto, TO_STRING_TAG, { value: tag, writable: false, enumerable: false, configurable: true });
+  }
+
+  const ToolActivatedEvent = eventInterface('ToolActivatedEvent');
+  const ToolCancelEvent = eventInterface('ToolCancelEvent');
+
+  const realm = freeze({
+    functionPrototype: Function.prototype,
+    Event: NativeEvent,
+    ToolActivatedEvent,
+    ToolCancelEvent,
+    parse: parseJSON,
+    makeClient(controller) { return { signal: controllerSignal(controller) }; },
+    makeController: () => new NativeAbortController(),
+    makeEntry,
+    origin: locationOrigin(location),
+  });
+
+  /** A getTools() entry, made in this realm, members in dictionary order. */
+  function makeEntry(record) {
+    const entry = {};
+    if (record.annotations !== undefined) entry.annotations = { ...record.annotations };
+    entry.description = record.description;
+    if (record.schemaJSON !== undefined) entry.inputSchema = parseJSON(record.schemaJSON);
+    entry.name = record.name;
+    entry.origin = record.local.origin;
+    entry.title = record.title;
+    entry.window = record.local.window;
+    return entry;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Documents and their ModelContext
+
+  function isActive(local) {
+    if (local.window === null) return false;
+    try {
+      return documentView(local.document) === local.window;
+    } catch {
+      return false;
+    }
+  }
+
+  function createLocal(doc, win, origin) {
+    constructing = true;
+    let mc;
+    try {
+      mc = new ModelContext();
+    } finally {
+      constructing = false;
+    }
+    const local = { document: doc, window: win, origin, mc, realm, allowed, tools: objectCreate(null), handlers: objectCreate(null) };
+    hub.attach(local);
+    return local;
+  }
+
+  /** A document with no shim of its own (one made by script, say) gets one lazily. */
+  function localForDocument(doc) {
+    const known = hub.localOfDocument(doc);
+    if (known) return known;
+    const win = documentView(doc);
+    let origin = 'null';
+    try { if (win !== null) origin = locationOrigin(windowLocation(win)); } catch { /* cross-origin */ }
+    return createLocal(doc, win, origin);
+  }
+
+  const here = createLocal(document, window, realm.origin);
+
+  /** The live registration of `name` in a document: a tool whose signal aborted is gone. */
+  function liveRecord(local, name) {
+    const record = local.tools[name];
+    if (record === undefined) return undefined;
+    if (record.signal !== undefined && signalAborted(record.signal)) return undefined;
+    return record;
+  }
+
+  function liveRecords(local) {
+    const out = [];
+    const names = ownKeys(local.tools);
+    for (let i = 0; i < names.length; i++) {
+      const record = liveRecord(local, names[i]);
+      if (record !== undefined) append(out, record);
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // registerTool()
+
+  function registerTool(local, args) {
+    const context = "Failed to execute 'registerTool' on 'ModelContext'";
+    if (args.length < 1) throw typeError(`${context}: 1 argument required, but only 0 present.`);
+    const tool = toModelContextTool(args[0], context);
+    const options = toRegisterOptions(args[1], context);
+    checkUsable(local);
+    if (liveRecord(local, tool.name) !== undefined) throw domError('InvalidStateError', `Duplicate tool name: ${tool.name}`);
+    if (tool.name === '' || tool.description === '') throw domError('InvalidStateError', 'The tool name and description must not be empty.');
+    if (!validToolName(tool.name)) throw domError('InvalidStateError', `Invalid tool name: ${tool.name}`);
+    let schemaJSON;
+    if (tool.inputSchema !== undefined) {
+      schemaJSON = stringify(tool.inputSchema);
+      if (schemaJSON === undefined) throw typeError('The inputSchema cannot be serialised to JSON.');
+    }
+    if (options.signal !== undefined && signalAborted(options.signal)) return rejected(signalReason(options.signal));
+    checkOrigins(options.exposedTo, 'exposedTo');
+    return addRecord(local, tool, options, schemaJSON);
+  }
+
+  function addRecord(local, tool, options, schemaJSON) {
+    const record = {
+      local,
+      name: tool.name,
+      title: tool.title === undefined ? '' : tool.title,
+      description: survivesUTF8(tool.description) ? tool.description : '',
+      annotations: tool.annotations,
+      schemaJSON,
+      // A schema that is not a JSON object or array keeps the tool out of getTools(), as natively.
+      listed: schemaJSON === undefined || isObject(parseJSON(schemaJSON)),
+      execute: tool.execute,
+      signal: options.signal,
+      exposedTo: options.exposedTo ?? [],
+    };
+    local.tools[tool.name] = record;
+    const done = deferred();
+    if (options.signal !== undefined) {
+      addListener(options.signal, 'abort', () => {
+        if (local.tools[record.name] === record) delete local.tools[record.name];
+        done.fail(signalReason(options.signal));
+        hub.notifyChange(null, true);
+      }, ABORT_STEPS);
+    }
+    hub.notifyChange(() => done.fulfil(undefined), false);
+    return done.promise;
+  }
+
+  function checkUsable(local) {
+    if (!isActive(local)) throw domError('InvalidStateError', 'The document is not fully active.');
+    if (!local.allowed) throw domError('NotAllowedError', 'Access to the feature "tools" is disallowed by permissions policy.');
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // getTools()
+
+  function getTools(local, args) {
+    const context = "Failed to execute 'getTools' on 'ModelContext'";
+    const options = toGetToolsOptions(args[0], context);
+    checkUsable(local);
+    checkOrigins(options.fromOrigins, 'fromOrigins');
+    // Only same-origin documents share a hub, so every tool in it is visible here.
+    const records = [];
+    const locals = hub.treeOrder();
+    for (let i = 0; i < locals.length; i++) {
+      const list = liveRecords(locals[i]);
+      for (let j = 0; j < list.length; j++) if (list[j].listed) append(records, list[j]);
+    }
+    sortByName(records);
+    const done = deferred();
+    hub.enqueue(() => {
+      const out = [];
+      for (let i = 0; i < records.length; i++) append(out, makeEntry(records[i]));
+      done.fulfil(out);
+    });
+    return done.promise;
+  }
+
+  /** A stable insertion sort by name (code units), without Array.prototype.sort. */
+  function sortByName(list) {
+    for (let i = 1; i < list.length; i++) {
+      const item = list[i];
+      let j = i - 1;
+      while (j >= 0 && list[j].name > item.name) { list[j + 1] = list[j]; j--; }
+      list[j + 1] = item;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // executeTool()
+
+  function executeTool(local, args) {
+    const context = "Failed to execute 'executeTool' on 'ModelContext'";
+    if (args.length < 1) throw typeError(`${context}: 1 argument required, but only 0 present.`);
+    const tool = toRegisteredTool(args[0], context);
+    const input = args[1] === undefined ? {} : toObject(args[1], context);
+    const options = toSignalOptions(args[2], context, 'ModelContextExecuteToolOptions');
+    checkUsable(local);
+    return startExecution(tool, input, options.signal);
+  }
+
+  function startExecution(tool, input, signal) {
+    const url = parseURL(tool.origin);
+    const origin = url === null ? 'null' : urlOrigin(url);
+    if (origin === 'null') throw domError('NotSupportedError', 'The tool origin is not a valid origin.');
+    const target = hub.localOfWindow(tool.window);
+    if (windowClosed(tool.window) || (target !== undefined && !isActive(target))) {
+      throw domError('InvalidStateError', "The tool's window is not fully active.");
+    }
+    const inputJSON = stringify(input);
+    if (inputJSON === undefined) throw typeError('The input cannot be serialised to JSON.');
+    if (signal !== undefined && signalAborted(signal)) return rejected(signalReason(signal));
+    const call = { done: deferred(), signal, target, name: tool.name, origin, inputJSON, started: false, toolSettled: false, controller: null };
+    if (signal !== undefined) {
+      call.onAbort = () => cancelExecution(call);
+      addListener(signal, 'abort', call.onAbort, ABORT_STEPS);
+    }
+    hub.enqueue(() => runTool(call), () => announce(call, 'activated'));
+    return call.done.promise;
+  }
+
+  /** First step, in a task of its own: find the tool and call it. */
+  function runTool(call) {
+    const record = call.target === undefined ? undefined : liveRecord(call.target, call.name);
+    if (record === undefined || record.local.origin !== call.origin) {
+      finish(call, () => { throw domError('UnknownError', 'The tool is not registered.'); });
+      return;
+    }
+    const toolRealm = hub.realmOfFunction(record.execute) ?? call.target.realm;
+    const input = toolRealm.parse(call.inputJSON);
+    call.record = record;
+    if (!isObject(input)) {
+      // Natively the tool still counts as activated; it just never gets an input to run with.
+      finish(call, () => { throw domError('UnknownError', 'The input is not a JSON object.'); });
+      return;
+    }
+    call.started = true;
+    call.controller = toolRealm.makeController();
+    let result;
+    try {
+      result = apply(record.execute, undefined, [input, toolRealm.makeClient(call.controller)]);
+    } catch (err) {
+      toolFinished(call, () => { throw err; });
+      return;
+    }
+    const settled = new NativePromise((resolve) => resolve(result));
+    promiseThen(settled, (value) => toolFinished(call, () => value), (err) => toolFinished(call, () => { throw err; }));
+  }
+
+  /** Second step, after the first step's microtasks: toolactivated at the tool's document. */
+  function announce(call, what) {
+    if (!call.record) return;
+    const local = call.record.local;
+    if (!isActive(local)) return;
+    const EventInterface = what === 'activated' ? local.realm.ToolActivatedEvent : local.realm.ToolCancelEvent;
+    dispatch(local.mc, new EventInterface(what === 'activated' ? 'toolactivated' : 'toolcancel', plain({ toolName: call.name })));
+  }
+
+  function toolFinished(call, outcome) {
+    call.toolSettled = true;
+    let serialised;
+    let failed = false;
+    try {
+      serialised = serialiseResult(outcome());
+    } catch {
+      failed = true;
+    }
+    finish(call, () => {
+      if (failed) throw domError('UnknownError', 'Tool was executed but the invocation failed.');
+      return serialised;
+    });
+  }
+
+  /** The caller hears the outcome a task later, as from the browser. */
+  function finish(call, outcome) {
+    hub.enqueue(() => {
+      if (call.signal !== undefined) removeListener(call.signal, 'abort', call.onAbort);
+      try {
+        call.done.fulfil(outcome());
+      } catch (err) {
+        call.done.fail(err);
+      }
+    });
+  }
+
+  /** The caller's signal aborted: it hears the reason now; a running tool is told later. */
+  function cancelExecution(call) {
+    if (call.done.settled) return;
+    call.done.fail(signalReason(call.signal));
+    if (!call.started || call.toolSettled) return;
+    hub.enqueue(
+      () => controllerAbort(call.controller, domError('AbortError', 'The tool call was cancelled.')),
+      () => announce(call, 'cancelled'),
+    );
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Event handler attributes
+
+  function getHandler(local, type) {
+    return local.handlers[type]?.value ?? null;
+  }
+
+  function setHandler(local, type, value) {
+    const slot = local.handlers[type];
+    if (!isObject(value)) {
+      if (slot) removeListener(local.mc, type, slot.listener);
+      local.handlers[type] = undefined;
+      return;
+    }
+    if (slot) {
+      slot.value = value; // the handler keeps its place among the listeners
+      return;
+    }
+    const fresh = { value, listener: null };
+    fresh.listener = function (event) {
+      const handler = fresh.value;
+      if (typeof handler !== 'function') return;
+      if (apply(handler, this, [event]) === false) preventDefault(event);
+    };
+    local.handlers[type] = fresh;
+    addListener(local.mc, type, fresh.listener);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // The interface: brand checks, then the steps above
+
+  function localOf(self, method) {
+    const local = hub.localOfContext(self);
+    if (local === undefined) throw typeError(`Failed to execute '${method}' on 'ModelContext': Illegal invocation`);
+    return local;
+  }
+
+  /** A promise-returning operation: every exception becomes a rejected promise. */
+  function operation(self, method, steps, args) {
+    try {
+      return steps(localOf(self, method), args);
+    } catch (err) {
+      return rejected(err);
+    }
+  }
+
+  const methods = {
+    executeTool(tool) { return operation(this, 'executeTool', executeTool, arguments); },
+    getTools() { return operation(this, 'getTools', getTools, arguments); },
+    registerTool(tool) { return operation(this, 'registerTool', registerTool, arguments); },
+  };
+
+  const handlerAccessor = (type) => {
+    const accessors = {
+      get [`on${type}`]() { return getHandler(localOfAttribute(this), type); },
+      set [`on${type}`](value) { setHandler(localOfAttribute(this), type, value); },
+    };
+    return getOwnPropertyDescriptor(accessors, `on${type}`);
+  };
+
+  function localOfAttribute(self) {
+    const local = hub.localOfContext(self);
+    if (local === undefined) throw typeError('Illegal invocation');
+    return local;
+  }
+
+  finishPrototype(ModelContext, [
+    ['ontoolchange', handlerAccessor('toolchange')],
+    ['ontoolactivated', handlerAccessor('toolactivated')],
+    ['ontoolcancel', handlerAccessor('toolcancel')],
+    ['executeTool', { value: methods.executeTool, writable: true }],
+    ['getTools', { value: methods.getTools, writable: true }],
+    ['registerTool', { value: methods.registerTool, writable: true }],
+  ], 'ModelContext');
+
+  const documentAccessor = {
+    get modelContext() {
+      try {
+        documentView(this);
+      } catch {
+        throw typeError('Illegal invocation');
+      }
+      return localForDocument(this).mc;
+    },
+  };
+  defineProperty(Document.prototype, 'modelContext', {
+    get: getOwnPropertyDescriptor(documentAccessor, 'modelContext').get,
     enumerable: true,
-    get() { return this === document ? instance : undefined; },
-  });
-  // The shell's relay (injected right after this script, before any page script) takes this
-  // hook once: calls it makes count as an agent's, so cancelling one fires toolcancel as the
-  // browser's own agent would.
-  Object.defineProperty(window, AGENT_HOOK, {
     configurable: true,
-    value: { execute: (tool, input, options) => invoke('executeTool', tool, input, options, true) },
   });
-  markMode('bridged');
+  for (const [name, value] of [['ModelContext', ModelContext], ['ToolActivatedEvent', ToolActivatedEvent], ['ToolCancelEvent', ToolCancelEvent]]) {
+    defineProperty(window, name, { value, writable: true, enumerable: false, configurable: true });
+  }
+
+  // The shell's relay (injected into the main frame right after this script, before any page
+  // script) takes this hook and deletes it: calls it makes are an agent's. Native Chromium
+  // treats an agent's call and a page's alike (toolcancel fires when either cancels), so the
+  // hook runs the same steps as executeTool() on the top document, without a page's `this`.
+  if (isTop) {
+    defineProperty(window, AGENT_HOOK, {
+      configurable: true,
+      value: freeze({
+        execute(tool, input, options) {
+          return operation(here.mc, 'executeTool', executeTool, [tool, input, options]);
+        },
+      }),
+    });
+  }
 })();
