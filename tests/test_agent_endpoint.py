@@ -306,12 +306,13 @@ def test_a_cancelled_request_gets_no_response_and_never_runs(agent, version):
             timeout=30,
         )
     )
-    block_the_page(agent, 1.5)
+    runner = agent.session.calls.runner
+    block_the_page(agent, 3.0)
     first.start()
-    agent.qtbot.wait(200)
+    agent.qtbot.waitUntil(lambda: runner.running, timeout=10_000)  # the first is in the page
     worker = threading.Thread(target=post)
     worker.start()
-    agent.qtbot.wait(300)
+    agent.qtbot.waitUntil(lambda: runner.waiting == 1, timeout=10_000)  # the second waits
     cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}}
     assert httpx2.post(url, json=cancel, headers=headers).status_code == 202
     agent.qtbot.waitUntil(lambda: not worker.is_alive() and not first.is_alive(), timeout=15_000)
@@ -351,14 +352,16 @@ def test_mcp_cancellation_of_a_waiting_call_means_it_never_runs(agent):
         async with mcp_client(url, token) as c:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(c.call_tool, "close_ticket", {"ticket_id": "T-1007"})
-                await anyio.sleep(0.2)  # the first call is in the page, which is busy
+                while not runner.running:  # the first call is in the page, which is busy
+                    await anyio.sleep(0.02)
                 with anyio.move_on_after(0.5):
                     await c.call_tool("close_ticket", {"ticket_id": "T-1008"})
             return True
 
     before = ticket(agent, "T-1008")
     assert before["status"] != "closed"
-    block_the_page(agent, 2.0)
+    runner = agent.session.calls.runner
+    block_the_page(agent, 3.0)
     run_client(agent.qtbot, go)
     agent.qtbot.waitUntil(lambda: ticket(agent, "T-1007")["status"] == "closed")
     agent.qtbot.wait(300)

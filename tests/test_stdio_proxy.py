@@ -18,6 +18,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from PySide6.QtCore import QTimer
 
 from understudy_desktop.agent.runtime_file import read_runtime
+from understudy_desktop.qt_thread import call_on_main
 
 
 def proxy_params(data_dir) -> StdioServerParameters:
@@ -87,16 +88,19 @@ def test_a_call_cancelled_through_the_proxy_never_runs(agent_console, data_dir):
             ClientSession(read, write) as session,
         ):
             await session.initialize()
+            # The page is kept busy from now on (the proxy itself took a moment to start).
+            call_on_main(lambda: block_the_page(agent_console, 2.5))
             async with anyio.create_task_group() as tg:
                 tg.start_soon(session.call_tool, "close_ticket", {"ticket_id": "T-1007"})
-                await anyio.sleep(0.3)  # the first call is in the page, which is busy
+                while not runner.running:  # the first call is in the page, which is busy
+                    await anyio.sleep(0.02)
                 with anyio.move_on_after(0.5):
                     await session.call_tool("close_ticket", {"ticket_id": "T-1008"})
             return True
 
     before = ticket(agent_console, "T-1008")
     assert before["status"] != "closed"
-    block_the_page(agent_console, 2.5)
+    runner = agent_console.session.calls.runner
     run_client(agent_console.qtbot, go, timeout_s=60)
     agent_console.qtbot.waitUntil(lambda: ticket(agent_console, "T-1007")["status"] == "closed")
     agent_console.qtbot.wait(300)

@@ -91,6 +91,11 @@ class ToolRunner(QObject):
     def waiting(self) -> int:
         return len(self._waiting)
 
+    @property
+    def running(self) -> bool:
+        """A run is in the page now (the next waits for it to finish)."""
+        return self._running is not None
+
     def submit(self, job: RunJob) -> RunJob:
         if len(self._waiting) >= MAX_WAITING:
             job.state = "finished"
