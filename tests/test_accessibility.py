@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
 UNNAMED_CONTROLS = """(() => {
@@ -64,3 +64,31 @@ def test_the_console_works_from_the_keyboard_alone(console):
     assert console.api_json("log")[-1]["payload"] == {"text": "bank feed"}
     sources = {e["source"] for e in console.api_json("log") if e["id"] != "get_ticket"}
     assert sources == {"ui"}
+
+
+def test_rows_are_listed_to_tree_readers_but_focus_stays_on_the_list(console):
+    """Rows are focusable (tabindex -1, so a default accessibility snapshot that keeps only
+    focusable descendants of a control lists them) but never keep focus: a clicked row hands it
+    to the listbox, without a focus ring, and j then moves exactly one row."""
+    keys = console.window.view.focusProxy()
+    console.window.view.setFocus()
+    console.qtbot.waitUntil(lambda: keys.hasFocus() and console.js("document.hasFocus()"))
+    assert console.value(
+        "[...document.querySelectorAll('#queue-list .row')].every((r) => r.tabIndex === -1)"
+    )
+    x, y = console.value(
+        "(() => { const r = document.getElementById('row-T-1003').getBoundingClientRect();"
+        " return [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)]; })()"
+    )
+    QTest.mouseClick(keys, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, QPoint(x, y))
+    console.qtbot.waitUntil(lambda: console.api_json("summary")["selected"] == "T-1003")
+    console.qtbot.waitUntil(lambda: console.js("document.activeElement.id") == "queue-list")
+    assert not console.js("document.getElementById('queue-list').matches(':focus-visible')")
+    QTest.keyClick(keys, Qt.Key.Key_J)
+    console.qtbot.waitUntil(lambda: console.api_json("summary")["selected"] != "T-1003")
+    assert console.api_json("summary")["selected"] == "T-1004"
+    assert console.js("document.activeElement.id") == "queue-list"
+    QTest.keyClick(keys, Qt.Key.Key_Down)
+    console.qtbot.waitUntil(lambda: console.api_json("summary")["selected"] == "T-1005")
+    QTest.keyClick(keys, Qt.Key.Key_Return)
+    console.qtbot.waitUntil(lambda: console.js("document.activeElement.id") == "assignee-select")

@@ -1,11 +1,22 @@
 // The ticket list, virtualised: only the rows in view exist in the DOM, so a queue of 100,000
 // tickets scrolls like one of 40. It is a single ARIA listbox; the open ticket is its active
-// descendant, and j/k or the arrow keys move through the filtered set.
+// descendant, and j/k or the arrow keys move through the filtered set. Each row is focusable
+// (tabindex -1, never in the Tab order) so accessibility-tree readers that keep only focusable
+// descendants of a control (puppeteer's default snapshot, hence chrome-devtools-mcp) list the
+// rows; a row that gets focus (a click) hands it straight back to the listbox, which keeps it.
 import { $, el, shortDate, requesterName, initials, LABELS } from './dom.js';
 import { assigneeName } from '../queue_state.js';
 
 export const ROW_HEIGHT = 58;
 const OVERSCAN = 6;
+
+// Rows are re-rendered on every change, so focus must not stay on one: it would drop to the body
+// when the row is replaced, and the list and the page shortcuts would both see j/k.
+function keepFocusOnList(list) {
+  list.addEventListener('focusin', (event) => {
+    if (event.target !== list && event.target.closest('.row')) list.focus({ preventScroll: true });
+  });
+}
 
 export function mountQueueList({ state, onSelect }) {
   const list = $('queue-list');
@@ -28,6 +39,7 @@ export function mountQueueList({ state, onSelect }) {
       class: `row prio-${t.priority}${selected ? ' selected' : ''}${t.status === 'new' ? ' unread' : ''}`,
       role: 'option',
       id: `row-${t.id}`,
+      tabindex: '-1',
       'aria-selected': selected ? 'true' : 'false',
       'aria-posinset': index + 1,
       'aria-setsize': state.matches.length,
@@ -92,6 +104,7 @@ export function mountQueueList({ state, onSelect }) {
   }
 
   list.addEventListener('scroll', refresh, { passive: true });
+  keepFocusOnList(list);
   list.addEventListener('click', (event) => {
     const row = event.target.closest('.row');
     if (row) onSelect(row.dataset.ticketId);
