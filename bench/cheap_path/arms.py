@@ -1,10 +1,12 @@
-"""The three arms. Each runs a task from a reset state and reports what it cost.
+"""The arms. Each runs a task from a reset state and reports what it cost.
 
 taught     an MCP client calls the taught tool through the running app's endpoint
 catalogue  an MCP client calls the console's catalogue commands (one approved single-step
            tool per command) one by one
 dom        Playwright drives the console in Chromium 156 by accessible names, reading the
-           accessibility snapshot a DOM agent would read before every step
+           accessibility snapshot a DOM agent would read before every step (scripted: the floor)
+cdm        chrome-devtools-mcp drives the console in Chromium 156 over MCP, as a DOM-driving
+           agent does: snapshot, then click / fill / press_key by uid (cdm_arm.py)
 """
 
 from __future__ import annotations

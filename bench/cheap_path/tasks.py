@@ -20,7 +20,7 @@ class Task:
     kind: str  # single | set | question
     taught: tuple[str, dict[str, Any]]  # one call of a taught tool
     catalogue: list[tuple[str, dict[str, Any]]]  # catalogue commands, one by one
-    dom: list[tuple[str, ...]]  # DOM actions by accessible name (see dom_arm.py)
+    dom: list[tuple[str, ...]]  # by accessible name: dom and cdm arms (_dom_action)
     solved: Callable[[Ticket, Any], bool]
     answer_from: str = ""  # questions: where the answer is read
     expected: Any = None
