@@ -145,8 +145,11 @@ def teach_and_publish(
       {routine}
       document.getElementById('teach-button').click();
       const keep = {js_literal(keep)};
-      for (const b of document.querySelectorAll('#teach-panel input[id^="ask-"]')) {{
-        if (keep.includes(b.id.slice(4)) !== b.checked) b.click();
+      // Each click redraws the panel: find every switch again by its id before clicking it.
+      const ids = [...document.querySelectorAll('#teach-panel input[id^="ask-"]')].map((b) => b.id);
+      for (const id of ids) {{
+        const b = document.getElementById(id);
+        if (b && keep.includes(id.slice(4)) !== b.checked) b.click();
       }}
       const n = document.getElementById('draft-name'); n.value = {js_literal(tool)};
       n.dispatchEvent(new Event('input'));
