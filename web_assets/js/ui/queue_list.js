@@ -19,110 +19,107 @@ function keepFocusOnList(list) {
 }
 
 export function mountQueueList({ state, onSelect }) {
-  const list = $('queue-list');
-  const spacer = $('queue-spacer');
-  const empty = $('queue-empty');
-  const rows = new Map(); // ticket id -> element currently rendered
-  let frame = 0;
-
-  function badgeFor(id) {
-    const badge = state.badges?.get(id);
-    if (!badge) return null;
-    const text = `by ${badge.by === 'agent' ? 'agent' : 'you'} via tool ${badge.tool}`;
-    return el('span', { class: `badge ${badge.by}`, title: `Performed ${text}`, text });
-  }
-
-  function rowFor(t, index) {
-    const selected = t.id === state.selectedId;
-    const who = assigneeName(state, t.assignee);
-    const row = el('div', {
-      class: `row prio-${t.priority}${selected ? ' selected' : ''}${t.status === 'new' ? ' unread' : ''}`,
-      role: 'option',
-      id: `row-${t.id}`,
-      tabindex: '-1',
-      'aria-selected': selected ? 'true' : 'false',
-      'aria-posinset': index + 1,
-      'aria-setsize': state.matches.length,
-      'aria-label': `${t.id}: ${t.subject}. ${LABELS.status[t.status]}, ${LABELS.priority[t.priority]} priority, ${who}`,
-      dataset: { ticketId: t.id },
-    },
-    el('span', { class: `prio prio-${t.priority}`, title: `${LABELS.priority[t.priority]} priority` }, el('i'), LABELS.priority[t.priority]),
-    el('span', { class: 'main' },
-      el('span', { class: 'line1' }, el('span', { class: 'tid', text: t.id }), el('span', { class: 'subject', text: t.subject })),
-      el('span', { class: 'line2' }, el('span', { class: 'requester', text: requesterName(t.requester) }),
-        ...t.tags.slice(0, 3).map((tag) => el('span', { class: 'tag', text: tag })),
-        badgeFor(t.id))),
-    el('span', { class: `status-pill status-${t.status}`, text: LABELS.status[t.status] }),
-    el('span', { class: `who${t.assignee ? '' : ' nobody'}`, title: who },
-      el('span', { class: 'avatar', text: t.assignee ? initials(who) : '–' }), el('span', { class: 'who-name', text: t.assignee ? who.split(' ')[0] : 'Unassigned' })),
-    el('time', { class: 'created', datetime: t.created, text: shortDate(t.created) }));
-    row.style.transform = `translateY(${index * ROW_HEIGHT}px)`;
-    return row;
-  }
-
-  function render() {
-    frame = 0;
-    const total = state.matches.length;
-    spacer.style.height = `${total * ROW_HEIGHT}px`;
-    empty.hidden = total > 0;
-    const top = list.scrollTop;
-    const height = list.clientHeight || 600;
-    const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
-    const last = Math.min(total, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
-    for (const node of rows.values()) node.remove();
-    rows.clear();
-    const fragment = document.createDocumentFragment();
-    for (let i = first; i < last; i += 1) {
-      const t = state.byId.get(state.matches[i]);
-      if (!t) continue;
-      const node = rowFor(t, i);
-      rows.set(t.id, node);
-      fragment.append(node);
-    }
-    list.append(fragment);
-    if (state.selectedId && rows.has(state.selectedId)) list.setAttribute('aria-activedescendant', `row-${state.selectedId}`);
-    else list.removeAttribute('aria-activedescendant');
-  }
-
-  function refresh() {
-    if (!frame) frame = requestAnimationFrame(render);
-  }
-
-  function scrollToSelected() {
-    const index = state.matches.indexOf(state.selectedId);
-    if (index < 0) return;
-    const top = index * ROW_HEIGHT;
-    if (top < list.scrollTop) list.scrollTop = top;
-    else if (top + ROW_HEIGHT > list.scrollTop + list.clientHeight) list.scrollTop = top + ROW_HEIGHT - list.clientHeight;
-  }
-
-  function move(delta) {
-    if (!state.matches.length) return;
-    const index = state.matches.indexOf(state.selectedId);
-    const next = Math.min(state.matches.length - 1, Math.max(0, index < 0 ? 0 : index + delta));
-    onSelect(state.matches[next]);
-  }
-
-  list.addEventListener('scroll', refresh, { passive: true });
-  keepFocusOnList(list);
-  list.addEventListener('click', (event) => {
+  const q = { state, onSelect, list: $('queue-list'), spacer: $('queue-spacer'), empty: $('queue-empty'), rows: new Map(), frame: 0 };
+  const render = () => renderRows(q);
+  const refresh = () => { if (!q.frame) q.frame = requestAnimationFrame(render); };
+  const move = (delta) => moveBy(q, delta);
+  q.list.addEventListener('scroll', refresh, { passive: true });
+  keepFocusOnList(q.list);
+  q.list.addEventListener('click', (event) => {
     const row = event.target.closest('.row');
     if (row) onSelect(row.dataset.ticketId);
   });
-  list.addEventListener('keydown', (event) => {
-    const keys = { ArrowDown: 1, j: 1, ArrowUp: -1, k: -1, PageDown: 10, PageUp: -10 };
-    if (event.key in keys && !event.ctrlKey && !event.metaKey && !event.altKey) {
-      event.preventDefault();
-      move(keys[event.key]);
-    } else if (event.key === 'Home' || event.key === 'End') {
-      event.preventDefault();
-      if (state.matches.length) onSelect(state.matches[event.key === 'Home' ? 0 : state.matches.length - 1]);
-    } else if (event.key === 'Enter' && state.selectedId) {
-      event.preventDefault();
-      $('assignee-select').focus();
-    }
-  });
-  new ResizeObserver(refresh).observe(list);
+  q.list.addEventListener('keydown', (event) => onKey(q, event, move));
+  new ResizeObserver(refresh).observe(q.list);
+  return { refresh, renderNow: render, scrollToSelected: () => scrollToSelected(q), move };
+}
 
-  return { refresh, renderNow: render, scrollToSelected, move };
+function badgeFor(state, id) {
+  const badge = state.badges?.get(id);
+  if (!badge) return null;
+  const text = `by ${badge.by === 'agent' ? 'agent' : 'you'} via tool ${badge.tool}`;
+  return el('span', { class: `badge ${badge.by}`, title: `Performed ${text}`, text });
+}
+
+function rowFor(state, t, index) {
+  const selected = t.id === state.selectedId;
+  const who = assigneeName(state, t.assignee);
+  const row = el('div', {
+    class: `row prio-${t.priority}${selected ? ' selected' : ''}${t.status === 'new' ? ' unread' : ''}`,
+    role: 'option',
+    id: `row-${t.id}`,
+    tabindex: '-1',
+    'aria-selected': selected ? 'true' : 'false',
+    'aria-posinset': index + 1,
+    'aria-setsize': state.matches.length,
+    'aria-label': `${t.id}: ${t.subject}. ${LABELS.status[t.status]}, ${LABELS.priority[t.priority]} priority, ${who}`,
+    dataset: { ticketId: t.id },
+  },
+  el('span', { class: `prio prio-${t.priority}`, title: `${LABELS.priority[t.priority]} priority` }, el('i'), LABELS.priority[t.priority]),
+  el('span', { class: 'main' },
+    el('span', { class: 'line1' }, el('span', { class: 'tid', text: t.id }), el('span', { class: 'subject', text: t.subject })),
+    el('span', { class: 'line2' }, el('span', { class: 'requester', text: requesterName(t.requester) }),
+      ...t.tags.slice(0, 3).map((tag) => el('span', { class: 'tag', text: tag })),
+      badgeFor(state, t.id))),
+  el('span', { class: `status-pill status-${t.status}`, text: LABELS.status[t.status] }),
+  el('span', { class: `who${t.assignee ? '' : ' nobody'}`, title: who },
+    el('span', { class: 'avatar', text: t.assignee ? initials(who) : '–' }), el('span', { class: 'who-name', text: t.assignee ? who.split(' ')[0] : 'Unassigned' })),
+  el('time', { class: 'created', datetime: t.created, text: shortDate(t.created) }));
+  row.style.transform = `translateY(${index * ROW_HEIGHT}px)`;
+  return row;
+}
+
+function renderRows(q) {
+  const { state, list, rows } = q;
+  q.frame = 0;
+  const total = state.matches.length;
+  q.spacer.style.height = `${total * ROW_HEIGHT}px`;
+  q.empty.hidden = total > 0;
+  const top = list.scrollTop;
+  const height = list.clientHeight || 600;
+  const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(total, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
+  for (const node of rows.values()) node.remove();
+  rows.clear();
+  const fragment = document.createDocumentFragment();
+  for (let i = first; i < last; i += 1) {
+    const t = state.byId.get(state.matches[i]);
+    if (!t) continue;
+    const node = rowFor(state, t, i);
+    rows.set(t.id, node);
+    fragment.append(node);
+  }
+  list.append(fragment);
+  if (state.selectedId && rows.has(state.selectedId)) list.setAttribute('aria-activedescendant', `row-${state.selectedId}`);
+  else list.removeAttribute('aria-activedescendant');
+}
+
+function scrollToSelected({ state, list }) {
+  const index = state.matches.indexOf(state.selectedId);
+  if (index < 0) return;
+  const top = index * ROW_HEIGHT;
+  if (top < list.scrollTop) list.scrollTop = top;
+  else if (top + ROW_HEIGHT > list.scrollTop + list.clientHeight) list.scrollTop = top + ROW_HEIGHT - list.clientHeight;
+}
+
+function moveBy({ state, onSelect }, delta) {
+  if (!state.matches.length) return;
+  const index = state.matches.indexOf(state.selectedId);
+  const next = Math.min(state.matches.length - 1, Math.max(0, index < 0 ? 0 : index + delta));
+  onSelect(state.matches[next]);
+}
+
+const MOVE_KEYS = { ArrowDown: 1, j: 1, ArrowUp: -1, k: -1, PageDown: 10, PageUp: -10 };
+
+function onKey({ state, onSelect }, event, move) {
+  if (event.key in MOVE_KEYS && !event.ctrlKey && !event.metaKey && !event.altKey) {
+    event.preventDefault();
+    move(MOVE_KEYS[event.key]);
+  } else if (event.key === 'Home' || event.key === 'End') {
+    event.preventDefault();
+    if (state.matches.length) onSelect(state.matches[event.key === 'Home' ? 0 : state.matches.length - 1]);
+  } else if (event.key === 'Enter' && state.selectedId) {
+    event.preventDefault();
+    $('assignee-select').focus();
+  }
 }
