@@ -11,6 +11,14 @@ interface ModelContext extends EventTarget {
   ontoolcancel: ((event: Event) => void) | null;
 }
 
+/** Its interface object on the global ([Exposed=Window, SecureContext], no constructor). As in
+ *  TypeScript's DOM types for other such interfaces, `new` is declared although calling it
+ *  throws ("Illegal constructor"); a page reaches it for `prototype` and `instanceof`. */
+declare var ModelContext: {
+  prototype: ModelContext;
+  new (): ModelContext;
+};
+
 interface Document {
   readonly modelContext?: ModelContext;
 }

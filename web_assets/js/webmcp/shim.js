@@ -328,14 +328,11 @@
   // ---------------------------------------------------------------------------------------
   // The hub: shared by the top document and its same-origin frames
 
-  function createHub() {
-    const byContext = new NativeWeakMap();
-    const byDocument = new NativeWeakMap();
-    const byWindow = new NativeWeakMap();
-    const realms = new NativeWeakMap(); // a realm's Function.prototype -> its realm helpers
+  /** The hub's queue of work the browser would do later, one job per task, in order.
+   *  Returns enqueue(first, second). */
+  function createTaskQueue() {
     const queue = [];
     let head = 0;
-    let unregisterNotice = false;
 
     // Two listeners on one port: a job's first step, a microtask checkpoint, its second step.
     const channel = new NativeMessageChannel();
@@ -351,10 +348,50 @@
     });
     portStart(port);
 
-    function enqueue(first, second) {
+    return function enqueue(first, second) {
       append(queue, { first, second });
       portPost(sender, null);
-    }
+    };
+  }
+
+  /** The active documents of the tree under `top` that byWindow knows, top first, each
+   *  before its frames (tree order). */
+  function documentsInTreeOrder(byWindow, top) {
+    const out = [];
+    const visit = (win) => {
+      const local = weakGet(byWindow, win);
+      if (local && isActive(local)) append(out, local);
+      let count;
+      try { count = windowLength(win); } catch { return; }
+      for (let i = 0; i < count; i++) {
+        let child;
+        try { child = win[i]; windowDocument(child); } catch { continue; } // cross-origin frames have no part here
+        visit(child);
+      }
+    };
+    visit(top);
+    return out;
+  }
+
+  /** The realm helpers of the realm a function was made in (found by its prototype chain). */
+  function findRealm(realms, fn) {
+    try {
+      for (let p = getPrototypeOf(fn), depth = 0; p !== null && depth < 4; p = getPrototypeOf(p), depth++) {
+        const realm = weakGet(realms, p);
+        if (realm) return realm;
+      }
+    } catch { /* a revoked proxy, for one */ }
+    return null;
+  }
+
+  function createHub() {
+    const byContext = new NativeWeakMap();
+    const byDocument = new NativeWeakMap();
+    const byWindow = new NativeWeakMap();
+    const realms = new NativeWeakMap(); // a realm's Function.prototype -> its realm helpers
+    const hubWindow = window;
+    let unregisterNotice = false;
+    const enqueue = createTaskQueue();
 
     function attach(local) {
       weakSet(byContext, local.mc, local);
@@ -364,22 +401,7 @@
     }
 
     /** The documents of the tree, top first, each before its frames (tree order). */
-    function treeOrder() {
-      const out = [];
-      const visit = (win) => {
-        const local = weakGet(byWindow, win);
-        if (local && isActive(local)) append(out, local);
-        let count = 0;
-        try { count = windowLength(win); } catch { return; }
-        for (let i = 0; i < count; i++) {
-          let child = null;
-          try { child = win[i]; windowDocument(child); } catch { continue; } // cross-origin frames have no part here
-          visit(child);
-        }
-      };
-      visit(hubWindow);
-      return out;
-    }
+    const treeOrder = () => documentsInTreeOrder(byWindow, hubWindow);
 
     /** toolchange at every document of the tree, each in its own task, then `then`. */
     function notifyChange(then, isUnregister) {
@@ -402,23 +424,12 @@
       if (then) enqueue(then);
     }
 
-    function realmOfFunction(fn) {
-      try {
-        for (let p = getPrototypeOf(fn), depth = 0; p !== null && depth < 4; p = getPrototypeOf(p), depth++) {
-          const realm = weakGet(realms, p);
-          if (realm) return realm;
-        }
-      } catch { /* a revoked proxy, for one */ }
-      return null;
-    }
-
-    const hubWindow = window;
     return freeze({
       attach,
       enqueue,
       notifyChange,
       treeOrder,
-      realmOfFunction,
+      realmOfFunction: (fn) => findRealm(realms, fn),
       localOfContext: (mc) => (isObject(mc) ? weakGet(byContext, mc) : undefined),
       localOfDocument: (doc) => weakGet(byDocument, doc),
       localOfWindow: (win) => weakGet(byWindow, win),
@@ -830,10 +841,12 @@
     }
   }
 
+  // The declared parameters give each method the length WebIDL does (its required
+  // arguments); the steps read `arguments`, so a parameter itself is not used.
   const methods = {
-    executeTool(tool) { return operation(this, 'executeTool', executeTool, arguments); },
+    executeTool(_tool) { return operation(this, 'executeTool', executeTool, arguments); },
     getTools() { return operation(this, 'getTools', getTools, arguments); },
-    registerTool(tool) { return operation(this, 'registerTool', registerTool, arguments); },
+    registerTool(_tool) { return operation(this, 'registerTool', registerTool, arguments); },
   };
 
   const handlerAccessor = (type) => {
@@ -874,7 +887,9 @@
     enumerable: true,
     configurable: true,
   });
-  for (const [name, value] of [['ModelContext', ModelContext], ['ToolActivatedEvent', ToolActivatedEvent], ['ToolCancelEvent', ToolCancelEvent]]) {
+  /** @type {Array<[string, Function]>} */
+  const interfaceObjects = [['ModelContext', ModelContext], ['ToolActivatedEvent', ToolActivatedEvent], ['ToolCancelEvent', ToolCancelEvent]];
+  for (const [name, value] of interfaceObjects) {
     defineProperty(window, name, { value, writable: true, enumerable: false, configurable: true });
   }
 
