@@ -102,16 +102,19 @@ async def timed_calls(
 
 def client_process(app: QApplication, argv: list[str]) -> str:
     """Run a benchmark client in its own process (as a real agent is) while the app idles in
-    its event loop; returns what the client printed."""
+    an event loop; returns what the client printed. The loop is a local QEventLoop, not
+    `app.exec()`: in Qt 6 `app.quit()` also closes every window, and a closed console is a
+    hidden page that Chromium no longer paints, which would flatter every later figure."""
     import subprocess
 
     from PySide6.QtCore import QTimer
 
     client = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    loop = QEventLoop()
     watcher = QTimer()
-    watcher.timeout.connect(lambda: client.poll() is not None and app.quit())
+    watcher.timeout.connect(lambda: client.poll() is not None and loop.quit())
     watcher.start(20)
-    app.exec()
+    loop.exec()
     watcher.stop()
     out, _ = client.communicate()
     if client.returncode != 0:
