@@ -19,6 +19,7 @@ from arms import (  # noqa: E402
     run_dom_arm,
     start_app,
 )
+from cdm_arm import run_cdm_arm  # noqa: E402
 from run import CHROMIUM_ARGS, report, serve_assets  # noqa: E402
 from tasks import task_set  # noqa: E402
 
@@ -59,10 +60,14 @@ def test_one_task_runs_through_every_arm(qapp, tmp_path):
             )
             outcomes.append(run_dom_arm(browser, base, task))
             browser.close()
+        outcomes.extend(run_cdm_arm(base, [task]))
     finally:
         server.shutdown()
-    assert [o.arm for o in outcomes] == ["taught", "catalogue", "dom"]
+    assert [o.arm for o in outcomes] == ["taught", "catalogue", "dom", "cdm"]
     assert all(o.solved for o in outcomes), outcomes
-    assert [o.steps for o in outcomes] == [1, len(task.catalogue), len(task.dom)]
-    assert outcomes[0].bytes_read < outcomes[2].bytes_read
-    assert "taught : DOM" in report(outcomes)
+    assert [o.steps for o in outcomes[:3]] == [1, len(task.catalogue), len(task.dom)]
+    # chrome-devtools-mcp reads a snapshot before each action: more round trips than actions.
+    assert outcomes[3].steps > len(task.dom)
+    assert outcomes[0].bytes_read < outcomes[2].bytes_read < outcomes[3].bytes_read
+    text = report(outcomes)
+    assert "taught : dom" in text and "taught : cdm" in text
