@@ -7,8 +7,10 @@ import logging
 import os
 import signal
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, Qt, QTimer
 from PySide6.QtGui import QIcon
@@ -20,7 +22,6 @@ from understudy_desktop import APP_NAME, __version__
 from understudy_desktop.agent.activity import AgentActivity
 from understudy_desktop.agent.calls import ToolCalls
 from understudy_desktop.agent.runtime_file import AgentRuntime, remove_runtime, write_runtime
-from understudy_desktop.agent.server import AgentServer
 from understudy_desktop.chromium_flags import apply_chromium_flags
 from understudy_desktop.consent.gate import ConsentGate
 from understudy_desktop.consent.ledger import ConsentLedger
@@ -46,6 +47,9 @@ from understudy_desktop.store.settings import Settings
 from understudy_desktop.web.handoff import Handoff
 from understudy_desktop.web.profile import make_profile
 from understudy_desktop.web.scheme import register_scheme
+
+if TYPE_CHECKING:  # imported when the endpoint starts: the MCP SDK takes ~0.8 s to import
+    from understudy_desktop.agent.server import AgentServer
 
 log = logging.getLogger(__name__)
 
@@ -152,21 +156,54 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
         )
     )
     if agent_port is not None:
-        activity = AgentActivity(window)
-        server = AgentServer(calls, activity)
-        server.start(agent_port)
-        runtime = AgentRuntime(server.url, server.port_number, server.token, os.getpid())
-
-        def announce(ready: bool) -> None:
-            # agent.json appears once the console is ready, so a client that started us
-            # never meets a console that cannot run its calls yet.
-            if ready:
-                write_runtime(paths.root, runtime)
-
-        window.port.ready_changed.connect(announce)
-        window.attach_agent(activity, paths.root, server.url, server.token)
-        session.agent = server
+        start_agent(session, agent_port)
     return session
+
+
+def start_agent(session: Session, port: int) -> AgentServer:
+    """The MCP endpoint for `session`. agent.json appears once the endpoint listens and the
+    console is ready, so a client that started us never meets a console that cannot run its
+    calls yet."""
+    from understudy_desktop.agent.server import AgentServer
+
+    window = session.window
+    activity = AgentActivity(window)
+    server = AgentServer(session.calls, activity)
+    server.start(port)
+    runtime = AgentRuntime(server.url, server.port_number, server.token, os.getpid())
+
+    def announce(ready: bool) -> None:
+        if ready:
+            write_runtime(session.paths.root, runtime)
+
+    window.port.ready_changed.connect(announce)
+    window.attach_agent(activity, session.paths.root, server.url, server.token)
+    session.agent = server
+    if window.port.ready:
+        announce(True)
+    return server
+
+
+def start_agent_soon(session: Session, port: int) -> None:
+    """Start the endpoint once the console is ready, importing the MCP SDK (about 0.8 s) on a
+    thread of its own. Not sooner: while the page loads, the shell serves its files from
+    Python, and an import holding the interpreter then would slow the window down (the
+    console is ready in ~0.3 s after the window opens alone, ~0.8 s with the import beside
+    it), with no gain for the agent (bench/native_anchor.py, start-up)."""
+
+    def warm() -> None:
+        import understudy_desktop.agent.server  # noqa: F401 (the import is the work)
+
+        call_on_main(lambda: start_agent(session, port))
+
+    def begin(ready: bool) -> None:
+        if ready:
+            session.window.port.ready_changed.disconnect(begin)
+            threading.Thread(target=warm, name="understudy-mcp-import", daemon=True).start()
+
+    session.window.port.ready_changed.connect(begin)
+    if session.window.port.ready:
+        begin(True)
 
 
 def run(
@@ -193,7 +230,7 @@ def run(
             file=sys.stderr,
         )
         return 3
-    session = open_session(paths, agent_port)
+    session = open_session(paths, None)
     window = session.window
     install_crash_handler(
         lambda text: call_on_main(window.show_problem, "Understudy hit a problem", text)
@@ -224,6 +261,8 @@ def run(
     window.port.ready_changed.connect(first_ready)
     window.load_console()
     window.show()
+    if agent_port is not None:
+        start_agent_soon(session, agent_port)
     # Ctrl+C in a terminal, or SIGTERM from a session manager, closes the app the normal way
     # (agent.json removed, profile released after the view). Python only sees signals while
     # it runs, so a timer wakes it up now and then.
