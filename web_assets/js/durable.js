@@ -3,7 +3,7 @@
 // database COMMIT) makes the change "saved". The footer says so, and IndexedDB, the page's
 // cache, is marked as holding unsaved changes until they are. In a plain browser IndexedDB is
 // the only copy and every change counts as saved once written there.
-import { $ } from './ui/dom.js';
+import { $, setText } from './ui/dom.js';
 
 const SHOW_SAVING_AFTER_MS = 400; // a save that takes less than this never flickers the footer
 
@@ -48,14 +48,18 @@ function show(d) {
   if (!d.shell.present || !label) return;
   clearTimeout(d.savingTimer);
   if (d.failed) {
-    label.textContent = `Not saved: ${d.failed}`;
-    label.dataset.state = 'failed';
+    setLabel(label, `Not saved: ${d.failed}`, 'failed');
   } else if (d.unsaved > 0) {
-    d.savingTimer = setTimeout(() => { label.textContent = 'Saving…'; label.dataset.state = 'saving'; }, SHOW_SAVING_AFTER_MS);
+    d.savingTimer = setTimeout(() => setLabel(label, 'Saving…', 'saving'), SHOW_SAVING_AFTER_MS);
   } else {
-    label.textContent = 'All changes saved';
-    label.dataset.state = 'saved';
+    setLabel(label, 'All changes saved', 'saved');
   }
+}
+
+/** Write the footer only when it changes: a write of the same words is still a new frame. */
+function setLabel(label, text, state) {
+  setText(label, text);
+  if (label.dataset.state !== state) label.dataset.state = state;
 }
 
 function pending(d) {

@@ -86,7 +86,10 @@ async function runForShell(ctx, feedback, request, signal) {
     onStep: (step) => feedback.onRunStep(definition.name, step, by),
   });
   feedback.onRunEnd(definition.name, outcome, by);
-  ctx.ui.render(true); // the run's changes, drawn once; the person's view is as they left it
+  // The run's changes, drawn once; the person's view is as they left it. The pickers' options
+  // are rebuilt only if the run changed tags (the one kind of option a run can add).
+  const tagsChanged = (outcome.changes ?? []).some(([, field]) => field === 'tags');
+  ctx.ui.render(tagsChanged);
   ctx.durable.runApplied(outcome);
   return outcome;
 }

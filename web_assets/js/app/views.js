@@ -4,7 +4,7 @@ import { provenanceFor } from '../teach/provenance.js';
 import { mountQueueList } from '../ui/queue_list.js';
 import { mountFilterBar } from '../ui/filter_bar.js';
 import { mountDetailPane } from '../ui/detail_pane.js';
-import { $, visibleControls } from '../ui/dom.js';
+import { $, setText } from '../ui/dom.js';
 
 export function mountViews(ctx) {
   const views = { list: null, filters: null, detail: null };
@@ -50,9 +50,9 @@ function uiDispatch(ctx, views, id, payload, control) {
 function renderStats({ state, shell }) {
   const counts = { new: 0, open: 0, pending: 0 };
   for (const t of state.tickets) if (t.status in counts) counts[t.status] += 1;
-  $('top-stats').textContent = `${counts.new.toLocaleString('en')} new · ${counts.open.toLocaleString('en')} open · ${counts.pending.toLocaleString('en')} pending`;
-  $('queue-name').textContent = visibleControls(state.queueName);
+  setText($('top-stats'), `${counts.new.toLocaleString('en')} new · ${counts.open.toLocaleString('en')} open · ${counts.pending.toLocaleString('en')} pending`);
+  setText($('queue-name'), state.queueName);
   // In the desktop app the window's status bar says whether an agent is connected.
   const mode = document.body.dataset.webmcp;
-  $('webmcp-state').textContent = shell.present ? '' : (mode === 'degraded' ? 'Agents in this browser: off' : 'Agents in this browser: on');
+  setText($('webmcp-state'), shell.present ? '' : (mode === 'degraded' ? 'Agents in this browser: off' : 'Agents in this browser: on'));
 }

@@ -1,6 +1,6 @@
 // The open ticket: its message, and the controls that assign, prioritise, set status, tag and
 // reply. Every control dispatches one catalogue command naming the ticket id explicitly.
-import { $, el, fillSelect, longDate, LABELS, visibleControls } from './dom.js';
+import { $, el, fillSelect, longDate, LABELS, setText } from './dom.js';
 import { STATUSES, PRIORITIES } from '../queue_state.js';
 
 const DRAFT_PAUSE_MS = 600;
@@ -74,29 +74,43 @@ function wireDraft(draft, state, ticketId, dispatch) {
   draft.addEventListener('change', saveDraft);
 }
 
+const TAG_LISTS = new WeakMap(); // the tag list element -> the tags it shows
+
 function render(state, c) {
   const t = state.selectedId ? state.byId.get(state.selectedId) : null;
   $('detail-empty').hidden = Boolean(t);
   $('detail-card').hidden = !t;
   if (!t) return;
-  $('d-id').textContent = visibleControls(t.id);
+  setText($('d-id'), t.id);
   const pill = $('d-status-pill');
-  pill.textContent = LABELS.status[t.status];
-  pill.className = `status-pill status-${t.status}`;
-  $('d-subject').textContent = visibleControls(t.subject);
-  $('d-requester').textContent = visibleControls(t.requester);
+  setText(pill, LABELS.status[t.status]);
+  const pillClass = `status-pill status-${t.status}`;
+  if (pill.className !== pillClass) pill.className = pillClass;
+  setText($('d-subject'), t.subject);
+  setText($('d-requester'), t.requester);
   const created = $('d-created');
-  created.dateTime = t.created;
-  created.textContent = longDate(t.created);
-  c.assignee.value = t.assignee ?? '';
-  c.priority.value = t.priority;
-  c.priority.dataset.priority = t.priority;
-  c.status.value = t.status;
-  $('d-tags').replaceChildren(...t.tags.map((tag) => el('li', { class: 'tag' }, tag,
-    el('button', { type: 'button', class: 'tag-remove', 'aria-label': `Remove tag ${tag}`, dataset: { tag } }, '×'))));
-  $('d-body').textContent = visibleControls(t.body);
+  if (created.dateTime !== t.created) created.dateTime = t.created;
+  setText(created, longDate(t.created));
+  setValue(c.assignee, t.assignee ?? '');
+  setValue(c.priority, t.priority);
+  if (c.priority.dataset.priority !== t.priority) c.priority.dataset.priority = t.priority;
+  setValue(c.status, t.status);
+  renderTags($('d-tags'), t.tags);
+  setText($('d-body'), t.body);
   if (document.activeElement !== c.draft) {
-    c.draft.value = t.reply_draft;
+    setValue(c.draft, t.reply_draft);
     c.draft.dataset.ticket = t.id;
   }
+}
+
+function setValue(control, value) {
+  if (control.value !== value) control.value = value;
+}
+
+function renderTags(list, tags) {
+  const key = JSON.stringify(tags);
+  if (TAG_LISTS.get(list) === key) return;
+  TAG_LISTS.set(list, key);
+  list.replaceChildren(...tags.map((tag) => el('li', { class: 'tag' }, tag,
+    el('button', { type: 'button', class: 'tag-remove', 'aria-label': `Remove tag ${tag}`, dataset: { tag } }, '×'))));
 }

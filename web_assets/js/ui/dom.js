@@ -19,6 +19,15 @@ export function visibleControls(text) {
   return String(text ?? '').replace(BIDI_RE, (c) => `⟨${BIDI[c]}⟩`);
 }
 
+/**
+ * Set a node's text only if it differs: writing the same text still replaces the text node,
+ * and the page then lays out and paints it again (every run redraws the views).
+ */
+export function setText(node, text) {
+  const value = visibleControls(text);
+  if (node.textContent !== value) node.textContent = value;
+}
+
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {

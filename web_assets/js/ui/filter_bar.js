@@ -1,6 +1,6 @@
 // Search, filters and the "all matches" bulk actions. Each control dispatches a catalogue
 // command; a recording of "filter for X, tag the matches" therefore needs no ticket ids.
-import { $, fillSelect, LABELS } from './dom.js';
+import { $, fillSelect, LABELS, setText } from './dom.js';
 import { STATUSES, PRIORITIES, UNASSIGNED, allTags } from '../queue_state.js';
 
 const TEXT_DEBOUNCE_MS = 180;
@@ -85,14 +85,14 @@ function renderOptions(state, c) {
 function render(state, c) {
   // Reflect the filter held in state (it may have been set by a command, not by typing).
   if (document.activeElement !== c.text) c.text.value = state.filter.text;
-  for (const field of ['status', 'priority', 'assignee', 'tag']) c[field].value = state.filter[field];
+  for (const field of ['status', 'priority', 'assignee', 'tag']) if (c[field].value !== state.filter[field]) c[field].value = state.filter[field];
   const total = state.tickets.length;
   const matched = state.matches.length;
   const filtered = Object.values(state.filter).some(Boolean);
-  $('match-count').textContent = filtered ? `${matched.toLocaleString('en')} of ${total.toLocaleString('en')} match` : `${total.toLocaleString('en')} tickets`;
+  setText($('match-count'), filtered ? `${matched.toLocaleString('en')} of ${total.toLocaleString('en')} match` : `${total.toLocaleString('en')} tickets`);
   $('filter-clear').hidden = !filtered;
   // Bulk changes only make sense on a narrowed set: they appear once a filter is on.
   const bulk = /** @type {HTMLElement} */ (document.querySelector('.bulk'));
   bulk.hidden = !filtered || matched === 0;
-  $('bulk-label').textContent = `Change all ${matched.toLocaleString('en')} ${matched === 1 ? 'match' : 'matches'}:`;
+  setText($('bulk-label'), `Change all ${matched.toLocaleString('en')} ${matched === 1 ? 'match' : 'matches'}:`);
 }

@@ -41,6 +41,15 @@ function badgeFor(state, id) {
   return el('span', { class: `badge ${badge.by}`, title: `Performed ${text}`, text });
 }
 
+const LOOKS = new WeakMap(); // row element -> rowLook() it was drawn from
+
+/** Everything a row shows, as one string: equal strings draw equal rows. */
+function rowLook(state, t, index) {
+  const badge = state.badges?.get(t.id);
+  return JSON.stringify([index, t.id === state.selectedId, t.priority, t.status, t.subject, t.requester, t.assignee,
+    assigneeName(state, t.assignee), t.tags.slice(0, 3), t.created, badge ? [badge.by, badge.tool] : null, state.matches.length]);
+}
+
 function rowFor(state, t, index) {
   const selected = t.id === state.selectedId;
   const who = assigneeName(state, t.assignee);
@@ -79,17 +88,35 @@ function renderRows(q) {
   const height = list.clientHeight || 600;
   const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
   const last = Math.min(total, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
-  for (const node of rows.values()) node.remove();
-  rows.clear();
-  const fragment = document.createDocumentFragment();
+  // A row whose ticket, place and look are unchanged is kept as it is: redrawing only what
+  // changed keeps a run's frame small (the list is most of the window). Rows stay in the DOM
+  // in list order, which is the order accessibility readers and snapshots present.
+  const visible = [];
   for (let i = first; i < last; i += 1) {
     const t = state.byId.get(state.matches[i]);
-    if (!t) continue;
-    const node = rowFor(state, t, i);
-    rows.set(t.id, node);
-    fragment.append(node);
+    if (t) visible.push([t, i]);
   }
-  list.append(fragment);
+  const wanted = new Set(visible.map(([t]) => t.id));
+  for (const [id, node] of rows) if (!wanted.has(id)) { node.remove(); rows.delete(id); }
+  let prev = null;
+  for (const [t, i] of visible) {
+    const look = rowLook(state, t, i);
+    const old = rows.get(t.id);
+    let node = old;
+    if (!old || LOOKS.get(old) !== look) {
+      node = rowFor(state, t, i);
+      LOOKS.set(node, look);
+      if (old) old.replaceWith(node);
+      rows.set(t.id, node);
+    }
+    const next = prev ? prev.nextElementSibling : list.querySelector('.row');
+    if (next !== node) {
+      if (prev) prev.after(node);
+      else if (next) next.before(node);
+      else list.append(node);
+    }
+    prev = node;
+  }
   if (state.selectedId && rows.has(state.selectedId)) list.setAttribute('aria-activedescendant', `row-${state.selectedId}`);
   else list.removeAttribute('aria-activedescendant');
 }

@@ -1,6 +1,6 @@
 // What a running tool shows a person: a toast naming the step, the control it drives lit up,
 // and a badge on each ticket it changed. Runs never move the person's view.
-import { $ } from './dom.js';
+import { $, setText } from './dom.js';
 
 export function createRunFeedback({ state, onBadges = () => {} }) {
   let highlighted = null;
@@ -9,11 +9,16 @@ export function createRunFeedback({ state, onBadges = () => {} }) {
 
   function onRunStep(toolName, step, by) {
     clearTimeout(hideTimer);
-    runToast.hidden = false;
-    runToast.textContent = `${toolName} (${by === 'agent' ? 'an agent' : 'you'}) — step ${step.index + 1}: ${step.title}`;
-    if (highlighted) highlighted.classList.remove('is-highlighted');
-    highlighted = step.control ? document.querySelector(`[data-control="${step.control}"]`) : null;
-    if (highlighted) highlighted.classList.add('is-highlighted');
+    // Only what differs is written: the steps of one run draw as one frame, and a run like the
+    // last one (an agent repeating a tool) then changes nothing on screen but its results.
+    if (runToast.hidden) runToast.hidden = false;
+    setText(runToast, `${toolName} (${by === 'agent' ? 'an agent' : 'you'}) — step ${step.index + 1}: ${step.title}`);
+    const next = step.control ? document.querySelector(`[data-control="${step.control}"]`) : null;
+    if (next !== highlighted) {
+      if (highlighted) highlighted.classList.remove('is-highlighted');
+      highlighted = next;
+      if (highlighted) highlighted.classList.add('is-highlighted');
+    }
   }
 
   function onRunEnd(toolName, outcome, by) {
