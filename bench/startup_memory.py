@@ -1,7 +1,7 @@
 """Start-up time and memory of the whole app.
 
 Start-up: launch `python -m understudy_desktop` (offscreen) and time
-  ready     until the console is interactive (agent.json is written at that moment), and
+  ready     until agent.json is written (the console is ready and the endpoint listens), and
   listed    until the MCP client lists the meta-tools,
 cold (a fresh data dir each time) and warm (the same data dir again); median of 5 each.
 
@@ -128,7 +128,7 @@ def frozen(app_path: str) -> int:
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         runs = [launch(Path(tmp) / f"d{i}", [app_path]) for i in range(3)]
     print(
-        f"frozen app cold start: console ready {statistics.median(r[0] for r in runs):.2f} s, "
+        f"frozen app cold start: endpoint up {statistics.median(r[0] for r in runs):.2f} s, "
         f"tools listed {statistics.median(r[1] for r in runs):.2f} s (median of 3)"
     )
     return 0
@@ -146,7 +146,7 @@ def main() -> int:
     idle, big = memory()
     print()
     print(f"Start-up (offscreen, this machine; median of {RUNS})")
-    print(f"{'':<6} | {'console ready (s)':>17} | {'meta-tools listed (s)':>21}")
+    print(f"{'':<6} | {'endpoint up (s)':>17} | {'meta-tools listed (s)':>21}")
     print("-" * 52)
     for label, runs in (("cold", cold), ("warm", warm)):
         print(
