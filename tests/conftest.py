@@ -19,6 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 # The user's keys (consent/seal.py) go to a folder of this test run, never the real one; set
 # here so that app processes the tests start use it too.
 os.environ.setdefault("UNDERSTUDY_KEY_DIR", tempfile.mkdtemp(prefix="understudy-keys-"))
+# Signing keys (team/keys.py) never go to the desktop's real keyring: the "no keyring" backend
+# makes them files in each test's data folder, as on a machine without one.
+os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
 
 # Before anything imports Qt: offscreen rendering, and no sandbox for root.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

@@ -127,9 +127,17 @@ def test_menus_have_the_promised_entries(console):
         "Save queue as…",
         "Import pack…",
         "Export pack…",
+        "Share with team…",
         "Quit",
     ]
-    assert items("Edit") == ["Undo your last change", "Redo", "Your name on shared packs…"]
+    assert items("Edit") == [
+        "Undo your last change",
+        "Redo",
+        "Your name on shared packs…",
+        "Settings…",
+    ]
+    assert "Team library" in items("View")
+    assert console.window.team_menu.team_action.shortcut().toString() == "Ctrl+Shift+L"
     assert items("Help")[:3] == ["Connect an agent…", "Keyboard shortcuts", "Show the log folder"]
     assert console.window.export_pack_action.shortcut().toString() == "Ctrl+Shift+E"
     # View › Library works: it opens the library in the console.

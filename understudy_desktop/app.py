@@ -40,10 +40,14 @@ from understudy_desktop.shell.main_window import MainWindow
 from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
 from understudy_desktop.shell.queue_choices import RememberedChoices
 from understudy_desktop.shell.queue_keeper import QueueKeeper
+from understudy_desktop.shell.team_library import TeamLibrary
+from understudy_desktop.shell.team_menu import TeamMenu
 from understudy_desktop.single_instance import InstanceGuard
 from understudy_desktop.store.database import Database
 from understudy_desktop.store.queue_store import QueueStore
 from understudy_desktop.store.settings import Settings
+from understudy_desktop.team.identity import Identity
+from understudy_desktop.team.trust import TeamDecisions
 from understudy_desktop.web.handoff import Handoff
 from understudy_desktop.web.profile import make_profile
 from understudy_desktop.web.scheme import register_scheme
@@ -87,6 +91,7 @@ class Session:
     consent: ConsentService
     calls: ToolCalls
     agent: AgentServer | None = None
+    team: TeamLibrary | None = None
 
     def close(self) -> None:
         if self.agent is not None:
@@ -94,6 +99,8 @@ class Session:
             remove_runtime(self.paths.root, os.getpid())
             self.agent = None
         self.library.flush_usage()
+        if self.team is not None and isValid(self.team):
+            self.team.watcher.watch(None)
         # Chromium warns (and may lose IndexedDB writes) if a profile goes before its pages:
         # delete the window (view + page) first, then the profile.
         if isValid(self.window):
@@ -144,17 +151,25 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
             "These could not be read and were left out. Everything else loaded.\n"
             + "\n".join(f"• {p}" for p in load_problems),
         )
-    window.attach_packs(
-        PackActions(
-            window,
-            library,
-            ledger,
-            window.show_problem,
-            lambda text: window.statusBar().showMessage(text, 8000),
-            settings,
-            keeper.known,
-        )
+    notify = lambda text: window.statusBar().showMessage(text, 8000)  # noqa: E731
+    decisions = TeamDecisions(db)
+    identity = Identity(paths.root, settings)
+    packs = PackActions(
+        window,
+        library,
+        ledger,
+        window.show_problem,
+        notify,
+        settings,
+        keeper.known,
+        decisions,
+        identity,
     )
+    window.attach_packs(packs)
+    session.team = TeamLibrary(
+        library, packs, settings, decisions, identity, notify, window.show_problem, window
+    )
+    window.team_menu = TeamMenu(window, session.team)
     if agent_port is not None:
         start_agent(session, agent_port)
     return session

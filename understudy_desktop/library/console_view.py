@@ -10,6 +10,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer
 
 from understudy_desktop.bridge.console_port import ConsolePort
+from understudy_desktop.library.freshness import days_unused, freshness, is_stale
 from understudy_desktop.library.library import Library
 from understudy_desktop.library.model import TaughtTool
 from understudy_desktop.rules import rules
@@ -18,6 +19,8 @@ USAGE_DEBOUNCE_MS = 200
 
 
 def tool_view(tool: TaughtTool, library: Library) -> dict[str, Any]:
+    usage = library.usage(tool.name)
+    days = days_unused(usage.last_used, tool.created_at)
     return {
         **tool.public(),
         "steps": tool.steps,
@@ -29,7 +32,10 @@ def tool_view(tool: TaughtTool, library: Library) -> dict[str, Any]:
         "origin": tool.origin.as_dict(),
         "createdAt": int(tool.created_at * 1000),
         "approvedAt": int(tool.approved_at * 1000),
-        "usage": library.usage(tool.name).as_dict(),
+        "usage": usage.as_dict(),
+        "daysUnused": int(days),
+        "freshness": round(freshness(days), 2),
+        "stale": is_stale(days),
     }
 
 

@@ -99,6 +99,7 @@ def new_tool(definition: dict[str, Any], origin: Origin, status: Status = "activ
 
 class Library(QObject):
     changed = Signal()  # tools came, went, or changed status: agents' list changes
+    removed = Signal(str)  # a tool left the library (revoked or retired), after COMMIT
     usage_changed = Signal()
 
     def __init__(
@@ -289,7 +290,12 @@ class Library(QObject):
             self._usage.pop(name, None)
             self._dirty_usage.discard(name)
 
-        self._write(write, apply, done)
+        def removed(err: LibraryError | None) -> None:
+            if err is None:
+                self.removed.emit(name)
+            done(err)
+
+        self._write(write, apply, removed)
 
     def relax(self, name: str, grant: Grant, done: Done) -> None:
         """Stop asking before each run: weakens a safeguard, so it takes a Grant."""

@@ -13,7 +13,7 @@ import rfc8785
 from understudy_desktop.rules import listed_schema
 
 Status = Literal["active", "disabled", "needs_review"]
-MadeBy = Literal["person", "agent", "pack"]
+MadeBy = Literal["person", "agent", "pack", "team"]
 HASHED_FIELDS = ("name", "title", "description", "inputSchema", "annotations", "steps")
 PUBLIC_FIELDS = ("name", "title", "description", "inputSchema", "annotations")
 
@@ -27,24 +27,42 @@ def definition_hash(definition: dict[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class Origin:
-    """Where a tool came from, for the library's "Made by" line."""
+    """Where a tool came from, for the library's "Made by" line, and, for a tool accepted from
+    the team library, which shared tool and version it is (to offer its updates)."""
 
     by: MadeBy
     client: str = ""  # the agent that drafted it (MCP clientInfo name)
     pack: str = ""  # the pack file it was imported from
     author: str = ""  # the pack's author
+    key: str = ""  # the author's signing key (hex), for a signed pack
+    shared_as: str = ""  # its name in the team folder
+    version: str = ""  # the digest of the team folder's file it came from
+    created: str = ""  # when that version was shared (ISO 8601)
 
     def as_dict(self) -> dict[str, str]:
-        return {"by": self.by, "client": self.client, "pack": self.pack, "author": self.author}
+        return {
+            "by": self.by,
+            "client": self.client,
+            "pack": self.pack,
+            "author": self.author,
+            "key": self.key,
+            "sharedAs": self.shared_as,
+            "version": self.version,
+            "created": self.created,
+        }
 
     @staticmethod
     def from_dict(raw: dict[str, Any]) -> Origin:
         by = raw.get("by")
         return Origin(
-            by=by if by in ("person", "agent", "pack") else "person",
+            by=by if by in ("person", "agent", "pack", "team") else "person",
             client=str(raw.get("client") or ""),
             pack=str(raw.get("pack") or ""),
             author=str(raw.get("author") or ""),
+            key=str(raw.get("key") or ""),
+            shared_as=str(raw.get("sharedAs") or ""),
+            version=str(raw.get("version") or ""),
+            created=str(raw.get("created") or ""),
         )
 
 

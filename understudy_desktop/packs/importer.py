@@ -82,6 +82,8 @@ def parse_pack(data: bytes, filename: str) -> dict[str, Any]:
             f"{filename} is not valid JSON (line {exc.lineno}, column {exc.colno}). "
             "It may be damaged; ask for the file again."
         ) from None
+    except RecursionError:
+        raise PackError(f"{filename} is nested far too deeply to be a Tool Pack.") from None
     if not isinstance(pack, dict):
         raise PackError(f"{filename} is JSON but not a Tool Pack.")
     version = pack.get("packVersion")

@@ -42,5 +42,7 @@ class Pack(BaseModel):
     requiredCommandIds: list[str]  # noqa: N815
     commandSchemas: dict[str, dict[str, Any]] = Field(default_factory=dict)  # noqa: N815
     author: str
+    authorKey: str | None = None  # noqa: N815 (signed packs: team/signing.py)
+    signature: str | None = None
     created: str
     tools: list[PackTool] = Field(min_length=1, max_length=16)

@@ -104,6 +104,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self._agent_status)
         self.statusBar().addPermanentWidget(self._status)
         self.packs: PackActions | None = None
+        self.team_menu: Any = None  # shell/team_menu.py TeamMenu, attached by the app
         self._build_menus()
         # Files dropped on the console: queues open, Tool Packs import.
         self.view.setAcceptDrops(False)
@@ -150,9 +151,12 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
-        self._build_file_menu(bar.addMenu("&File"))
-        self._build_edit_menu(bar.addMenu("&Edit"))
-        self._build_view_menu(bar.addMenu("&View"))
+        self.file_menu = bar.addMenu("&File")
+        self.edit_menu = bar.addMenu("&Edit")
+        self.view_menu = bar.addMenu("&View")
+        self._build_file_menu(self.file_menu)
+        self._build_edit_menu(self.edit_menu)
+        self._build_view_menu(self.view_menu)
         self._build_help_menu(bar.addMenu("&Help"))
 
     def _build_file_menu(self, file_menu: QMenu) -> None:

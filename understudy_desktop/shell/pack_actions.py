@@ -31,6 +31,10 @@ from understudy_desktop.queue_io import write_atomically
 from understudy_desktop.rules import rules
 from understudy_desktop.shell.pack_dialogs import ExportPackDialog, ImportPackDialog, Mapping
 from understudy_desktop.store.settings import AUTHOR_NAME, Settings
+from understudy_desktop.team.identity import Identity
+from understudy_desktop.team.provenance import Provenance, provenance_of
+from understudy_desktop.team.signing import check
+from understudy_desktop.team.trust import TeamDecisions
 
 log = logging.getLogger(__name__)
 PACK_FILTER = "Tool Packs (*.understudy-pack.json *.json)"
@@ -52,6 +56,7 @@ def tools_to_import(
     replace: bool,
     filename: str,
     definitions: list[dict[str, Any]] | None = None,
+    origin: Origin | None = None,
 ) -> tuple[list[TaughtTool], list[str]]:
     """The tools an import adds (clashes renamed, or replacing the person's), and the names
     it replaces. Tools whose commands changed in a breaking way arrive held back.
@@ -59,7 +64,7 @@ def tools_to_import(
     taken = set(existing) | {str(d["name"]) for d in plan.definitions}
     replacing: list[str] = []
     tools: list[TaughtTool] = []
-    origin = Origin(by="pack", pack=filename, author=plan.author)
+    origin = origin or Origin(by="pack", pack=filename, author=plan.author)
     for definition in definitions if definitions is not None else plan.definitions:
         definition = dict(definition)
         original = str(definition["name"])
@@ -92,6 +97,8 @@ class PackActions(QObject):
         notify: Callable[[str], None],
         settings: Settings | None = None,
         known: Callable[[], dict[str, list[dict[str, str]]]] = lambda: {},
+        decisions: TeamDecisions | None = None,
+        identity: Identity | None = None,
     ) -> None:
         super().__init__(window)
         self._window = window
@@ -101,6 +108,8 @@ class PackActions(QObject):
         self._notify = notify
         self._settings = settings
         self._known = known  # the people and templates on the queue now
+        self._decisions = decisions  # whom this person trusts (signed packs)
+        self._identity = identity  # signs what this person exports
 
     # --- import ---------------------------------------------------------------------------
     def choose_import(self) -> None:
@@ -112,13 +121,72 @@ class PackActions(QObject):
         """Import after the preview's Import button, or, with confirm=False, because the
         person started Understudy with --yes on this file (their command is the approval)."""
         try:
-            pack = parse_pack(read_pack_bytes(path), path.name)
-            existing = {t.name for t in self._library.tools()}
-            plan = plan_import(pack, path.name, self._library.catalogue, existing)
+            data = read_pack_bytes(path)
         except PackError as exc:
             self._fail(str(exc))
             return
+        self.import_data(data, path.name, confirm, replace)
 
+    def provenance(self, data: bytes, author: str) -> Provenance:
+        trusted = self._decisions.trusted() if self._decisions is not None else {}
+        return provenance_of(check(data), author, trusted)
+
+    def import_data(
+        self,
+        data: bytes,
+        filename: str,
+        confirm: bool,
+        replace: bool = False,
+        source: Provenance | None = None,
+    ) -> None:
+        """Check the signature, read, plan, preview, import. `source` comes from the team
+        library (with the update it is, if any); a file's own is worked out here."""
+        checked = check(data)
+        if checked.verdict == "changed":
+            self._fail(
+                f"{filename} was changed after it was signed, so it was not imported. Nothing "
+                "was changed. Ask the person who shared it to share it again."
+            )
+            return
+        try:
+            pack = parse_pack(data, filename)
+            origin = self._provenance_and_origin(pack, data, filename, source)
+            existing = {t.name for t in self._library.tools()}
+            plan = plan_import(pack, filename, self._library.catalogue, existing)
+        except PackError as exc:
+            self._fail(str(exc))
+            return
+        self._preview_and_import(plan, filename, confirm, replace, *origin)
+
+    def _provenance_and_origin(
+        self, pack: dict[str, Any], data: bytes, filename: str, source: Provenance | None
+    ) -> tuple[Provenance, Origin]:
+        provenance = source or self.provenance(data, str(pack.get("author", "")))
+        shared_as = str(pack["tools"][0]["name"]) if provenance.team_file else ""
+        if provenance.update_of:
+            # An update takes the place of the tool accepted before, under its name here.
+            pack["tools"][0]["name"] = provenance.update_of
+        origin = Origin(
+            by="team" if provenance.team_file else "pack",
+            pack=filename,
+            author=str(pack.get("author", "")),
+            key=provenance.key,
+            shared_as=shared_as,
+            version=provenance.team_file.split(".", 1)[0],
+            created=provenance.created,
+        )
+        return provenance, origin
+
+    def _preview_and_import(
+        self,
+        plan: ImportPlan,
+        filename: str,
+        confirm: bool,
+        replace: bool,
+        provenance: Provenance,
+        origin: Origin,
+    ) -> None:
+        existing = {t.name for t in self._library.tools()}
         catalogue = self._library.catalogue
         known = self._known()
         for definition in plan.definitions:
@@ -130,36 +198,41 @@ class PackActions(QObject):
             replace_clashes: bool, mapping: Mapping | None = None
         ) -> tuple[list[TaughtTool], list[str], dict[str, Any]]:
             mapped = apply_mapping(plan.definitions, catalogue, mapping or {})
-            tools, replacing = tools_to_import(plan, existing, replace_clashes, path.name, mapped)
+            tools, replacing = tools_to_import(
+                plan, existing, replace_clashes, filename, mapped, origin
+            )
             return tools, replacing, import_args(tools, replacing)
 
         problem = self._over_cap(plan, existing)
         if problem:
-            self._fail(f"{path.name} was not imported. Nothing was changed.\n{problem}")
+            self._fail(f"{filename} was not imported. Nothing was changed.\n{problem}")
             return
         if not confirm:
-            tools, replacing, args = variant(replace)
-            self._carry_out(tools, replacing, command_line_grant(IMPORT_PACK.name, args), path)
+            tools, replacing, args = variant(replace or bool(provenance.update_of))
+            self._carry_out(
+                tools, replacing, command_line_grant(IMPORT_PACK.name, args), filename, None
+            )
             return
         dialog = ImportPackDialog(
             plan,
-            path.name,
+            filename,
             self._ledger,
             lambda r, m: variant(r, m)[2],
             catalogue,
             missing_references(plan.definitions, catalogue, known),
             known,
             self._window,
+            provenance,
         )
         if dialog.exec() != QDialog.DialogCode.Accepted:
             self.import_failed.emit("cancelled")
             return
         tools, replacing, args = variant(dialog.replace_clashes, dialog.mapping)
-        grant = self._ledger.consume(IMPORT_PACK.name, args)
-        if grant is None:
-            self._fail(f"{path.name} was not imported: the approval did not match. Try again.")
+        granted = self._ledger.consume(IMPORT_PACK.name, args)
+        if granted is None:
+            self._fail(f"{filename} was not imported: the approval did not match. Try again.")
             return
-        self._carry_out(tools, replacing, grant, path)
+        self._carry_out(tools, replacing, granted, filename, provenance)
 
     def _over_cap(self, plan: ImportPlan, existing: set[str]) -> str:
         cap = rules().maxTaughtTools
@@ -172,14 +245,24 @@ class PackActions(QObject):
         )
 
     def _carry_out(
-        self, tools: list[TaughtTool], replacing: list[str], grant: Grant, path: Path
+        self,
+        tools: list[TaughtTool],
+        replacing: list[str],
+        grant: Grant,
+        filename: str,
+        trust: Provenance | None,
     ) -> None:
+        """Import; a person who clicked Import on a signed pack from a key they did not
+        trust yet has trusted it (the preview said so)."""
+
         def done(err: LibraryError | None) -> None:
             if err is not None:
-                self._fail(f"{path.name} was not imported. Nothing was changed.\n{err.message}")
+                self._fail(f"{filename} was not imported. Nothing was changed.\n{err.message}")
                 return
+            if trust is not None and trust.asks_trust and self._decisions is not None:
+                self._decisions.trust(trust.key, trust.author)
             names = [t.name for t in tools]
-            self._notify(f"Imported {len(names)} tool(s) from {path.name}.")
+            self._notify(f"Imported {len(names)} tool(s) from {filename}.")
             self.imported.emit(names)
 
         self._library.import_tools(tools, replacing, grant, done)
@@ -207,7 +290,8 @@ class PackActions(QObject):
     def export_pack(self, path: Path, names: list[str], author: str | None = None) -> None:
         chosen = [t.definition for n in names if (t := self._library.get(n)) is not None]
         try:
-            data = pack_bytes(build_pack(chosen, self._library.catalogue, author or self.author()))
+            pack = build_pack(chosen, self._library.catalogue, author or self.author())
+            data = self._identity.sign(pack) if self._identity is not None else pack_bytes(pack)
             write_atomically(path, data)
         except (ExportError, OSError) as exc:
             self._show_problem("The Tool Pack was not saved", str(exc))

@@ -31,6 +31,7 @@ from understudy_desktop.consent.ledger import ConsentLedger, DialogApproval, con
 from understudy_desktop.consent.manifest import IMPORT_PACK
 from understudy_desktop.library.refs import Reference
 from understudy_desktop.packs.importer import ImportPlan
+from understudy_desktop.team.provenance import Provenance
 from understudy_desktop.text import visible_controls
 
 WHAT_GOES_IN = (
@@ -103,13 +104,20 @@ class ImportPackDialog(QDialog):
         missing: list[Reference] | None = None,
         known: dict[str, list[dict[str, str]]] | None = None,
         parent: QWidget | None = None,
+        provenance: Provenance | None = None,
     ) -> None:
         super().__init__(parent)
         self._ledger = ledger
         self._approval_args = approval_args
-        self.setWindowTitle("Import Tool Pack")
+        self._update = bool(provenance and provenance.update_of)
+        self.setWindowTitle(
+            "Review a shared tool" if provenance and provenance.team_file else "Import Tool Pack"
+        )
         self.resize(720, 600)
         outer = QVBoxLayout(self)
+        if provenance is not None and provenance.warning():
+            # A known name with a new key is the first thing a person reads.
+            outer.addWidget(_plain(provenance.warning(), bold=True))
         count = len(plan.definitions)
         who = f", made by {plan.author}" if plan.author else ", made by someone who gave no name"
         when = f" on {day_words(plan.created)}" if plan.created else ""
@@ -121,8 +129,14 @@ class ImportPackDialog(QDialog):
                 "clicking Import is your approval."
             )
         )
+        if provenance is not None:
+            outer.addWidget(_plain(provenance.signature_line(), bold=True))
+            if provenance.trust_line():
+                outer.addWidget(_plain(provenance.trust_line()))
         body = QWidget()
         layout = QVBoxLayout(body)
+        if provenance is not None and provenance.old_definition is not None and plan.definitions:
+            layout.addWidget(self._update_box(provenance, plan.definitions[0], catalogue))
         for definition in plan.definitions:
             layout.addWidget(
                 tool_card(definition, catalogue, plan.hold_back.get(str(definition["name"]), ""))
@@ -140,7 +154,7 @@ class ImportPackDialog(QDialog):
         outer.addWidget(scroll, 1)
         self.rename = QRadioButton()
         self.replace = QRadioButton()
-        if plan.clashes:
+        if plan.clashes and not self._update:
             outer.addWidget(
                 _plain("You already have tools with these names: " + ", ".join(plan.clashes) + ".")
             )
@@ -150,7 +164,9 @@ class ImportPackDialog(QDialog):
             outer.addWidget(self.rename)
             outer.addWidget(self.replace)
         buttons = QDialogButtonBox()
-        self.import_button = buttons.addButton("Import", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.import_button = buttons.addButton(
+            self._import_words(provenance), QDialogButtonBox.ButtonRole.AcceptRole
+        )
         cancel = buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
         # Enter does not import: the safe choice is the default, as in the approval dialog.
         self.import_button.setAutoDefault(False)
@@ -158,6 +174,33 @@ class ImportPackDialog(QDialog):
         buttons.accepted.connect(self._on_import)
         buttons.rejected.connect(self.reject)
         outer.addWidget(buttons)
+
+    @staticmethod
+    def _import_words(provenance: Provenance | None) -> str:
+        if provenance is None or not provenance.asks_trust:
+            return "Accept" if provenance is not None and provenance.team_file else "Import"
+        if provenance.new_key_for_known_name:
+            return "Trust the new key and import"
+        return f"Trust {provenance.author[:40] or 'this author'} and import"
+
+    @staticmethod
+    def _update_box(provenance: Provenance, new: dict[str, Any], catalogue: Catalogue) -> QWidget:
+        box = QFrame()
+        box.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QVBoxLayout(box)
+        old = provenance.old_definition or {}
+        since = f", shared {day_words(provenance.created)}" if provenance.created else ""
+        layout.addWidget(
+            _plain(
+                f"An update to “{provenance.update_of}”, which you accepted before. This "
+                f"version is from {provenance.author or 'its author'}{since}. Old → new:",
+                bold=True,
+            )
+        )
+        for heading, text in wording.difference_sections(old, new, catalogue):
+            layout.addWidget(_plain(heading, bold=True))
+            layout.addWidget(_plain(text))
+        return box
 
     def _mapping_form(
         self, missing: list[Reference], known: dict[str, list[dict[str, str]]]
@@ -206,15 +249,20 @@ class ImportPackDialog(QDialog):
 
     @property
     def replace_clashes(self) -> bool:
-        return self.replace.isChecked()
+        return self._update or self.replace.isChecked()
 
 
 class ExportPackDialog(QDialog):
     def __init__(
-        self, tools: list[dict[str, Any]], author: str = "", parent: QWidget | None = None
+        self,
+        tools: list[dict[str, Any]],
+        author: str = "",
+        parent: QWidget | None = None,
+        title: str = "Export Tool Pack",
+        button: str = "Export…",
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Export Tool Pack")
+        self.setWindowTitle(title)
         self.resize(600, 460)
         layout = QVBoxLayout(self)
         layout.addWidget(_plain("Choose the tools to share:"))
@@ -240,7 +288,7 @@ class ExportPackDialog(QDialog):
         )
         layout.addWidget(_plain(WHAT_GOES_IN))
         buttons = QDialogButtonBox()
-        self.export_button = buttons.addButton("Export…", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.export_button = buttons.addButton(button, QDialogButtonBox.ButtonRole.AcceptRole)
         buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)

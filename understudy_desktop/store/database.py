@@ -93,6 +93,19 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)
     """,
+    # 5: the team library (team/): authors this person trusts, by key, and shared tools they
+    # turned down (by the digest of the file).
+    """
+    CREATE TABLE team_authors (
+        key TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        trusted_at REAL NOT NULL
+    );
+    CREATE TABLE team_declined (
+        file TEXT PRIMARY KEY,
+        at REAL NOT NULL
+    )
+    """,
 )
 
 

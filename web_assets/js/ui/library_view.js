@@ -16,6 +16,7 @@ function madeBy(t) {
     const pack = (origin.pack || 'a Tool Pack').replace(/\.understudy-pack\.json$/, '').replace(/[-_]+/g, ' ');
     return `From pack “${pack}”${origin.author ? ` by ${origin.author}` : ''}, imported ${when}`;
   }
+  if (origin.by === 'team') return `From your team library, shared by ${origin.author || 'a colleague'}, accepted ${when}`;
   if (origin.by === 'agent') return `Drafted by ${origin.client || 'an agent'}, approved by you on ${when}`;
   return `Made by you on ${when}`;
 }
@@ -66,7 +67,9 @@ function cardButtons(v, t) {
       ? actionButton('Stop asking each time…', '', () => act(v, 'relax', t.name))
       : actionButton('Ask me every time', '', () => act(v, 'ask', t.name), 'Agents must get your approval for each run'));
   }
-  buttons.push(actionButton('Revoke…', 'danger', () => confirmRevoke(v, t)));
+  buttons.push(t.stale
+    ? actionButton('Retire…', 'danger', () => confirmRevoke(v, t), 'Nobody has used it for a month: take it out of your library')
+    : actionButton('Revoke…', 'danger', () => confirmRevoke(v, t)));
   return buttons;
 }
 
@@ -81,8 +84,16 @@ function card(v, t) {
     el('p', { class: 'stat', text: `${madeBy(t)} · ${usage.runs} run${usage.runs === 1 ? '' : 's'} · ${rate}` }),
     el('p', { class: 'stat', text: failure }),
     t.note ? el('p', { class: 'stat', text: t.note }) : null,
+    t.stale ? el('p', { class: 'warnings', text: staleWords(t) }) : null,
     t.status === 'needs_review' ? el('p', { class: 'warnings', text: `Held back from agents: ${t.reviewReason || 'it changed since you approved it'}.` }) : null,
     el('div', { class: 'card-row' }, ...cardButtons(v, t)));
+}
+
+/** A tool nobody ran for 30 days or more: say so, and suggest retiring it. */
+function staleWords(t) {
+  const days = t.daysUnused ?? 30;
+  const since = t.usage?.lastUsed ? `Not used for ${days} days` : `Never used in ${days} days`;
+  return `${since} (freshness ${Math.round((t.freshness ?? 0) * 100)}%). If nobody needs it any more, retire it.`;
 }
 
 function confirmRevoke(v, t) {

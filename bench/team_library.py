@@ -1,0 +1,168 @@
+"""The team library's costs, measured with real app instances on one shared folder.
+
+  notice       a folder holding 200 packs from 10 authors is chosen (or the app starts with
+               it): time until the status bar says "200 new tools from your team"; the scan
+               alone beside it (cold: every file read and its signature checked; warm: the
+               files known, only listed, as on every later poll)
+  idle CPU     CPU of the app process (all its threads) per minute while it sits idle, with
+               no folder and then watching the 200-pack folder, side by side, at the shipped
+               poll interval and at a 1 s poll
+  share        one instance shares a tool; time until the other's notice, through the file
+               system's notification (a local or synced folder) and through polling alone
+               (a network file system that never notifies), at the shipped interval
+Usage: .venv/bin/python bench/team_library.py [rounds]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from harness import application, start_console, wait
+from proc_cpu import cpu_seconds, stat_path
+
+from understudy_desktop.store.database import Database
+from understudy_desktop.store.settings import Settings
+from understudy_desktop.team.folder import FolderReader, write_shared
+from understudy_desktop.team.identity import Identity
+from understudy_desktop.team.watcher import POLL_MS
+
+GOOD = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "packs"
+PACK = json.loads((GOOD / "good.understudy-pack.json").read_text())
+
+
+def pack_for(author: str, index: int) -> dict[str, Any]:
+    pack = json.loads(json.dumps(PACK))
+    pack["author"] = author
+    pack["tools"][0]["name"] = f"assign_refund_{index}"
+    pack["tools"][0]["description"] = f"Assign a refund ticket to Priya (variant {index})."
+    return pack
+
+
+def fill(folder: Path, scratch: Path, authors: int = 10, each: int = 20) -> None:
+    for a in range(authors):
+        root = scratch / f"author-{a}"
+        root.mkdir(parents=True)
+        db = Database(root)
+        try:
+            who = Identity(root, Settings(db), use_keyring=False)
+            for i in range(each):
+                write_shared(folder, "tools", who.sign(pack_for(f"Author {a}", a * each + i)))
+        finally:
+            db.close()
+
+
+def median_ms(values: list[float]) -> str:
+    return f"{statistics.median(values) * 1000:,.0f} ms"
+
+
+def time_notice(app: Any, session: Any, folder: Path, want: int) -> float:
+    team = session.team
+    team.set_folder(None)
+    t0 = time.perf_counter()
+    team.set_folder(folder)
+    wait(app, lambda: team.status.startswith(f"{want} new tool"), 120)
+    return time.perf_counter() - t0
+
+
+def idle_cpu(app: Any, seconds: float) -> float:
+    """CPU seconds per minute of this process (every thread) while the event loop idles."""
+    me = stat_path(os.getpid())
+    start, t0 = cpu_seconds(me), time.monotonic()
+    deadline = t0 + seconds
+    while time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.02)
+    return (cpu_seconds(me) - start) / (time.monotonic() - t0) * 60
+
+
+def share_to_notice(app: Any, sharer: Any, watcher: Any, index: int) -> float:
+    team = watcher.team
+    before = len(team.view.offered)
+    t0 = time.perf_counter()
+    write_shared(team.folder, "tools", sharer.sign(pack_for("Dana Ortiz", 1000 + index)))
+    wait(app, lambda: len(team.view.offered) > before, 120)
+    return time.perf_counter() - t0
+
+
+class Member:
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self.team = session.team
+
+
+def main() -> None:
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    app = application()
+    with tempfile.TemporaryDirectory(prefix="understudy-team-bench-") as tmp:
+        base = Path(tmp)
+        folder = base / "team"
+        folder.mkdir()
+        t0 = time.perf_counter()
+        fill(folder, base / "authors")
+        made = time.perf_counter() - t0
+        sam = Member(start_console(app, base / "sam"))
+        notices = [time_notice(app, sam.session, folder, 200) for _ in range(rounds)]
+        cold = [FolderReader().scan(folder).took_s for _ in range(rounds)]
+        reader = FolderReader()
+        reader.scan(folder)
+        warm = [reader.scan(folder).took_s for _ in range(rounds * 4)]
+
+        print(f"\n200 packs from 10 authors (written and signed in {made:.1f} s)\n")
+        print("| measure | median |")
+        print("|---|---:|")
+        print(f"| folder chosen → “200 new tools from your team” shown | {median_ms(notices)} |")
+        print(f"| scan, cold (read and check all 200) | {median_ms(cold)} |")
+        print(f"| scan, warm (list only: every poll after the first) | {median_ms(warm)} |")
+
+        seconds = 30.0
+        sam.team.set_folder(None)
+        none = idle_cpu(app, seconds)
+        sam.team.set_folder(folder)
+        wait(app, lambda: sam.team.status.startswith("200 new"), 60)
+        shipped = idle_cpu(app, seconds)
+        sam.team.watcher.set_poll_ms(1000)
+        fast = idle_cpu(app, seconds)
+        sam.team.watcher.set_poll_ms(POLL_MS)
+        print(f"\nIdle CPU of the app process, {seconds:.0f} s each, one after the other\n")
+        print("| watching | CPU per minute | vs no folder |")
+        print("|---|---:|---:|")
+        print(f"| no team folder | {none * 1000:,.0f} ms | 1.00 |")
+        print(
+            f"| 200-pack folder, poll every {POLL_MS / 1000:.0f} s (shipped) | "
+            f"{shipped * 1000:,.0f} ms | {shipped / none:.2f} |"
+        )
+        print(f"| 200-pack folder, poll every 1 s | {fast * 1000:,.0f} ms | {fast / none:.2f} |")
+
+        db = Database(base / "dana")
+        try:
+            dana = Identity(base / "dana", Settings(db), use_keyring=False)
+            notified = [share_to_notice(app, dana, sam, i) for i in range(rounds)]
+            # A network file system that never notifies: the poll alone finds it.
+            sam.team.watcher._fs.removePaths(sam.team.watcher._fs.directories())
+            sam.team.watcher._rewatch = lambda _scan: None  # type: ignore[method-assign]
+            polled = [share_to_notice(app, dana, sam, 100 + i) for i in range(max(2, rounds // 2))]
+        finally:
+            db.close()
+        print("\nA share on one instance → the notice on the other\n")
+        print("| folder | median | worst |")
+        print("|---|---:|---:|")
+        print(
+            f"| notifies (local or synced folder) | {median_ms(notified)} | "
+            f"{max(notified) * 1000:,.0f} ms |"
+        )
+        print(
+            f"| never notifies (network share), poll every {POLL_MS / 1000:.0f} s | "
+            f"{median_ms(polled)} | {max(polled) * 1000:,.0f} ms |"
+        )
+        sam.session.close()
+
+
+if __name__ == "__main__":
+    main()

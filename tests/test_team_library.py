@@ -1,0 +1,374 @@
+"""The team library through real app instances (each its own data folder, window, page and
+database) sharing one temporary folder: share, see, review, accept and run; a changed byte; an
+unsigned pack; a known name with a new key; a withdrawal; two shares at once; a sync service's
+conflict copy; the folder gone and back; stale tools; shared usage counts."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QGroupBox, QLabel, QListWidget
+from test_plain_words import internals, widget_text
+
+from understudy_desktop.consent.ledger import command_line_grant
+from understudy_desktop.consent.manifest import REVOKE_TOOL
+from understudy_desktop.library.console_view import library_view
+from understudy_desktop.library.library import tool_args
+from understudy_desktop.shell.pack_dialogs import ImportPackDialog
+from understudy_desktop.shell.settings_dialog import SettingsDialog
+from understudy_desktop.shell.team_library import UNREACHABLE
+from understudy_desktop.store.settings import Settings
+from understudy_desktop.team.folder import content_name, write_shared
+from understudy_desktop.team.identity import Identity
+from understudy_desktop.team.signing import key_id
+
+PACKS = Path(__file__).parent / "fixtures" / "packs"
+GOOD = PACKS / "good.understudy-pack.json"
+pytestmark = pytest.mark.slow
+
+
+def import_and_wait(console, path: Path, replace: bool = False) -> list[str]:
+    with console.qtbot.waitSignal(console.window.packs.imported, timeout=20_000) as blocker:
+        console.window.packs.import_pack(path, confirm=False, replace=replace)
+    return blocker.args[0]
+
+
+def member(console_factory, root: Path, folder: Path, name: str):
+    """An app instance of one team member, with the team folder chosen and a name."""
+    console = console_factory(root)
+    team = console.session.team
+    team.set_author(name)
+    team.watcher.set_poll_ms(300)
+    team.set_folder(folder)
+    return console
+
+
+def offered(console, count: int) -> list:
+    team = console.session.team
+    console.qtbot.waitUntil(lambda: len(team.view.offered) == count, timeout=15_000)
+    return team.view.offered
+
+
+def review_and_accept(console, item, click: bool = True) -> str:
+    """Open the review as the person would, read it, and accept (or cancel)."""
+    shown: list[str] = []
+
+    def read(dialog):
+        shown.append(dialog.text_shown())
+        shown.append(dialog.import_button.text())
+        if click:
+            dialog.import_button.click()
+        else:
+            dialog.reject()
+        return dialog.result()
+
+    original = ImportPackDialog.exec
+    ImportPackDialog.exec = read
+    packs = console.window.packs
+    try:
+        signal = packs.imported if click else packs.import_failed
+        with console.qtbot.waitSignal(signal, timeout=20_000):
+            console.session.team.review(item)
+    finally:
+        ImportPackDialog.exec = original
+    return "\n".join(shown)
+
+
+def pack_variant(tmp_path: Path, description: str, assignee: str = "priya") -> Path:
+    pack = json.loads(GOOD.read_text())
+    pack["tools"][0]["description"] = description
+    pack["tools"][0]["steps"][1]["args"]["assignee"]["value"] = assignee
+    path = tmp_path / f"variant-{abs(hash(description))}.understudy-pack.json"
+    path.write_text(json.dumps(pack))
+    return path
+
+
+def shared_files(folder: Path, kind: str = "tools") -> list[Path]:
+    return sorted(p for p in (folder / kind).glob("*.json") if not p.name.startswith("."))
+
+
+def test_share_then_see_review_accept_run_and_update(console_factory, tmp_path):
+    folder = tmp_path / "team"
+    folder.mkdir()
+    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
+    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
+    import_and_wait(dana, GOOD)
+    assert dana.session.team.share(["assign_refund"], "Dana Ortiz") == 1
+    files = shared_files(folder)
+    assert len(files) == 1 and files[0].name == content_name(files[0].read_bytes(), "tools")
+
+    # Sam's app notices by itself and says so in words.
+    (item,) = offered(sam, 1)
+    assert sam.session.team.status == "1 new tool from your team"
+    assert sam.window.team_menu.notice.text() == "1 new tool from your team"
+    assert sam.library.get("assign_refund") is None  # nothing callable before accepting
+    dana_key = dana.session.team.identity.key_id
+    assert item.key_id == dana_key and not item.trusted
+
+    text = review_and_accept(sam, item)
+    assert f"Signed by Dana Ortiz (key {dana_key})" in text
+    assert "first time you get tools signed with this key" in text
+    assert "Trust Dana Ortiz and import" in text
+    tool = sam.library.callable("assign_refund")
+    assert tool is not None and tool.origin.by == "team" and tool.origin.author == "Dana Ortiz"
+    sam.qtbot.waitUntil(
+        lambda: dana.session.team.identity.public_key in sam.session.team.decisions.trusted()
+    )
+    sam.qtbot.waitUntil(lambda: sam.session.team.status == "Team library: nothing new")
+    answer = sam.run_tool("assign_refund", {"ticket_id": "T-1011"})
+    assert answer["ok"] is True
+    assert sam.dispatch("get_ticket", {"ticket_id": "T-1011"})["result"]["assignee"] == "priya"
+
+    # Sharing again unchanged writes nothing new.
+    assert dana.session.team.share(["assign_refund"], "Dana Ortiz") == 0
+
+    # Dana changes the tool and shares it: Sam sees an update, old -> new, under the same name.
+    time.sleep(1.1)  # the version's time is to the second
+    import_and_wait(dana, pack_variant(tmp_path, "Assign refunds to Marcus.", "marcus"), True)
+    assert dana.session.team.share(["assign_refund"], "Dana Ortiz") == 1
+    (update,) = offered(sam, 1)
+    assert update.state == "update" and sam.session.team.status == "1 update from your team"
+    text = review_and_accept(sam, update)
+    assert "An update to “assign_refund”" in text and "Old → new" in text
+    assert "Marcus" in text and "Accept" in text  # a trusted author: no trust question
+    assert [t.name for t in sam.library.tools()] == ["assign_refund"]
+    assert sam.library.get("assign_refund").origin.version == update.file.digest
+    sam.run_tool("assign_refund", {"ticket_id": "T-1011"})
+    assert sam.dispatch("get_ticket", {"ticket_id": "T-1011"})["result"]["assignee"] == "marcus"
+
+
+def test_one_changed_byte_is_refused_and_an_unsigned_pack_is_labelled(console_factory, tmp_path):
+    folder = tmp_path / "team"
+    folder.mkdir()
+    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
+    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
+    import_and_wait(dana, GOOD)
+    dana.session.team.share(["assign_refund"], "Dana Ortiz")
+    (path,) = shared_files(folder)
+    data = bytearray(path.read_bytes())
+    data[data.index(b"priya")] = ord("q")  # "qriya": one byte, same file name
+    path.write_bytes(bytes(data))
+    # An unsigned pack, put there by hand under its content name.
+    plain = json.dumps(json.loads(GOOD.read_text()) | {"author": "Someone"}).encode()
+    (folder / "tools" / content_name(plain, "tools")).write_bytes(plain)
+
+    sam.qtbot.waitUntil(lambda: len(sam.session.team.view.tools) == 2, timeout=15_000)
+    states = {t.state: t for t in sam.session.team.view.tools}
+    assert set(states) == {"changed", "new"}
+    changed, unsigned = states["changed"], states["new"]
+    assert not changed.offered and "changed after it was signed" in sam.session.team.describe(
+        changed
+    )
+    assert unsigned.key == "" and "(not signed)" in sam.session.team.describe(unsigned)
+    assert sam.session.team.status == "1 new tool from your team"
+
+    # The changed file cannot be imported by any path; nothing is changed.
+    packs = sam.window.packs
+    shown: list[str] = []
+    packs._show_problem = lambda _title, message: shown.append(message)
+    with sam.qtbot.waitSignal(packs.import_failed, timeout=10_000) as failed:
+        packs.import_data(changed.file.data, changed.file.name, confirm=False)
+    assert "changed after it was signed" in failed.args[0] and shown
+    assert sam.library.tools() == []
+
+    text = review_and_accept(sam, unsigned, click=False)
+    assert "Not signed: anyone could have made this file" in text
+    assert sam.library.tools() == []
+
+
+def test_a_known_name_with_a_new_key_is_warned_before_anything_else(console_factory, tmp_path):
+    folder = tmp_path / "team"
+    folder.mkdir()
+    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
+    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
+    import_and_wait(dana, GOOD)
+    dana.session.team.share(["assign_refund"], "Dana Ortiz")
+    review_and_accept(sam, offered(sam, 1)[0])
+
+    # Someone else signs a tool in Dana's name with their own key.
+    other_root = tmp_path / "mallory"
+    other_root.mkdir()
+    from understudy_desktop.store.database import Database
+
+    db = Database(other_root)
+    try:
+        mallory = Identity(other_root, Settings(db), use_keyring=False)
+        pack = json.loads(GOOD.read_text()) | {"author": "Dana Ortiz"}
+        pack["tools"][0]["name"] = "assign_refund_fast"
+        write_shared(folder, "tools", mallory.sign(pack))
+        (item,) = offered(sam, 1)
+        assert item.impostor_of == dana.session.team.identity.key_id
+        assert item.key_id == mallory.key_id != dana.session.team.identity.key_id
+        shown: list[QLabel] = []
+
+        def read(dialog):
+            shown.extend(dialog.findChildren(QLabel))
+            dialog.reject()
+            return dialog.result()
+
+        original = ImportPackDialog.exec
+        ImportPackDialog.exec = read
+        try:
+            with sam.qtbot.waitSignal(sam.window.packs.import_failed, timeout=10_000):
+                sam.session.team.review(item)
+        finally:
+            ImportPackDialog.exec = original
+        first = shown[0].text()
+        assert first.startswith("⚠ Careful: this says it is from Dana Ortiz")
+        assert mallory.key_id in first and dana.session.team.identity.key_id in first
+        assert sam.library.get("assign_refund_fast") is None
+    finally:
+        db.close()
+
+
+def test_a_withdrawal_propagates_and_the_folder_can_go_and_come_back(console_factory, tmp_path):
+    folder = tmp_path / "team"
+    folder.mkdir()
+    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
+    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
+    import_and_wait(dana, GOOD)
+    dana.session.team.share(["assign_refund"], "Dana Ortiz")
+    review_and_accept(sam, offered(sam, 1)[0])
+    sam.qtbot.waitUntil(lambda: sam.session.team.status == "Team library: nothing new")
+
+    # The folder disappears (unmounted, offline): a calm line, nothing lost or turned off.
+    away = tmp_path / "team-away"
+    folder.rename(away)
+    sam.qtbot.waitUntil(lambda: sam.session.team.status == UNREACHABLE, timeout=15_000)
+    assert "not reachable" in sam.window.team_menu.notice.text()
+    assert sam.library.callable("assign_refund") is not None
+    assert sam.run_tool("assign_refund", {"ticket_id": "T-1011"})["ok"] is True
+    away.rename(folder)
+    sam.qtbot.waitUntil(
+        lambda: sam.session.team.status == "Team library: nothing new", timeout=15_000
+    )
+    assert sam.library.callable("assign_refund") is not None
+
+    # Dana retires her tool: the withdrawal is a signed file; Sam's copy is turned off.
+    tool = dana.library.get("assign_refund")
+    grant = command_line_grant(REVOKE_TOOL.name, tool_args(tool))
+    dana.wait_for(lambda done: dana.library.revoke("assign_refund", grant, done))
+    dana.qtbot.waitUntil(lambda: len(shared_files(folder, "withdrawn")) == 1)
+    sam.qtbot.waitUntil(lambda: sam.library.callable("assign_refund") is None, timeout=15_000)
+    held = sam.library.get("assign_refund")
+    assert held.status == "needs_review" and "Dana Ortiz withdrew it" in held.review_reason
+    assert "assign_refund" not in sam.listed()
+
+
+def test_two_shares_at_once_both_land_and_conflict_copies_are_ignored(console_factory, tmp_path):
+    folder = tmp_path / "team"
+    folder.mkdir()
+    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
+    priya = member(console_factory, tmp_path / "priya", folder, "Priya Raman")
+    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
+    import_and_wait(dana, GOOD)
+    import_and_wait(priya, GOOD)
+    # Both share the same tool name at the same moment, from two threads.
+    signed = [
+        m.session.team.identity.sign(json.loads(GOOD.read_text()) | {"author": n})
+        for m, n in ((dana, "Dana Ortiz"), (priya, "Priya Raman"))
+    ]
+    start = threading.Barrier(2)
+
+    def share(data: bytes) -> None:
+        start.wait()
+        write_shared(folder, "tools", data)
+
+    threads = [threading.Thread(target=share, args=(d,)) for d in signed]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    # A sync service's copies of the same file, and a half-synced temporary file.
+    first = shared_files(folder)[0]
+    stem = first.name.split(".")[0]
+    shutil.copy(first, folder / "tools" / f"{stem} (1).understudy-pack.json")
+    shutil.copy(
+        first, folder / "tools" / f"{stem} (Sam's conflicted copy 2026-12-01).understudy-pack.json"
+    )
+    (folder / "tools" / f".{stem}.understudy-pack.json.x1.tmp").write_bytes(b"{")
+
+    items = offered(sam, 2)
+    assert sorted(i.author for i in items) == ["Dana Ortiz", "Priya Raman"]
+    sam.qtbot.wait(800)  # another poll: still two, the copies ignored
+    assert len(sam.session.team.view.tools) == 2
+    assert sam.session.team.watcher.last_scan.skipped == 3
+
+
+def test_stale_tools_are_flagged_and_usage_counts_are_shared(console_factory, tmp_path):
+    folder = tmp_path / "team"
+    folder.mkdir()
+    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
+    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
+    import_and_wait(dana, GOOD)
+    dana.session.team.share(["assign_refund"], "Dana Ortiz")
+    review_and_accept(sam, offered(sam, 1)[0])
+    sam.run_tool("assign_refund", {"ticket_id": "T-1011"})
+    sam.library.flush_usage()
+
+    # Unused for 40 days: stale, freshness 1 / (1 + 40/30).
+    usage = sam.library._usage["assign_refund"]
+    usage.last_used = time.time() - 40 * 86_400
+    (view,) = library_view(sam.library)["tools"]
+    assert view["stale"] is True and view["daysUnused"] == 40
+    assert view["freshness"] == pytest.approx(1 / (1 + 40 / 30), abs=0.01)
+    usage.last_used = time.time()
+    (view,) = library_view(sam.library)["tools"]
+    assert view["stale"] is False and view["freshness"] == 1.0
+
+    # Sam shares counts (numbers only); Dana's team window shows them on her tool.
+    sam.session.team.set_share_usage(True)
+    sam.qtbot.waitUntil(lambda: len(shared_files(folder, "usage")) == 1, timeout=10_000)
+    counts = json.loads(shared_files(folder, "usage")[0].read_bytes())
+    assert counts["tools"][0]["runs"] == 1 and counts["tools"][0]["failures"] == 0
+    assert "T-1011" not in json.dumps(counts) and "priya" not in json.dumps(counts)
+
+    def dana_sees() -> bool:
+        mine = [t for t in dana.session.team.view.tools if t.state == "mine"]
+        return bool(mine) and mine[0].usage.runs == 1 and mine[0].usage.people == 1
+
+    dana.qtbot.waitUntil(dana_sees, timeout=15_000)
+    mine = next(t for t in dana.session.team.view.tools if t.state == "mine")
+    assert "team: 1 run by 1 person" in dana.session.team.describe(mine)
+    # A newer snapshot replaces Sam's older one.
+    sam.run_tool("assign_refund", {"ticket_id": "T-1012"})
+    sam.qtbot.waitUntil(lambda: sam.session.team.publish_usage(), timeout=10_000)
+    sam.qtbot.waitUntil(lambda: len(shared_files(folder, "usage")) == 1, timeout=10_000)
+    dana.qtbot.waitUntil(
+        lambda: next(t for t in dana.session.team.view.tools if t.state == "mine").usage.runs == 2,
+        timeout=15_000,
+    )
+
+
+def test_team_screens_are_in_plain_words(console_factory, tmp_path):
+    folder = tmp_path / "team"
+    folder.mkdir()
+    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
+    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
+    import_and_wait(dana, GOOD)
+    dana.session.team.share(["assign_refund"], "Dana Ortiz")
+    offered(sam, 1)
+    dialog = sam.window.team_menu.show_team()
+    sam.qtbot.waitUntil(lambda: dialog.items.count() == 1)
+    items = dialog.findChildren(QListWidget)[0]
+    text = widget_text(dialog) + "\n" + items.item(0).text()
+    assert "New: assign_refund, from Dana Ortiz (key " in text
+    assert "1 new tool from your team" in text
+    assert internals(text) == []
+    # Looked at by eye when this test was written (it shows the folder's full path, so it is
+    # saved beside the test's files, not into docs/).
+    assert dialog.grab().save(str(tmp_path / "team-library.png"))
+    settings = SettingsDialog(sam.session.team, sam.window)
+    sam.qtbot.addWidget(settings)
+    settings.show()
+    text = widget_text(settings) + "\n".join(b.title() for b in settings.findChildren(QGroupBox))
+    assert "Team library" in text and str(folder) in text and "People you trust" in text
+    assert internals(text) == []
+    assert settings.grab().save(str(tmp_path / "settings.png"))
+    dialog.close()
+    assert key_id(dana.session.team.identity.public_key) == dana.session.team.identity.key_id

@@ -1,0 +1,75 @@
+"""Whom this person trusts (authors, by key) and which shared tools they turned down: in the
+database beside the library. Reads from memory; writes go through the database's writer and
+memory changes once they are committed, as in the library."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+
+from understudy_desktop.qt_thread import call_on_main
+from understudy_desktop.store.database import Database
+
+Done = Callable[[Exception | None], None]
+
+
+class TeamDecisions:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._lock = threading.Lock()
+        self._trusted = {
+            str(r["key"]): str(r["name"]) for r in db.read("SELECT * FROM team_authors")
+        }
+        self._declined = {str(r["file"]) for r in db.read("SELECT file FROM team_declined")}
+
+    def trusted(self) -> dict[str, str]:
+        with self._lock:
+            return dict(self._trusted)
+
+    def declined(self) -> set[str]:
+        with self._lock:
+            return set(self._declined)
+
+    def trust(self, key: str, name: str, done: Done | None = None) -> None:
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT OR REPLACE INTO team_authors (key, name, trusted_at) VALUES (?, ?, ?)",
+                (key, name[:120], time.time()),
+            )
+
+        self._write(write, lambda: self._trusted.__setitem__(key, name[:120]), done)
+
+    def distrust(self, key: str, done: Done | None = None) -> None:
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM team_authors WHERE key = ?", (key,))
+
+        self._write(write, lambda: self._trusted.pop(key, None), done)
+
+    def decline(self, file_digest: str, done: Done | None = None) -> None:
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT OR REPLACE INTO team_declined (file, at) VALUES (?, ?)",
+                (file_digest, time.time()),
+            )
+
+        self._write(write, lambda: self._declined.add(file_digest), done)
+
+    def _write(
+        self,
+        work: Callable[[sqlite3.Connection], None],
+        apply: Callable[[], object],
+        done: Done | None,
+    ) -> None:
+        future = self._db.submit(work)
+
+        def settled() -> None:
+            exc = future.exception()
+            if exc is None:
+                with self._lock:
+                    apply()
+            if done is not None:
+                done(exc if isinstance(exc, Exception) or exc is None else RuntimeError(str(exc)))
+
+        future.add_done_callback(lambda _f: call_on_main(settled))
