@@ -121,16 +121,22 @@ def main() -> None:
         print(f"| scan, cold (read and check all 200) | {median_ms(cold)} |")
         print(f"| scan, warm (list only: every poll after the first) | {median_ms(warm)} |")
 
-        seconds = 30.0
-        sam.team.set_folder(None)
-        none = idle_cpu(app, seconds)
-        sam.team.set_folder(folder)
-        wait(app, lambda: sam.team.status.startswith("200 new"), 60)
-        shipped = idle_cpu(app, seconds)
-        sam.team.watcher.set_poll_ms(1000)
-        fast = idle_cpu(app, seconds)
-        sam.team.watcher.set_poll_ms(POLL_MS)
-        print(f"\nIdle CPU of the app process, {seconds:.0f} s each, one after the other\n")
+        seconds = 20.0
+        idle_cpu(app, 10)  # let the page finish drawing what the notices changed
+        nones, shipped_runs, fasts = [], [], []
+        for _ in range(2):  # the arms take turns, twice, so a busy moment hits all alike
+            sam.team.set_folder(None)
+            nones.append(idle_cpu(app, seconds))
+            sam.team.set_folder(folder)
+            wait(app, lambda: sam.team.status.startswith("200 new"), 60)
+            shipped_runs.append(idle_cpu(app, seconds))
+            sam.team.watcher.set_poll_ms(1000)
+            fasts.append(idle_cpu(app, seconds))
+            sam.team.watcher.set_poll_ms(POLL_MS)
+        none = statistics.median(nones)
+        shipped = statistics.median(shipped_runs)
+        fast = statistics.median(fasts)
+        print(f"\nIdle CPU of the app process: {seconds:.0f} s per arm, arms in turn, twice\n")
         print("| watching | CPU per minute | vs no folder |")
         print("|---|---:|---:|")
         print(f"| no team folder | {none * 1000:,.0f} ms | 1.00 |")

@@ -161,9 +161,7 @@ def test_one_changed_byte_is_refused_and_an_unsigned_pack_is_labelled(console_fa
     states = {t.state: t for t in sam.session.team.view.tools}
     assert set(states) == {"changed", "new"}
     changed, unsigned = states["changed"], states["new"]
-    assert not changed.offered and "changed after it was signed" in sam.session.team.describe(
-        changed
-    )
+    assert not changed.offered and "changed after signing" in sam.session.team.describe(changed)
     assert unsigned.key == "" and "(not signed)" in sam.session.team.describe(unsigned)
     assert sam.session.team.status == "1 new tool from your team"
 
@@ -173,7 +171,7 @@ def test_one_changed_byte_is_refused_and_an_unsigned_pack_is_labelled(console_fa
     packs._show_problem = lambda _title, message: shown.append(message)
     with sam.qtbot.waitSignal(packs.import_failed, timeout=10_000) as failed:
         packs.import_data(changed.file.data, changed.file.name, confirm=False)
-    assert "changed after it was signed" in failed.args[0] and shown
+    assert failed.args[0].startswith("Changed after signing") and shown
     assert sam.library.tools() == []
 
     text = review_and_accept(sam, unsigned, click=False)
@@ -317,9 +315,19 @@ def test_stale_tools_are_flagged_and_usage_counts_are_shared(console_factory, tm
     (view,) = library_view(sam.library)["tools"]
     assert view["stale"] is True and view["daysUnused"] == 40
     assert view["freshness"] == pytest.approx(1 / (1 + 40 / 30), abs=0.01)
+    # The person sees it in the library, with Retire… instead of Revoke….
+    sam.library.usage_changed.emit()
+    sam.window.library_action.trigger()
+    panel = "document.getElementById('library-panel').textContent"
+    sam.qtbot.waitUntil(lambda: "Not used for 40 days" in sam.js(panel), timeout=10_000)
+    assert "freshness 43%" in sam.js(panel) and "retire it" in sam.js(panel)
+    assert "Retire…" in sam.js(panel) and "Revoke…" not in sam.js(panel)
     usage.last_used = time.time()
     (view,) = library_view(sam.library)["tools"]
     assert view["stale"] is False and view["freshness"] == 1.0
+    sam.library.usage_changed.emit()
+    sam.qtbot.waitUntil(lambda: "Revoke…" in sam.js(panel), timeout=10_000)
+    assert "Not used for" not in sam.js(panel)
 
     # Sam shares counts (numbers only); Dana's team window shows them on her tool.
     sam.session.team.set_share_usage(True)
@@ -372,3 +380,34 @@ def test_team_screens_are_in_plain_words(console_factory, tmp_path):
     assert settings.grab().save(str(tmp_path / "settings.png"))
     dialog.close()
     assert key_id(dana.session.team.identity.public_key) == dana.session.team.identity.key_id
+
+
+def test_a_person_can_stop_trusting_an_author(console_factory, tmp_path):
+    folder = tmp_path / "team"
+    folder.mkdir()
+    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
+    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
+    import_and_wait(dana, GOOD)
+    import_and_wait(dana, pack_variant(tmp_path, "Another routine."), False)
+    dana.session.team.share(["assign_refund"], "Dana Ortiz")
+    review_and_accept(sam, offered(sam, 1)[0])
+    team = sam.session.team
+    sam.qtbot.waitUntil(lambda: len(team.decisions.trusted()) == 1)
+    settings = SettingsDialog(team, sam.window)
+    sam.qtbot.addWidget(settings)
+    assert settings.trusted.count() == 1
+    assert (
+        settings.trusted.item(0).text() == f"Dana Ortiz (key {dana.session.team.identity.key_id})"
+    )
+    settings.trusted.setCurrentRow(0)
+    settings.distrust_button.click()
+    sam.qtbot.waitUntil(lambda: team.decisions.trusted() == {})
+    # Her tool stays; her next one waits for Sam to decide about her again.
+    assert sam.library.callable("assign_refund") is not None
+    dana.session.team.share(["assign_refund_2"], "Dana Ortiz")
+    (item,) = offered(sam, 1)
+    assert not item.trusted and "waits for you to trust its author" in team.describe(item)
+    # Kept across a restart: the decision is in the database.
+    sam.session.close()
+    again = console_factory(tmp_path / "sam")
+    assert again.session.team.decisions.trusted() == {}

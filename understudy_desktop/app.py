@@ -227,6 +227,7 @@ def run(
     quit_after_load: bool,
     agent_port: int | None = 0,
     assume_yes: bool = False,
+    team_folder: Path | None = None,
 ) -> int:
     prepare_qt()
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -247,6 +248,8 @@ def run(
         return 3
     session = open_session(paths, None)
     window = session.window
+    if team_folder is not None and session.team is not None:
+        session.team.set_folder(team_folder.expanduser().resolve())
     install_crash_handler(
         lambda text: call_on_main(window.show_problem, "Understudy hit a problem", text)
     )

@@ -47,6 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="import a Tool Pack given on the command line without the preview (unattended use)",
     )
+    parser.add_argument(
+        "--team-folder",
+        type=Path,
+        metavar="DIR",
+        help="use DIR as the team library (remembered; the same as Settings › Team library)",
+    )
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING"])
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
@@ -62,4 +68,11 @@ def main(argv: list[str] | None = None) -> int:
     from understudy_desktop.app import run
 
     agent_port = None if args.no_agent else args.mcp_port
-    return run(paths, args.file, args.quit_after_load, agent_port, assume_yes=args.yes)
+    return run(
+        paths,
+        args.file,
+        args.quit_after_load,
+        agent_port,
+        assume_yes=args.yes,
+        team_folder=args.team_folder,
+    )

@@ -214,13 +214,25 @@ class Library(QObject):
         self._commit(lambda conn: self._insert(conn, [tool], []), [tool], [], done)
 
     def import_tools(
-        self, tools: list[TaughtTool], replace: list[str], grant: Grant, done: Done
+        self,
+        tools: list[TaughtTool],
+        replace: list[str],
+        grant: Grant,
+        done: Done,
+        also: Callable[[sqlite3.Connection], None] | None = None,
     ) -> None:
-        """All of a pack's tools, or none: one transaction."""
+        """All of a pack's tools, or none: one transaction. `also` writes what belongs with
+        the import in that same transaction (trusting the author who signed it)."""
         if not self._covered(grant, IMPORT_PACK, import_args(tools, replace), done):
             return
         tools = [self.sealed(t) for t in tools]
-        self._commit(lambda conn: self._insert(conn, tools, replace), tools, replace, done)
+
+        def work(conn: sqlite3.Connection) -> None:
+            self._insert(conn, tools, replace)
+            if also is not None:
+                also(conn)
+
+        self._commit(work, tools, replace, done)
 
     def repair(self, name: str, definition: dict[str, Any], grant: Grant, done: Done) -> None:
         old = self.get(name)

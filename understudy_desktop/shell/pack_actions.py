@@ -6,6 +6,7 @@ dialog); the library then adds every tool of the pack in one transaction, or non
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -144,8 +145,9 @@ class PackActions(QObject):
         checked = check(data)
         if checked.verdict == "changed":
             self._fail(
-                f"{filename} was changed after it was signed, so it was not imported. Nothing "
-                "was changed. Ask the person who shared it to share it again."
+                f"Changed after signing: {filename} is not the file its author signed, so it "
+                "was not imported. Nothing was changed. Ask the person who shared it to share "
+                "it again."
             )
             return
         try:
@@ -209,9 +211,11 @@ class PackActions(QObject):
             return
         if not confirm:
             tools, replacing, args = variant(replace or bool(provenance.update_of))
-            self._carry_out(
-                tools, replacing, command_line_grant(IMPORT_PACK.name, args), filename, None
-            )
+            # Accepting a team tool without the preview (its caller approved) trusts its
+            # signer as the preview would; a pack file given with --yes trusts nobody.
+            trust = provenance if provenance.team_file else None
+            grant = command_line_grant(IMPORT_PACK.name, args)
+            self._carry_out(tools, replacing, grant, filename, trust)
             return
         dialog = ImportPackDialog(
             plan,
@@ -252,20 +256,27 @@ class PackActions(QObject):
         filename: str,
         trust: Provenance | None,
     ) -> None:
-        """Import; a person who clicked Import on a signed pack from a key they did not
-        trust yet has trusted it (the preview said so)."""
+        """Import. A person who clicked Import on a signed pack from a key they did not trust
+        yet has trusted it (the preview said so): that is written in the import's own
+        transaction, so a crash leaves both or neither."""
+        decisions = self._decisions
+        trusting = trust if trust is not None and trust.asks_trust else None
+
+        def also(conn: sqlite3.Connection) -> None:
+            if trusting is not None:
+                TeamDecisions.write_trust(conn, trusting.key, trusting.author)
 
         def done(err: LibraryError | None) -> None:
             if err is not None:
                 self._fail(f"{filename} was not imported. Nothing was changed.\n{err.message}")
                 return
-            if trust is not None and trust.asks_trust and self._decisions is not None:
-                self._decisions.trust(trust.key, trust.author)
+            if trusting is not None and decisions is not None:
+                decisions.trusted_now(trusting.key, trusting.author)
             names = [t.name for t in tools]
             self._notify(f"Imported {len(names)} tool(s) from {filename}.")
             self.imported.emit(names)
 
-        self._library.import_tools(tools, replacing, grant, done)
+        self._library.import_tools(tools, replacing, grant, done, also if trusting else None)
 
     def _fail(self, message: str) -> None:
         self._show_problem("This Tool Pack could not be imported", message)

@@ -8,7 +8,9 @@ only a withdrawal read from the folder, signed by the tool's author, turns one o
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ from understudy_desktop.team.watcher import POLL_MS, TeamWatcher
 
 log = logging.getLogger(__name__)
 TEAM_FOLDER = "team_folder"
+USAGE_EVERY_S = 3600.0
 SHARE_USAGE = "team_share_usage"
 UNREACHABLE = (
     "Team library: the folder is not reachable just now. Your tools work as usual; "
@@ -81,6 +84,8 @@ class TeamLibrary(QObject):
         self.status = ""
         self._announced: set[str] = set()
         self._withdrawn_here: set[str] = set()
+        self._usage_published: list[dict[str, Any]] = []
+        self._usage_published_at = -USAGE_EVERY_S
         self.watcher = TeamWatcher(self, poll_ms)
         self.watcher.scanned.connect(self._on_scan)
         library.changed.connect(self.refresh)
@@ -137,6 +142,7 @@ class TeamLibrary(QObject):
         )
         for item in self.view.withdraw:
             self._withdraw_here(item)
+        self._publish_usage_when_due()
         if not self.view.reachable:
             self._set_status(UNREACHABLE)
         else:
@@ -187,12 +193,8 @@ class TeamLibrary(QObject):
         base = self._packs.provenance(item.file.data, item.author)
         here = item.installed if item.state == "update" else None
         old = self._library.get(here.local_name) if here is not None else None
-        return Provenance(
-            base.verdict,
-            base.author,
-            base.key,
-            base.trusted,
-            base.trusted_key_for_name,
+        return replace(
+            base,
             team_file=item.file.name,
             created=item.file.created,
             update_of=here.local_name if here is not None else "",
@@ -305,6 +307,16 @@ class TeamLibrary(QObject):
             )
         return rows
 
+    def _publish_usage_when_due(self) -> None:
+        """At most once an hour, and only when the counts moved: a sync service then carries
+        one small file per person, not a stream of them."""
+        if not self.share_usage or not self.view.reachable:
+            return
+        if time.monotonic() - self._usage_published_at < USAGE_EVERY_S:
+            return
+        if self.usage_counts() != self._usage_published:
+            self.publish_usage()
+
     def publish_usage(self) -> bool:
         """Write this person's counts (if they chose to share them) and remove their older
         ones. True when a file was written."""
@@ -323,6 +335,7 @@ class TeamLibrary(QObject):
         mine = self.identity.public_key
         old = [f.name for f in self._scan.of("usage") if f.key == mine and f.name != path.name]
         remove_own(folder, "usage", old)
+        self._usage_published, self._usage_published_at = counts, time.monotonic()
         self.watcher.scan_now()
         return True
 
@@ -339,7 +352,7 @@ class TeamLibrary(QObject):
         name = item.tool or "a tool"
         match item.state:
             case "changed":
-                return f"⚠ {name}: changed after it was signed, so it cannot be used."
+                return f"⚠ {name}: changed after signing, so it cannot be used."
             case "mine":
                 return f"{name}: shared by you{when}{used}"
             case "withdrawn":
@@ -350,5 +363,10 @@ class TeamLibrary(QObject):
                 return f"{name}: from {who}{when}; you chose not to use it"
         signed = f" (key {item.key_id})" if item.key else " (not signed)"
         wait = "" if item.trusted or not item.key else "; waits for you to trust its author"
+        if item.impostor_of:
+            wait = (
+                f"; ⚠ not the key you trust for {who} ({item.impostor_of}): ask them before "
+                "you review it"
+            )
         label = "Update" if item.state == "update" else "New"
         return f"{label}: {name}, from {who}{signed}{when}{wait}{used}"

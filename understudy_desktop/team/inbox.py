@@ -96,7 +96,11 @@ def _usage(scan: FolderScan) -> dict[tuple[str, str], TeamUsage]:
         counts = as_usage(file.document)
         if counts is None:
             continue
+        seen: set[tuple[str, str]] = set()
         for c in counts.tools:
+            if (c.sharedBy, c.tool) in seen:
+                continue  # one person's file counts a tool once
+            seen.add((c.sharedBy, c.tool))
             before = totals.get((c.sharedBy, c.tool), TeamUsage())
             totals[(c.sharedBy, c.tool)] = TeamUsage(
                 before.runs + c.runs,

@@ -22,6 +22,7 @@ class Provenance:
     created: str = ""
     update_of: str = ""
     old_definition: dict[str, Any] | None = None
+    named_in_file: str = ""  # the author the file names, when a trusted key signs another name
 
     @property
     def key_id(self) -> str:
@@ -52,7 +53,10 @@ class Provenance:
         if self.verdict == "changed":
             return "Changed after signing: it cannot be used. Ask for it to be shared again."
         if self.verdict == "signed":
-            return f"Signed by {self.author or 'someone who gave no name'} (key {self.key_id})"
+            line = f"Signed by {self.author or 'someone who gave no name'} (key {self.key_id})"
+            if self.named_in_file:
+                line += f"; the file calls its author “{self.named_in_file}”"
+            return line
         return (
             "Not signed: anyone could have made this file, under any name. Import it only if "
             "you know where it came from."
@@ -72,5 +76,10 @@ def provenance_of(checked: Checked, author: str, trusted: dict[str, str]) -> Pro
     """`trusted`: key -> the name this person trusts it as."""
     if checked.verdict != "signed":
         return Provenance(checked.verdict, author)
-    other = next((k for k, name in trusted.items() if name == author and k != checked.key), "")
-    return Provenance("signed", author, checked.key, checked.key in trusted, other)
+    if checked.key in trusted:
+        # A trusted key is shown under the name this person trusts it as.
+        known = trusted[checked.key]
+        renamed = author if author != known else ""
+        return Provenance("signed", known, checked.key, True, named_in_file=renamed)
+    other = next((k for k, name in trusted.items() if name == author), "")
+    return Provenance("signed", author, checked.key, False, other)

@@ -28,8 +28,13 @@ Verdict = Literal["signed", "unsigned", "changed"]
 
 
 def key_id(public_hex: str) -> str:
-    """What a person compares: "3F2A 91C0", the first 32 bits of the key's SHA-256."""
-    digest = hashlib.sha256(public_hex.encode("ascii")).hexdigest()[:8].upper()
+    """What a person compares: "3F2A 91C0", the first 32 bits of the SHA-256 of the key's
+    32 bytes."""
+    try:
+        raw = bytes.fromhex(public_hex)
+    except ValueError:
+        raw = public_hex.encode("utf-8")
+    digest = hashlib.sha256(raw).hexdigest()[:8].upper()
     return f"{digest[:4]} {digest[4:]}"
 
 

@@ -33,13 +33,24 @@ class TeamDecisions:
             return set(self._declined)
 
     def trust(self, key: str, name: str, done: Done | None = None) -> None:
-        def write(conn: sqlite3.Connection) -> None:
-            conn.execute(
-                "INSERT OR REPLACE INTO team_authors (key, name, trusted_at) VALUES (?, ?, ?)",
-                (key, name[:120], time.time()),
-            )
+        self._write(
+            lambda conn: self.write_trust(conn, key, name),
+            lambda: self._trusted.__setitem__(key, name[:120]),
+            done,
+        )
 
-        self._write(write, lambda: self._trusted.__setitem__(key, name[:120]), done)
+    @staticmethod
+    def write_trust(conn: sqlite3.Connection, key: str, name: str) -> None:
+        """Inside someone else's transaction (an import trusts its signer with its tools)."""
+        conn.execute(
+            "INSERT OR REPLACE INTO team_authors (key, name, trusted_at) VALUES (?, ?, ?)",
+            (key, name[:120], time.time()),
+        )
+
+    def trusted_now(self, key: str, name: str) -> None:
+        """After that transaction committed: memory follows the disk."""
+        with self._lock:
+            self._trusted[key] = name[:120]
 
     def distrust(self, key: str, done: Done | None = None) -> None:
         def write(conn: sqlite3.Connection) -> None:
