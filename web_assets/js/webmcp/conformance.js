@@ -407,17 +407,39 @@ class CaseContext {
   onCleanup(fn) { this.cleanups.push(fn); }
 
   async close() {
+    const before = await this.ownTools();
+    let changes = 0;
+    const counter = () => { changes += 1; };
+    this.mc.addEventListener('toolchange', counter);
     // Unregister first: aborting a signal whose tool lived in a removed frame kills Chromium
     // 156's renderer (see SKIPPED), so frames go only after their tools are gone.
     this.controller.abort();
     for (const fn of this.cleanups.splice(0).reverse()) {
       try { await fn(); } catch { /* a case's own cleanup failing must not stop the suite */ }
     }
-    // A getTools() round trip delivers every toolchange queued before it.
     for (const mc of this.contexts) {
       try { await mc.getTools(); } catch { /* a detached frame's context */ }
     }
+    // Chromium 156 delivers toolchange in a task of its own, not ordered with promises: a
+    // getTools() round trip can settle first, and the event would then reach the next case's
+    // handlers. So when this case's tools left, wait for the toolchange that says so.
+    const after = await this.ownTools();
+    if (before.some((name) => !after.includes(name))) {
+      const until = performance.now() + TOOLCHANGE_WAIT_MS;
+      while (changes === 0 && performance.now() < until) await sleep(1);
+      await sleep(0);
+    }
+    this.mc.removeEventListener('toolchange', counter);
     for (const detach of this.detachers.splice(0)) detach();
+  }
+
+  /** The names of the tools this case registered that are listed now. */
+  async ownTools() {
+    try {
+      return (await this.mc.getTools()).map((t) => t.name).filter((n) => n.startsWith(`${this.prefix}_`));
+    } catch {
+      return []; // a case may leave getTools unusable
+    }
   }
 }
 
@@ -1818,6 +1840,7 @@ export async function runConformance({ only = null } = {}) {
 }
 
 const CASE_TIMEOUT_MS = 8000;
+const TOOLCHANGE_WAIT_MS = 1000;
 
 /** Resolves to what promise gives, or to `late` if that takes longer than ms. */
 function within(promise, ms, late) {
