@@ -7,8 +7,10 @@ Usage: .venv/bin/python tools/screenshots.py [OUT_DIR]
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import tempfile
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,11 @@ from understudy_desktop.packs.importer import parse_pack, plan_import  # noqa: E
 from understudy_desktop.queue_io import preview_queue_file  # noqa: E402
 from understudy_desktop.shell.pack_dialogs import ExportPackDialog, ImportPackDialog  # noqa: E402
 from understudy_desktop.shell.queue_preview import QueuePreviewDialog  # noqa: E402
+from understudy_desktop.shell.settings_dialog import SettingsDialog  # noqa: E402
+from understudy_desktop.store.database import Database  # noqa: E402
+from understudy_desktop.store.settings import Settings  # noqa: E402
+from understudy_desktop.team.folder import write_shared  # noqa: E402
+from understudy_desktop.team.identity import Identity  # noqa: E402
 
 SIZES = {"1400x900": (1400, 900), "1024x640": (1024, 640)}
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -96,6 +103,108 @@ def pack_shots(app: QApplication, session: Any, out: Path, size: tuple[int, int]
     dialog_shot(app, preview, out, "10-import-preview", size)
 
 
+def colleague(root: Path) -> tuple[Database, Identity]:
+    root.mkdir(parents=True, exist_ok=True)
+    db = Database(root)
+    return db, Identity(root, Settings(db), use_keyring=False)
+
+
+def team_pack(
+    author: str, description: str, assignee: str = "priya", days_ago: int = 0
+) -> dict[str, Any]:
+    pack = json.loads((FIXTURES / "packs" / "good.understudy-pack.json").read_text())
+    pack["author"] = author
+    moment = datetime.now(UTC) - timedelta(days=days_ago)
+    pack["created"] = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    pack["tools"][0]["description"] = description
+    pack["tools"][0]["steps"][1]["args"]["assignee"]["value"] = assignee
+    return pack
+
+
+def review_shot(
+    app: QApplication, session: Any, item: Any, out: Path, name: str, size: tuple[int, int]
+) -> None:
+    """The review a person opens from the team window, photographed, then accepted."""
+
+    def photograph(dialog: ImportPackDialog) -> int:
+        dialog.resize(min(dialog.width(), size[0]), min(dialog.height(), size[1]))
+        dialog.show()
+        settle(app, 0.4)
+        save(dialog, out, name)
+        dialog.import_button.click()
+        return int(dialog.result())
+
+    original = ImportPackDialog.exec
+    ImportPackDialog.exec = photograph  # type: ignore[method-assign]
+    try:
+        session.team.review(item)
+    finally:
+        ImportPackDialog.exec = original  # type: ignore[method-assign]
+
+
+def team_shots(
+    app: QApplication, session: Any, scratch: Path, out: Path, size: tuple[int, int]
+) -> None:
+    """A colleague's signed tool reviewed; the team window with an update, a new tool and an
+    unsigned one; an update's old -> new; a known name with a new key; Settings."""
+    # A neutral path: the team window shows the folder, and no machine's paths go in docs/.
+    folder = Path(tempfile.gettempdir()) / "Support team library"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    team = session.team
+    dana_db, dana = colleague(scratch / "dana")
+    other_db, other = colleague(scratch / "other")
+    try:
+        team.set_author("Sam Lee")
+        team.watcher.set_poll_ms(300)
+        team.set_folder(folder)
+        write_shared(
+            folder,
+            "tools",
+            dana.sign(team_pack("Dana Ortiz", "Assign a refund ticket.", days_ago=3)),
+        )
+        wait(app, lambda: len(team.view.offered) == 1, 20)
+        review_shot(app, session, team.view.offered[0], out, "13-team-review", size)
+        wait(app, lambda: team.status == "Team library: nothing new", 20)
+
+        update = team_pack("Dana Ortiz", "Assign a refund ticket to the refunds lead.", "marco")
+        write_shared(folder, "tools", dana.sign(update))
+        unsigned = team_pack("Lee Chen", "Tag a ticket for the billing team.")
+        unsigned["tools"][0]["name"] = "tag_for_billing"
+        write_shared(folder, "tools", json.dumps(unsigned).encode())
+        wait(app, lambda: len(team.view.offered) == 2, 20)
+        dialog = session.window.team_menu.show_team()
+        dialog.resize(min(dialog.width(), size[0]), min(dialog.height(), size[1]))
+        settle(app)
+        save(dialog, out, "14-team-library")
+        dialog.close()
+        (item,) = [t for t in team.view.offered if t.state == "update"]
+        review_shot(app, session, item, out, "15-team-update", size)
+
+        impostor = team_pack("Dana Ortiz", "Assign every ticket to me.")
+        impostor["tools"][0]["name"] = "assign_refund_fast"
+        write_shared(folder, "tools", other.sign(impostor))
+        wait(app, lambda: any(t.impostor_of for t in team.view.offered), 20)
+        (item,) = [t for t in team.view.offered if t.impostor_of]
+        original = ImportPackDialog.exec
+
+        def photograph(dialog: ImportPackDialog) -> int:
+            dialog_shot(app, dialog, out, "16-team-new-key-warning", size)
+            return int(QDialog.DialogCode.Rejected)
+
+        ImportPackDialog.exec = photograph  # type: ignore[method-assign]
+        try:
+            team.review(item)
+        finally:
+            ImportPackDialog.exec = original  # type: ignore[method-assign]
+        dialog_shot(app, SettingsDialog(team, session.window), out, "17-settings", size)
+        team.set_folder(None)
+    finally:
+        dana_db.close()
+        other_db.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def shoot(app: QApplication, out: Path, size: tuple[int, int]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
@@ -157,6 +266,7 @@ def shoot(app: QApplication, out: Path, size: tuple[int, int]) -> None:
         about = next(b for b in window.findChildren(QMessageBox) if b.isVisible())
         save(about, out, "12-about")
         about.close()
+        team_shots(app, session, Path(tmp), out, size)
         session.close()
 
 

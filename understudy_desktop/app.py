@@ -221,6 +221,22 @@ def start_agent_soon(session: Session, port: int) -> None:
         begin(True)
 
 
+def hand_over(guard: InstanceGuard, paths: DataPaths, open_file: Path | None) -> int:
+    """Another app has this data folder: give it the file, or say it does not answer."""
+    if guard.forward(open_file):
+        print(
+            f"{APP_NAME} is already running with this data folder; it has been brought "
+            "to the front."
+        )
+        return 0
+    print(
+        f"Another {APP_NAME} is using {paths.root} and does not answer. Close it, then "
+        "start again.",
+        file=sys.stderr,
+    )
+    return 3
+
+
 def run(
     paths: DataPaths,
     open_file: Path | None,
@@ -234,18 +250,7 @@ def run(
     assert isinstance(app, QApplication)
     guard = InstanceGuard(paths.root)
     if not guard.acquire():
-        if guard.forward(open_file):
-            print(
-                f"{APP_NAME} is already running with this data folder; it has been brought "
-                "to the front."
-            )
-            return 0
-        print(
-            f"Another {APP_NAME} is using {paths.root} and does not answer. Close it, then "
-            "start again.",
-            file=sys.stderr,
-        )
-        return 3
+        return hand_over(guard, paths, open_file)
     session = open_session(paths, None)
     window = session.window
     if team_folder is not None and session.team is not None:

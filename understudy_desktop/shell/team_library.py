@@ -157,6 +157,8 @@ class TeamLibrary(QObject):
     def _set_status(self, text: str) -> None:
         if text != self.status:
             self.status = text
+            # In the log too: "it said 3 new tools" is what a person reports to whoever helps.
+            log.info("team library status: %s", text or "no folder chosen")
             self.status_changed.emit(text)
 
     def _withdraw_here(self, item: TeamTool) -> None:
