@@ -1,8 +1,10 @@
 """The team library's costs, measured with real app instances on one shared folder.
 
-  notice       a folder holding 200 packs from 10 authors is chosen (or the app starts with
-               it): time until the status bar says "200 new tools from your team"; the scan
-               alone beside it (cold: every file read and its signature checked; warm: the
+  notice       a folder holding 200 packs from 10 authors: from the app's start (a real
+               process, the folder remembered from an earlier run) until it says "200 new
+               tools from your team", beside the same start without a team folder; and, in a
+               running app, from choosing the folder until the status bar says it; the scan
+               alone beside them (cold: every file read and its signature checked; warm: the
                files known, only listed, as on every later poll)
   idle CPU     CPU of the app process (all its threads) per minute while it sits idle, with
                no folder and then watching the 200-pack folder, side by side, at the shipped
@@ -18,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -27,6 +30,7 @@ from typing import Any
 from harness import application, start_console, wait
 from proc_cpu import cpu_seconds, stat_path
 
+from understudy_desktop.agent.runtime_file import read_runtime
 from understudy_desktop.store.database import Database
 from understudy_desktop.store.settings import Settings
 from understudy_desktop.team.folder import FolderReader, write_shared
@@ -91,6 +95,48 @@ def share_to_notice(app: Any, sharer: Any, watcher: Any, index: int) -> float:
     return time.perf_counter() - t0
 
 
+def started_until(data: Path, said: str | None, *args: str) -> float:
+    """Seconds from launching the app process until its log says `said` (None: until the
+    console is ready and the endpoint listens)."""
+    log = data / "logs" / "understudy.log"
+    log.unlink(missing_ok=True)
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    t0 = time.perf_counter()
+    app = subprocess.Popen(
+        [sys.executable, "-m", "understudy_desktop", "--data-dir", str(data), *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    try:
+        while True:
+            if said is None:
+                runtime = read_runtime(data)
+                if runtime is not None and runtime.pid == app.pid:
+                    break
+            elif log.exists() and said in log.read_text(encoding="utf-8", errors="replace"):
+                break
+            if time.perf_counter() - t0 > 120:
+                raise TimeoutError("the app did not get there")
+            time.sleep(0.01)
+        return time.perf_counter() - t0
+    finally:
+        app.terminate()
+        app.wait(timeout=60)
+
+
+def start_arms(base: Path, folder: Path, rounds: int) -> tuple[list[float], list[float]]:
+    """The app's start with no team folder, and with the 200-pack folder remembered, in turn."""
+    plain, team = base / "start-plain", base / "start-team"
+    started_until(plain, None)
+    started_until(team, "200 new tools", "--team-folder", str(folder))  # remembers it
+    ready, noticed = [], []
+    for _ in range(rounds):
+        ready.append(started_until(plain, None))
+        noticed.append(started_until(team, "200 new tools from your team"))
+    return ready, noticed
+
+
 class Member:
     def __init__(self, session: Any) -> None:
         self.session = session
@@ -107,6 +153,7 @@ def main() -> None:
         t0 = time.perf_counter()
         fill(folder, base / "authors")
         made = time.perf_counter() - t0
+        ready, started = start_arms(base, folder, rounds)
         sam = Member(start_console(app, base / "sam"))
         notices = [time_notice(app, sam.session, folder, 200) for _ in range(rounds)]
         cold = [FolderReader().scan(folder).took_s for _ in range(rounds)]
@@ -117,6 +164,8 @@ def main() -> None:
         print(f"\n200 packs from 10 authors (written and signed in {made:.1f} s)\n")
         print("| measure | median |")
         print("|---|---:|")
+        print(f"| app start → console ready, no team folder | {median_ms(ready)} |")
+        print(f"| app start → “200 new tools from your team” shown | {median_ms(started)} |")
         print(f"| folder chosen → “200 new tools from your team” shown | {median_ms(notices)} |")
         print(f"| scan, cold (read and check all 200) | {median_ms(cold)} |")
         print(f"| scan, warm (list only: every poll after the first) | {median_ms(warm)} |")

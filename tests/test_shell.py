@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
@@ -137,7 +138,7 @@ def test_menus_have_the_promised_entries(console):
         "Settings…",
     ]
     assert "Team library" in items("View")
-    assert console.window.team_menu.team_action.shortcut().toString() == "Ctrl+Shift+L"
+    assert console.window.team_menu.team_action.shortcut().toString() == "Ctrl+Shift+M"
     assert items("Help")[:3] == ["Connect an agent…", "Keyboard shortcuts", "Show the log folder"]
     assert console.window.export_pack_action.shortcut().toString() == "Ctrl+Shift+E"
     # View › Library works: it opens the library in the console.
@@ -172,3 +173,31 @@ def test_shutdown_deletes_view_before_profile_without_warnings(console_factory, 
     c.session.close()
     assert not isValid(view)
     assert not isValid(profile)
+
+
+def test_every_shortcut_does_one_thing_and_is_in_the_shortcut_list(console):
+    """A window shortcut the page also handles would do two things at once (the team library
+    once took the page's Ctrl+Shift+L); each is in the ? list, and no key is listed twice."""
+    from PySide6.QtGui import QAction, QKeySequence
+
+    bound: list[str] = []
+    for action in console.window.findChildren(QAction):
+        bound.extend(
+            k.toString(QKeySequence.SequenceFormat.PortableText) for k in action.shortcuts()
+        )
+        hint = action.text().partition("\t")[2]  # shown beside an item the page handles
+        if hint:
+            bound.append(hint)
+    assert len(bound) == len(set(bound)), sorted(bound)
+    console.js("document.dispatchEvent(new KeyboardEvent('keydown', {key: '?'})); true")
+    console.qtbot.waitUntil(lambda: console.js("!document.getElementById('shortcuts-help').hidden"))
+    listed = json.loads(
+        console.js(
+            "JSON.stringify([...document.querySelectorAll('#shortcuts-help kbd')]"
+            ".map((k) => k.textContent))"
+        )
+    )
+    assert len(listed) == len(set(listed)), sorted(listed)
+    # Keys the platform gives (Quit, Reload) are everyone's; the app's own are all listed.
+    own = [k for k in bound if k not in ("Ctrl+Q", "F5", "Ctrl+R")]
+    assert sorted(set(own) - set(listed)) == [], (own, listed)

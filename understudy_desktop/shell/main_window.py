@@ -223,7 +223,7 @@ class MainWindow(QMainWindow):
             "Your tools: run them, turn them off, repair or remove them.",
         )
         self.recordings_action = self._action(
-            "&Recordings",
+            "&Recordings\tCtrl+Shift+L",  # the page handles the key itself, as with Undo
             None,
             lambda: self.port.show("recordings"),
             "The routines you recorded with Teach.",

@@ -26,13 +26,13 @@ class TeamMenu:
         )
         self.team_action = self._action(
             "&Team library",
-            "Ctrl+Shift+L",
+            "Ctrl+Shift+M",
             self.show_team,
             "Tools your colleagues shared: review them before they run here.",
         )
         self.settings_action = self._action(
             "&Settings…",
-            QKeySequence.StandardKey.Preferences,
+            "Ctrl+,",
             self.show_settings,
             "Your name, the team library folder, and the people you trust.",
         )

@@ -21,6 +21,9 @@ export const SHORTCUTS = [
   ['Ctrl+Shift+S', 'Save the queue as a file'],
   ['Ctrl+I', 'Import a Tool Pack'],
   ['Ctrl+Shift+E', 'Export a Tool Pack'],
+  ['Ctrl+Shift+H', 'Share tools with your team'],
+  ['Ctrl+Shift+M', 'The team library'],
+  ['Ctrl+,', 'Settings'],
 ];
 
 export function createShortcutsHelp() {
