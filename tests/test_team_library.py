@@ -114,6 +114,10 @@ def test_share_then_see_review_accept_run_and_update(console_factory, tmp_path):
     assert f"Signed by Dana Ortiz (key {dana_key})" in text
     assert "first time you get tools signed with this key" in text
     assert "Trust Dana Ortiz and import" in text
+    # The signature is read first, and the tool is named by its name, not its file's hash.
+    assert text.startswith(f"Signed by Dana Ortiz (key {dana_key})")
+    assert "Dana Ortiz shared “assign_refund” with your team" in text
+    assert item.file.digest not in text and ".understudy-pack.json" not in text
     tool = sam.library.callable("assign_refund")
     assert tool is not None and tool.origin.by == "team" and tool.origin.author == "Dana Ortiz"
     sam.qtbot.waitUntil(

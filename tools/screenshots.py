@@ -167,7 +167,7 @@ def team_shots(
         review_shot(app, session, team.view.offered[0], out, "13-team-review", size)
         wait(app, lambda: team.status == "Team library: nothing new", 20)
 
-        update = team_pack("Dana Ortiz", "Assign a refund ticket to the refunds lead.", "marco")
+        update = team_pack("Dana Ortiz", "Assign a refund ticket to the team lead.", "aisha")
         write_shared(folder, "tools", dana.sign(update))
         unsigned = team_pack("Lee Chen", "Tag a ticket for the billing team.")
         unsigned["tools"][0]["name"] = "tag_for_billing"

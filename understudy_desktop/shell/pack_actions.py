@@ -273,7 +273,10 @@ class PackActions(QObject):
             if trusting is not None and decisions is not None:
                 decisions.trusted_now(trusting.key, trusting.author)
             names = [t.name for t in tools]
-            self._notify(f"Imported {len(names)} tool(s) from {filename}.")
+            if trust is not None and trust.team_file:
+                self._notify(f"Accepted {filename}. It is in your library now.")
+            else:
+                self._notify(f"Imported {len(names)} tool(s) from {filename}.")
             self.imported.emit(names)
 
         self._library.import_tools(tools, replacing, grant, done, also if trusting else None)

@@ -118,21 +118,12 @@ class ImportPackDialog(QDialog):
         if provenance is not None and provenance.warning():
             # A known name with a new key is the first thing a person reads.
             outer.addWidget(_plain(provenance.warning(), bold=True))
-        count = len(plan.definitions)
-        who = f", made by {plan.author}" if plan.author else ", made by someone who gave no name"
-        when = f" on {day_words(plan.created)}" if plan.created else ""
-        outer.addWidget(
-            _plain(
-                f"{filename}{who}{when}, has {count} tool{'s' if count != 1 else ''}. Read what "
-                f"{'each one does' if count != 1 else 'it does'}: importing makes "
-                f"{'them' if count != 1 else 'it'} available to you and to agents, and "
-                "clicking Import is your approval."
-            )
-        )
         if provenance is not None:
+            # Who it is from comes before what it does: signed, not signed, or refused.
             outer.addWidget(_plain(provenance.signature_line(), bold=True))
-            if provenance.trust_line():
-                outer.addWidget(_plain(provenance.trust_line()))
+        outer.addWidget(_plain(self._heading(plan, filename, provenance)))
+        if provenance is not None and provenance.trust_line():
+            outer.addWidget(_plain(provenance.trust_line()))
         body = QWidget()
         layout = QVBoxLayout(body)
         if provenance is not None and provenance.old_definition is not None and plan.definitions:
@@ -174,6 +165,26 @@ class ImportPackDialog(QDialog):
         buttons.accepted.connect(self._on_import)
         buttons.rejected.connect(self.reject)
         outer.addWidget(buttons)
+
+    def _heading(self, plan: ImportPlan, filename: str, provenance: Provenance | None) -> str:
+        count = len(plan.definitions)
+        when = f" on {day_words(plan.created)}" if plan.created else ""
+        button = self._import_words(provenance)
+        if provenance is not None and provenance.team_file and count == 1:
+            who = plan.author or "Someone who gave no name"
+            tool = str(plan.definitions[0].get("name", ""))
+            return (
+                f"{who} shared “{tool}” with your team{when}. Read what it does: accepting "
+                f"makes it available to you and to agents, and clicking {button} is your "
+                "approval."
+            )
+        who = f", made by {plan.author}" if plan.author else ", made by someone who gave no name"
+        return (
+            f"{filename}{who}{when}, has {count} tool{'s' if count != 1 else ''}. Read what "
+            f"{'each one does' if count != 1 else 'it does'}: importing makes "
+            f"{'them' if count != 1 else 'it'} available to you and to agents, and clicking "
+            f"{button} is your approval."
+        )
 
     @staticmethod
     def _import_words(provenance: Provenance | None) -> str:

@@ -182,14 +182,19 @@ class TeamLibrary(QObject):
         update. Accepting imports it (and trusts its key, if the person was asked)."""
         if item.offered or item.state == "declined":
             self._packs.import_data(
-                item.file.data, item.file.name, confirm=True, source=self._source(item)
+                item.file.data, self._label(item), confirm=True, source=self._source(item)
             )
 
     def accept_without_asking(self, item: TeamTool) -> None:
         """For the command line's --yes and tests: the same import, approved by the caller."""
         self._packs.import_data(
-            item.file.data, item.file.name, confirm=False, source=self._source(item)
+            item.file.data, self._label(item), confirm=False, source=self._source(item)
         )
+
+    @staticmethod
+    def _label(item: TeamTool) -> str:
+        """What messages call a shared tool: its name, not its file's (a hash)."""
+        return f"“{item.tool or 'a tool'}” from your team library"
 
     def _source(self, item: TeamTool) -> Provenance:
         base = self._packs.provenance(item.file.data, item.author)
