@@ -20,6 +20,7 @@ from understudy_desktop.consent.ledger import ConsentLedger
 from understudy_desktop.library.model import definition_hash
 from understudy_desktop.packs.importer import ImportPlan
 from understudy_desktop.shell.pack_dialogs import ImportPackDialog
+from understudy_desktop.team.signing import check
 
 PACKS = Path(__file__).parent / "fixtures" / "packs"
 CATALOGUE = current_catalogue()
@@ -55,14 +56,20 @@ def test_export_then_import_into_a_fresh_data_dir_runs_the_same(console_factory,
         first.window.packs.export_pack(pack_path, ["assign_refund"])
     data = pack_path.read_bytes()
     assert b"T-1006" not in data and b"Derek" not in data
-    # The author is the name the person gave, not the computer's login.
+    # The author is the name the person gave, not the computer's login; the file is signed
+    # with her key, and a colleague's app reads it as hers.
     assert json.loads(data)["author"] == "Dana Ortiz"
+    checked = check(data)
+    assert checked.verdict == "signed"
+    assert checked.key == first.session.team.identity.public_key
     # Clicking straight through made a tool that asks only for the ticket.
     args = {"ticket_id": "T-1011"}
     here = first.run_tool("assign_refund", args)
     ticket_here = first.dispatch("get_ticket", {"ticket_id": "T-1011"})["result"]
 
     second = console_factory(tmp_path / "b")
+    provenance = second.window.packs.provenance(data, "Dana Ortiz")
+    assert provenance.signature_line() == f"Signed by Dana Ortiz (key {checked.key_id})"
     assert import_and_wait(second, pack_path) == ["assign_refund"]
     tool = second.library.callable("assign_refund")
     assert tool.origin.by == "pack" and tool.origin.pack == pack_path.name
