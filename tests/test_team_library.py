@@ -415,3 +415,64 @@ def test_a_person_can_stop_trusting_an_author(console_factory, tmp_path):
     sam.session.close()
     again = console_factory(tmp_path / "sam")
     assert again.session.team.decisions.trusted() == {}
+
+
+def test_retiring_while_the_folder_is_offline_withdraws_it_once_the_folder_is_back(
+    console_factory, tmp_path
+):
+    folder = tmp_path / "team"
+    folder.mkdir()
+    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
+    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
+    import_and_wait(dana, GOOD)
+    dana.session.team.share(["assign_refund"], "Dana Ortiz")
+    review_and_accept(sam, offered(sam, 1)[0])
+    dana.qtbot.waitUntil(lambda: [t.state for t in dana.session.team.view.tools] == ["mine"])
+
+    away = tmp_path / "team-away"
+    folder.rename(away)
+    dana.qtbot.waitUntil(lambda: dana.session.team.status == UNREACHABLE, timeout=15_000)
+    told: list[str] = []
+    dana.window.notify = told.append  # type: ignore[method-assign]
+    dana.session.team._notify = told.append
+    tool = dana.library.get("assign_refund")
+    grant = command_line_grant(REVOKE_TOOL.name, tool_args(tool))
+    dana.wait_for(lambda done: dana.library.revoke("assign_refund", grant, done))
+    dana.qtbot.waitUntil(lambda: any("as soon as it is" in t for t in told))
+    # Dana's app closes while the folder is still away; the withdrawal waits in her database.
+    dana.session.team.decisions._db.write(lambda _conn: None)
+    dana.session.close()
+    assert sam.library.callable("assign_refund") is not None
+
+    away.rename(folder)
+    again = console_factory(tmp_path / "dana")
+    again.qtbot.waitUntil(lambda: len(shared_files(folder, "withdrawn")) == 1, timeout=15_000)
+    sam.qtbot.waitUntil(lambda: sam.library.callable("assign_refund") is None, timeout=15_000)
+    assert "Dana Ortiz withdrew it" in sam.library.get("assign_refund").review_reason
+    # Written once: a later scan does not withdraw it again.
+    again.session.team.watcher.scan_now()
+    again.qtbot.wait(800)
+    assert len(shared_files(folder, "withdrawn")) == 1
+
+
+def test_a_bare_mount_point_is_not_taken_for_an_empty_team_library(console_factory, tmp_path):
+    """An unmounted network share leaves its mount point: an empty folder at the same path.
+    It is "not reachable", not "nothing there", and nothing is written onto this computer."""
+    folder = tmp_path / "team"
+    folder.mkdir()
+    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
+    import_and_wait(dana, GOOD)
+    import_and_wait(dana, pack_variant(tmp_path, "Another routine."), False)
+    dana.session.team.share(["assign_refund"], "Dana Ortiz")
+    team = dana.session.team
+    dana.qtbot.waitUntil(lambda: [t.state for t in team.view.tools] == ["mine"])
+
+    folder.rename(tmp_path / "team-away")
+    folder.mkdir()  # the bare mount point
+    dana.qtbot.waitUntil(lambda: team.status == UNREACHABLE, timeout=15_000)
+    shown: list[str] = []
+    team._show_problem = lambda _title, message: shown.append(message)
+    assert team.share(["assign_refund_2"], "Dana Ortiz") == 0
+    assert shown and "not reachable just now" in shown[0] and "Nothing was shared" in shown[0]
+    assert list(folder.iterdir()) == []
+    assert dana.library.callable("assign_refund") is not None

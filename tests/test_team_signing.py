@@ -520,6 +520,25 @@ def test_own_tool_is_mine():
     assert not tool.offered
 
 
+@pytest.mark.parametrize(
+    "data",
+    [b"[1, 2]", b"not json", b'{"packVersion": 1, "tools": []}', b'{"tools": [5]}'],
+)
+def test_a_file_that_is_no_pack_offers_nothing(data):
+    view = view_of(shared("tools", data))
+    assert view.reachable and view.tools == [] and view.offered == []
+
+
+def test_a_link_in_the_folder_is_not_read(tmp_path):
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_bytes(SIGNED)
+    (tmp_path / "team" / "tools").mkdir(parents=True)
+    link = tmp_path / "team" / "tools" / folder.content_name(SIGNED, "tools")
+    link.symlink_to(elsewhere)
+    scan = folder.FolderReader().scan(tmp_path / "team")
+    assert scan.files == [] and scan.skipped == 1
+
+
 def test_changed_file_is_shown_as_changed():
     data = signed_pack()
     tampered = data.replace(b'"priya"', b'"mallo"')

@@ -7,6 +7,7 @@ only a withdrawal read from the folder, signed by the tool's author, turns one o
 
 from __future__ import annotations
 
+import errno
 import logging
 import time
 from collections.abc import Callable
@@ -23,7 +24,7 @@ from understudy_desktop.shell.pack_actions import PackActions
 from understudy_desktop.shell.pack_dialogs import day_words
 from understudy_desktop.store.settings import Settings
 from understudy_desktop.team.documents import usage_document, withdrawal_document
-from understudy_desktop.team.folder import FolderScan, remove_own, write_shared
+from understudy_desktop.team.folder import FolderScan, Kind, remove_own, write_shared
 from understudy_desktop.team.identity import Identity
 from understudy_desktop.team.inbox import Installed, TeamTool, TeamView, team_view
 from understudy_desktop.team.provenance import Provenance
@@ -34,6 +35,14 @@ log = logging.getLogger(__name__)
 TEAM_FOLDER = "team_folder"
 USAGE_EVERY_S = 3600.0
 SHARE_USAGE = "team_share_usage"
+# The tools this person has in the folder (from the last scan that reached it), and the ones
+# they removed from their library whose withdrawal is not written yet: both in the database,
+# so that retiring a tool while the folder is offline, or a crash before the file is written,
+# still withdraws it from the team once the folder is back.
+SHARED_BY_ME = "team_shared_by_me"
+WITHDRAW_PENDING = "team_withdrawals_pending"
+# The folder once seen in use: if it is later there but empty, it is taken as unmounted.
+LAID_OUT = "team_folder_laid_out"
 UNREACHABLE = (
     "Team library: the folder is not reachable just now. Your tools work as usual; "
     "Understudy checks again by itself."
@@ -127,8 +136,23 @@ class TeamLibrary(QObject):
         ]
 
     def _on_scan(self, scan: FolderScan) -> None:
+        if scan.reachable and scan.laid_out and not self._expect_layout():
+            self._settings.set(LAID_OUT, str(scan.folder))
+        elif scan.reachable and not scan.laid_out and self._expect_layout():
+            # Seen in use before, empty now: a network share's bare mount point, most likely.
+            scan = FolderScan(scan.folder, reachable=False)
         self._scan = scan
         self.refresh()
+
+    def _expect_layout(self) -> bool:
+        folder = self.folder
+        return folder is not None and self._settings.get(LAID_OUT) == str(folder)
+
+    def _write(self, kind: Kind, data: bytes) -> Path:
+        folder = self.folder
+        if folder is None:
+            raise FileNotFoundError(errno.ENOENT, "no team folder is chosen")
+        return write_shared(folder, kind, data, expect_layout=self._expect_layout())
 
     def refresh(self) -> None:
         if self._scan is None:
@@ -142,6 +166,9 @@ class TeamLibrary(QObject):
         )
         for item in self.view.withdraw:
             self._withdraw_here(item)
+        if self.view.reachable:
+            self._remember_mine()
+            self._write_pending_withdrawals()
         self._publish_usage_when_due()
         if not self.view.reachable:
             self._set_status(UNREACHABLE)
@@ -247,15 +274,21 @@ class TeamLibrary(QObject):
                 pack = build_pack([tool.definition], self._library.catalogue, author)
                 if name in mine and _same_tool(mine[name], pack):
                     continue  # shared before, unchanged: no new version
-                write_shared(folder, "tools", self.identity.sign(pack))
+                self._write("tools", self.identity.sign(pack))
                 written += 1
         except ExportError as exc:
             self._show_problem("Not shared", str(exc))
+        except FileNotFoundError:
+            self._show_problem(
+                "Not shared",
+                "The team folder is not reachable just now (unplugged, offline or not "
+                f"mounted). {self._shared_so_far(written)}Try again when it is back.",
+            )
         except OSError as exc:
             self._show_problem(
                 "Not shared",
-                f"The team folder could not be written ({exc.strerror or exc}). Is it "
-                "reachable? Nothing else was changed.",
+                f"The team folder could not be written ({exc.strerror or exc}). "
+                f"{self._shared_so_far(written)}Nothing else was changed.",
             )
         if written:
             self._notify(f"Shared {written} tool(s) with your team.")
@@ -264,28 +297,56 @@ class TeamLibrary(QObject):
         self.watcher.scan_now()
         return written
 
+    @staticmethod
+    def _shared_so_far(written: int) -> str:
+        if not written:
+            return "Nothing was shared. "
+        return f"{written} tool{'s were' if written != 1 else ' was'} shared before it stopped. "
+
     def _my_latest(self) -> dict[str, dict[str, Any]]:
         mine = [t for t in self.view.tools if t.state == "mine"]
         return {t.tool: t.file.document or {} for t in mine}
 
+    def _remember_mine(self) -> None:
+        mine = sorted({t.tool for t in self.view.tools if t.state == "mine"})
+        if mine != self._settings.get(SHARED_BY_ME, []):
+            self._settings.set(SHARED_BY_ME, mine)
+
     def _on_removed(self, name: str) -> None:
-        """Retiring or revoking a tool this person shared withdraws it from the team."""
-        folder = self.folder
-        shared = {t.tool for t in self.view.tools if t.state == "mine"}
-        if folder is None or name not in shared:
+        """Retiring or revoking a tool this person shared withdraws it from the team: noted
+        in the database first, then written (now, or when the folder is reachable again)."""
+        if self.folder is None or name not in self._settings.get(SHARED_BY_ME, []):
             return
-        try:
-            author = self._packs.author() or "Someone"
-            write_shared(folder, "withdrawn", self.identity.sign(withdrawal_document(author, name)))
-        except OSError as exc:
-            self._show_problem(
-                "Not withdrawn from the team",
-                f"“{name}” left your library, but the team folder could not be written "
-                f"({exc.strerror or exc}). Colleagues still have it.",
+        pending = list(self._settings.get(WITHDRAW_PENDING, []))
+        if name not in pending:
+            self._settings.set(WITHDRAW_PENDING, [*pending, name])
+        if not self._write_pending_withdrawals():
+            self._notify(
+                f"“{name}” left your library. The team folder is not reachable just now: it "
+                "will be withdrawn from the team library as soon as it is."
             )
-            return
-        self._notify(f"“{name}” was also withdrawn from the team library.")
-        self.watcher.scan_now()
+
+    def _write_pending_withdrawals(self) -> bool:
+        """Write each noted withdrawal; True when none is left waiting."""
+        folder = self.folder
+        pending = list(self._settings.get(WITHDRAW_PENDING, []))
+        if folder is None or not pending:
+            return True
+        author = self._packs.author() or "Someone"
+        left = []
+        for name in pending:
+            try:
+                document = withdrawal_document(author, str(name))
+                self._write("withdrawn", self.identity.sign(document))
+            except OSError as exc:
+                log.info("withdrawal not written yet: %s", exc)
+                left.append(name)
+                continue
+            self._notify(f"“{name}” was also withdrawn from the team library.")
+        self._settings.set(WITHDRAW_PENDING, left)
+        if len(left) < len(pending):
+            self.watcher.scan_now()
+        return not left
 
     # --- usage counts -------------------------------------------------------------------------
     def usage_counts(self) -> list[dict[str, Any]]:
@@ -335,7 +396,7 @@ class TeamLibrary(QObject):
             return False
         author = self._packs.author() or "Someone"
         try:
-            path = write_shared(folder, "usage", self.identity.sign(usage_document(author, counts)))
+            path = self._write("usage", self.identity.sign(usage_document(author, counts)))
         except OSError as exc:
             log.info("usage counts not shared: %s", exc)
             return False

@@ -15,6 +15,7 @@ which the reader skips. A file named by a hash its bytes do not have was changed
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
@@ -81,6 +82,7 @@ class FolderScan:
 
     folder: Path
     reachable: bool
+    laid_out: bool = False  # it has this layout (the note or a kind's folder), not just empty
     files: list[SharedFile] = field(default_factory=list)
     skipped: int = 0  # names that are not ours: sync copies, temporary files, strays
     took_s: float = 0.0
@@ -100,7 +102,7 @@ class FolderReader:
         started = time.perf_counter()
         if not folder.is_dir():
             return FolderScan(folder, reachable=False)
-        scan = FolderScan(folder, reachable=True)
+        scan = FolderScan(folder, reachable=True, laid_out=has_layout(folder))
         seen: set[tuple[Kind, str, int, int]] = set()
         for kind in KINDS:
             try:
@@ -132,7 +134,8 @@ class FolderReader:
         except OSError:
             return None
         size = info.st_size
-        if not entry.is_file() or size > MAX_FILE_BYTES:
+        # No links: a file of the folder is the folder's own, not one elsewhere on this disk.
+        if not entry.is_file(follow_symlinks=False) or size > MAX_FILE_BYTES:
             return None
         # Files are never rewritten, but someone may edit one in place: a changed size or
         # modification time reads it again.
@@ -160,11 +163,24 @@ def read_file(kind: Kind, name: str, data: bytes) -> SharedFile:
     )
 
 
-def write_shared(folder: Path, kind: Kind, data: bytes) -> Path:
+def has_layout(folder: Path) -> bool:
+    return (folder / README).is_file() or any((folder / k).is_dir() for k in KINDS)
+
+
+def write_shared(folder: Path, kind: Kind, data: bytes, expect_layout: bool = False) -> Path:
     """Put one signed file into the folder under its content name. Writing a file that is
-    there already changes nothing (the same bytes). OSError is the caller's to word."""
+    there already changes nothing (the same bytes). OSError is the caller's to word.
+
+    The team folder itself is never made here: a missing one is an unplugged drive, not a
+    place to start anew. `expect_layout` (this person has seen the folder in use) also
+    refuses a folder that is there but empty, as an unmounted network share's mount point is:
+    a file written there would stay on this computer and reach nobody."""
+    if not folder.is_dir():
+        raise FileNotFoundError(errno.ENOENT, "the team folder is not there", str(folder))
+    if expect_layout and not has_layout(folder):
+        raise FileNotFoundError(errno.ENOENT, "the team folder is empty", str(folder))
     target_dir = folder / kind
-    target_dir.mkdir(parents=True, exist_ok=True)
+    target_dir.mkdir(exist_ok=True)
     readme = folder / README
     if not readme.exists():
         with contextlib.suppress(OSError):  # a note for people; the library works without it

@@ -139,6 +139,8 @@ def team_view(
         if file.verdict == "changed":
             view.tools.append(TeamTool("changed", file, tool_name(file), file.author, ""))
             continue
+        if not tool_name(file):
+            continue  # not a pack with a tool in it: nothing to offer (a stray file)
         groups.setdefault((file.key, tool_name(file)), []).append(file)
     withdrawn = _withdrawn(scan)
     usage = _usage(scan)
@@ -149,10 +151,10 @@ def team_view(
         here = by_team_name.get((key, name)) if key else None
         stopped = withdrawn.get((key, name)) if key else None
         state: State
-        if key and key == mine:
+        if stopped is not None and when(stopped) >= when(latest.created):
+            state = "withdrawn"  # this person's own too, once they withdrew it
+        elif key and key == mine:
             state = "mine"
-        elif stopped is not None and when(stopped) >= when(latest.created):
-            state = "withdrawn"
         elif here is not None:
             newer = here.version != latest.digest and when(latest.created) > when(here.created)
             state = "update" if newer else "current"
