@@ -48,6 +48,24 @@ def member(console_factory, root: Path, folder: Path, name: str):
     return console
 
 
+def team_of_two(console_factory, tmp_path: Path):
+    """Dana and Sam, each an app instance of their own, on one team folder."""
+    folder = tmp_path / "team"
+    folder.mkdir()
+    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
+    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
+    return folder, dana, sam
+
+
+def dana_shares_and_sam_accepts(console_factory, tmp_path: Path):
+    """The usual start: Dana imports the refund tool and shares it; Sam reviews and accepts."""
+    folder, dana, sam = team_of_two(console_factory, tmp_path)
+    import_and_wait(dana, GOOD)
+    dana.session.team.share(["assign_refund"], "Dana Ortiz")
+    review_and_accept(sam, offered(sam, 1)[0])
+    return folder, dana, sam
+
+
 def offered(console, count: int) -> list:
     team = console.session.team
     console.qtbot.waitUntil(lambda: len(team.view.offered) == count, timeout=15_000)
@@ -93,10 +111,7 @@ def shared_files(folder: Path, kind: str = "tools") -> list[Path]:
 
 
 def test_share_then_see_review_accept_run_and_update(console_factory, tmp_path):
-    folder = tmp_path / "team"
-    folder.mkdir()
-    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
-    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
+    folder, dana, sam = team_of_two(console_factory, tmp_path)
     import_and_wait(dana, GOOD)
     assert dana.session.team.share(["assign_refund"], "Dana Ortiz") == 1
     files = shared_files(folder)
@@ -147,10 +162,7 @@ def test_share_then_see_review_accept_run_and_update(console_factory, tmp_path):
 
 
 def test_one_changed_byte_is_refused_and_an_unsigned_pack_is_labelled(console_factory, tmp_path):
-    folder = tmp_path / "team"
-    folder.mkdir()
-    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
-    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
+    folder, dana, sam = team_of_two(console_factory, tmp_path)
     import_and_wait(dana, GOOD)
     dana.session.team.share(["assign_refund"], "Dana Ortiz")
     (path,) = shared_files(folder)
@@ -184,13 +196,7 @@ def test_one_changed_byte_is_refused_and_an_unsigned_pack_is_labelled(console_fa
 
 
 def test_a_known_name_with_a_new_key_is_warned_before_anything_else(console_factory, tmp_path):
-    folder = tmp_path / "team"
-    folder.mkdir()
-    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
-    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
-    import_and_wait(dana, GOOD)
-    dana.session.team.share(["assign_refund"], "Dana Ortiz")
-    review_and_accept(sam, offered(sam, 1)[0])
+    folder, dana, sam = dana_shares_and_sam_accepts(console_factory, tmp_path)
 
     # Someone else signs a tool in Dana's name with their own key.
     other_root = tmp_path / "mallory"
@@ -229,13 +235,7 @@ def test_a_known_name_with_a_new_key_is_warned_before_anything_else(console_fact
 
 
 def test_a_withdrawal_propagates_and_the_folder_can_go_and_come_back(console_factory, tmp_path):
-    folder = tmp_path / "team"
-    folder.mkdir()
-    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
-    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
-    import_and_wait(dana, GOOD)
-    dana.session.team.share(["assign_refund"], "Dana Ortiz")
-    review_and_accept(sam, offered(sam, 1)[0])
+    folder, dana, sam = dana_shares_and_sam_accepts(console_factory, tmp_path)
     sam.qtbot.waitUntil(lambda: sam.session.team.status == "Team library: nothing new")
 
     # The folder disappears (unmounted, offline): a calm line, nothing lost or turned off.
@@ -303,13 +303,7 @@ def test_two_shares_at_once_both_land_and_conflict_copies_are_ignored(console_fa
 
 
 def test_stale_tools_are_flagged_and_usage_counts_are_shared(console_factory, tmp_path):
-    folder = tmp_path / "team"
-    folder.mkdir()
-    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
-    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
-    import_and_wait(dana, GOOD)
-    dana.session.team.share(["assign_refund"], "Dana Ortiz")
-    review_and_accept(sam, offered(sam, 1)[0])
+    folder, dana, sam = dana_shares_and_sam_accepts(console_factory, tmp_path)
     sam.run_tool("assign_refund", {"ticket_id": "T-1011"})
     sam.library.flush_usage()
 
@@ -358,10 +352,7 @@ def test_stale_tools_are_flagged_and_usage_counts_are_shared(console_factory, tm
 
 
 def test_team_screens_are_in_plain_words(console_factory, tmp_path):
-    folder = tmp_path / "team"
-    folder.mkdir()
-    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
-    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
+    folder, dana, sam = team_of_two(console_factory, tmp_path)
     import_and_wait(dana, GOOD)
     dana.session.team.share(["assign_refund"], "Dana Ortiz")
     offered(sam, 1)
@@ -387,10 +378,7 @@ def test_team_screens_are_in_plain_words(console_factory, tmp_path):
 
 
 def test_a_person_can_stop_trusting_an_author(console_factory, tmp_path):
-    folder = tmp_path / "team"
-    folder.mkdir()
-    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
-    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
+    _folder, dana, sam = team_of_two(console_factory, tmp_path)
     import_and_wait(dana, GOOD)
     import_and_wait(dana, pack_variant(tmp_path, "Another routine."), False)
     dana.session.team.share(["assign_refund"], "Dana Ortiz")
@@ -420,13 +408,7 @@ def test_a_person_can_stop_trusting_an_author(console_factory, tmp_path):
 def test_retiring_while_the_folder_is_offline_withdraws_it_once_the_folder_is_back(
     console_factory, tmp_path
 ):
-    folder = tmp_path / "team"
-    folder.mkdir()
-    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
-    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
-    import_and_wait(dana, GOOD)
-    dana.session.team.share(["assign_refund"], "Dana Ortiz")
-    review_and_accept(sam, offered(sam, 1)[0])
+    folder, dana, sam = dana_shares_and_sam_accepts(console_factory, tmp_path)
     dana.qtbot.waitUntil(lambda: [t.state for t in dana.session.team.view.tools] == ["mine"])
 
     away = tmp_path / "team-away"

@@ -572,6 +572,13 @@ def test_withdrawal_by_the_author_withdraws_the_installed_tool():
     assert view.withdraw == []
 
 
+def test_own_withdrawn_tool_is_withdrawn_not_mine():
+    file = shared("tools", signed_pack(created="2026-12-01T10:00:00Z"))
+    stop = shared("withdrawn", withdrawal(KEY_A, "assign_refund", "2026-12-05T10:00:00Z"))
+    assert only_tool(view_of(file, stop, mine=PUB_A)).state == "withdrawn"
+    assert only_tool(view_of(file, mine=PUB_A)).state == "mine"
+
+
 def test_withdrawal_covers_only_versions_shared_before_it():
     old = shared("tools", signed_pack(created="2026-12-01T10:00:00Z"))
     stop = shared("withdrawn", withdrawal(KEY_A, "assign_refund", "2026-12-05T10:00:00Z"))
