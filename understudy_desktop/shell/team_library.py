@@ -343,8 +343,10 @@ class TeamLibrary(QObject):
                 left.append(name)
                 continue
             self._notify(f"“{name}” was also withdrawn from the team library.")
-        self._settings.set(WITHDRAW_PENDING, left)
         if len(left) < len(pending):
+            # Only when one was written: a folder that keeps refusing is retried at every scan
+            # without a database write each time.
+            self._settings.set(WITHDRAW_PENDING, left)
             self.watcher.scan_now()
         return not left
 
