@@ -34,10 +34,12 @@ from understudy_desktop.library.legacy import migrate_legacy_files
 from understudy_desktop.library.library import Library
 from understudy_desktop.library.runner import ToolRunner
 from understudy_desktop.logs import install_crash_handler
+from understudy_desktop.model.service import ConsoleModel
 from understudy_desktop.paths import DataPaths, key_dir, web_assets_dir
 from understudy_desktop.qt_thread import call_on_main, init_main_thread_dispatch
 from understudy_desktop.shell.main_window import MainWindow
 from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
+from understudy_desktop.shell.person_commands import PersonCommands
 from understudy_desktop.shell.queue_choices import RememberedChoices
 from understudy_desktop.shell.queue_keeper import QueueKeeper
 from understudy_desktop.shell.team_library import TeamLibrary
@@ -90,6 +92,7 @@ class Session:
     library: Library
     consent: ConsentService
     calls: ToolCalls
+    model: ConsoleModel
     agent: AgentServer | None = None
     team: TeamLibrary | None = None
 
@@ -137,14 +140,21 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
     gate = ConsentGate(ledger, window)
     drafts = Drafts()
     consent = ConsentService(gate, library, drafts, window)
-    keeper = QueueKeeper(QueueStore(db), window.port, handoff, window)
+    store = QueueStore(db)
+    # The one place every change to the queue is applied (the page sends commands and draws).
+    model = ConsoleModel(db, store, library.catalogue, window)
+    keeper = QueueKeeper(store, window.port, handoff, window)
     settings = Settings(db)
     window.attach_queue(keeper, RememberedChoices(settings))
-    runner = ToolRunner(window.port, library, keeper.commit_run, window)
+    runner = ToolRunner(model, library, window)
     calls = ToolCalls(library, drafts, runner, consent, window.port, window, keeper.known)
-    ConsoleAsks(window.port, library, consent, calls, window, keeper.known)
+    person = PersonCommands(model, window.port, keeper, library, consent, window)
+    window.attach_person(person)
+    ConsoleAsks(
+        window.port, library, consent, calls, model, person.repairs.get, window, keeper.known
+    )
     ConsoleLibraryView(library, window.port, window)
-    session = Session(profile, window, handoff, paths, db, library, consent, calls)
+    session = Session(profile, window, handoff, paths, db, library, consent, calls, model)
     if load_problems:
         window.show_problem(
             "Some saved tools could not be read",

@@ -24,6 +24,7 @@ class CommandInfo:
     payload_schema: dict[str, Any]
     refs: dict[str, str]  # field -> "person" or "template": kept by name as well as id
     field_words: dict[str, dict[str, str]]  # this command's own words for a field
+    control: str | None = None  # the console control it drives (lit up while a run shows it)
 
     def words(self, field: str, shared: dict[str, dict[str, str]]) -> dict[str, str]:
         base = {
@@ -56,6 +57,7 @@ class Catalogue:
                 payload_schema=dict(c.get("payloadSchema") or {}),
                 refs={str(k): str(v) for k, v in (c.get("refs") or {}).items()},
                 field_words=dict(c.get("fieldWords") or {}),
+                control=str(c["control"]) if c.get("control") else None,
             )
             for c in raw.get("commands", [])
         }

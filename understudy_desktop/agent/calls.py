@@ -12,6 +12,7 @@ code. Messages never repeat an argument's value.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -32,9 +33,10 @@ from understudy_desktop.consent.manifest import (
 from understudy_desktop.consent.service import Answer, ConsentService, error
 from understudy_desktop.library.drafts import Drafts, check_draft
 from understudy_desktop.library.library import Library
+from understudy_desktop.library.may_run import may_run
 from understudy_desktop.library.model import PUBLIC_FIELDS, TaughtTool
 from understudy_desktop.library.refs import Known
-from understudy_desktop.library.runner import RunJob, RunResult, ToolRunner
+from understudy_desktop.library.runner import RunJob, RunResult, ToolRunner, tool_state
 from understudy_desktop.rules import rules
 
 log = logging.getLogger(__name__)
@@ -228,17 +230,9 @@ class ToolCalls(QObject):
         if tool is None:
             answer(error("not_found", "There is no tool by that name. Call tools/list."))
             return
-        if tool.status == "needs_review" or not tool.intact:
-            answer(
-                error(
-                    "approval_changed",
-                    f"{name} changed since a person approved it. It is held back until they "
-                    "review it again.",
-                )
-            )
-            return
-        if tool.status != "active":
-            answer(error("not_found", f"{name} is turned off in the person's library."))
+        refusal = may_run(name, tool_state(tool), tool.digest, None, time.monotonic())
+        if refusal is not None:
+            answer(refusal)
             return
         problems = argument_problems(tool.input_schema, arguments)
         if problems:
@@ -255,6 +249,8 @@ class ToolCalls(QObject):
                 if handle.cancelled:
                     return
                 if approved:
+                    # The run is asked again whether it may run (the tool the person approved
+                    # this run of may have been turned off, revoked or changed meanwhile).
                     self.run(tool, arguments, "agent", requester, answer, handle)
                 else:
                     answer(
@@ -289,7 +285,7 @@ class ToolCalls(QObject):
         """Queue a run of the approved tool; `answer` gets its result."""
 
         def finished(result: RunResult) -> None:
-            answer(run_reply(tool.name, result))
+            answer(result.answer)
 
         job = self.runner.submit(
             RunJob(
@@ -304,24 +300,3 @@ class ToolCalls(QObject):
         if handle is not None:
             handle.on_cancel(lambda: self.runner.cancel(job))
         return job
-
-
-def run_reply(name: str, result: RunResult) -> dict[str, Any]:
-    if result.outcome == "ok" and result.answer is not None:
-        return result.answer.for_agent()
-    if result.outcome == "failed" and result.answer is not None:
-        details = result.answer.for_agent()
-        details.pop("ok", None)
-        details["isError"] = True
-        details.setdefault("code", "tool_error")
-        details.setdefault("message", f"{name} failed.")
-        return details
-    messages = {
-        "timeout": f"{name} did not finish in time.",
-        "cancelled": f"{name} was stopped before it finished.",
-        "busy": "Too many runs are waiting. Try again shortly.",
-        "unavailable": "The console did not run it (it may be reloading). Try again shortly.",
-        "storage": f"{name} ran, but its changes could not be saved, so none were kept.",
-    }
-    code = "tool_error" if result.outcome == "failed" else result.outcome
-    return error(code, result.message or messages.get(result.outcome, f"{name} failed."))

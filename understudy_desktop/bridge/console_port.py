@@ -1,7 +1,8 @@
 """The shell's one handle on the console page: a method per protocol request, a signal per
 push. Nothing else in the shell names a page operation. Requests wait until the page says its
 console is ready (its stored queue is loaded); answers are parsed into their models, since
-whatever the page sends is untrusted."""
+whatever the page sends is untrusted. Nothing the page answers is taken as what happened to
+the queue: the shell's model applies every change and tells the page (feed)."""
 
 from __future__ import annotations
 
@@ -13,17 +14,7 @@ from pydantic import BaseModel
 from PySide6.QtCore import QObject, Signal
 
 from understudy_desktop.bridge.page_bridge import BridgeResult, PageBridge
-from understudy_desktop.bridge.protocol import (
-    Ask,
-    DraftAnswer,
-    Op,
-    RecordingDeleted,
-    RecordingSaved,
-    RunAnswer,
-    Summary,
-    ViewChanged,
-    parse_answer,
-)
+from understudy_desktop.bridge.protocol import Ask, DraftAnswer, Op, Summary, parse_answer
 
 
 @dataclass
@@ -35,14 +26,12 @@ class CallResult:
 
 
 ResultCallback = Callable[[CallResult], None]
+MAX_HELD = 10_000  # requests held for a console that is not ready yet
 
 
 class ConsolePort(QObject):
     ready_changed = Signal(bool)
-    recording_saved = Signal(object)  # protocol.Recording
-    recording_deleted = Signal(str)
-    view_changed = Signal(dict)
-    asked = Signal(str, object)  # ask id, PublishAsk | LibraryAsk | CallAsk
+    asked = Signal(str, object)  # ask id, one of protocol.AskBody
 
     def __init__(self, bridge: PageBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -56,27 +45,15 @@ class ConsolePort(QObject):
         return self.bridge.console_ready
 
     # --- requests ---------------------------------------------------------------------------
-    def run(
-        self,
-        payload: dict[str, Any],
-        answer: Callable[[RunAnswer | CallResult], None],
-        timeout_s: float,
-    ) -> str:
-        """Run approved steps in the page (payload: tool, steps, inputSchema, input, by).
-        Returns the call id (cancel it with cancel()). Sent at once: the run queue only runs
-        when the console is ready."""
+    def feed(self, entry: dict[str, Any]) -> None:
+        """What a commit changed, for the page to draw, in commit order. Held while the console
+        starts; it skips what its starting queue already holds, and asks for the saved copy
+        when it sees a revision missing (resync)."""
+        self._call(Op.FEED, entry, None)
 
-        def done(result: BridgeResult) -> None:
-            if not result.ok:
-                answer(CallResult(False, error=result.error_message, error_name=result.error_name))
-                return
-            parsed = parse_answer(RunAnswer, result.value)
-            answer(parsed if parsed is not None else CallResult(False, error="bad answer"))
-
-        return self.bridge.request(Op.RUN, payload, done, timeout_s)
-
-    def cancel(self, call_id: str, reason: str = "cancelled") -> None:
-        self.bridge.cancel(call_id, reason)
+    def teaching(self, state: dict[str, Any]) -> None:
+        """Teaching started or stopped (the page shows the red edge and the step count)."""
+        self._call(Op.TEACHING, state, None)
 
     def draft(
         self,
@@ -88,21 +65,6 @@ class ConsolePort(QObject):
         payload = {"recording": recording, "pairWith": pair_with, "meta": meta}
         self._call(Op.DRAFT, payload, lambda r: answer(_typed(DraftAnswer, r)))
 
-    def trial(
-        self,
-        payload: dict[str, Any],
-        answer: Callable[[RunAnswer | CallResult], None],
-        timeout_s: float = 30.0,
-    ) -> None:
-        """Run steps (as for run()) on a copy of the queue, for the approval dialog's "if it
-        ran now": the queue itself, the saved copy and the undo history stay as they are."""
-
-        def done(result: CallResult) -> None:
-            parsed = parse_answer(RunAnswer, result.value) if result.ok else None
-            answer(parsed if parsed is not None else result)
-
-        self._call(Op.TRIAL, payload, done, timeout_s=timeout_s)
-
     def show_library(self, view: dict[str, Any]) -> None:
         """The library as the page shows it and mirrors it into WebMCP (no answer)."""
         self._call(Op.LIBRARY, view, None)
@@ -112,8 +74,8 @@ class ConsolePort(QObject):
         self.bridge.request(Op.REPLY, {"to": ask_id, "value": value}, None)
 
     def saved(self, revision: int | None, error: str = "", generation: str | None = None) -> None:
-        """A run's changes, or a whole queue (`generation`), are in the database (or, with
-        `error`, could not be saved)."""
+        """A whole queue (`generation`) is in the database (or, with `error`, could not be
+        saved)."""
         payload = {"revision": revision, "error": error, "generation": generation}
         self._call(Op.SAVED, payload, None)
 
@@ -121,17 +83,8 @@ class ConsolePort(QObject):
         """Open the library, the recordings or the list of shortcuts (a menu was used)."""
         self._call(Op.SHOW, {"what": what}, None)
 
-    def undo(self) -> None:
-        self._call(Op.UNDO, {}, None)
-
-    def redo(self) -> None:
-        self._call(Op.REDO, {}, None)
-
     def summary(self, answer: Callable[[Summary | None], None]) -> None:
         self._call(Op.SUMMARY, {}, lambda r: answer(_typed(Summary, r)))
-
-    def export_queue(self, answer: ResultCallback) -> None:
-        self._call(Op.EXPORT_QUEUE, {}, answer, timeout_s=120)
 
     def load_queue(
         self,
@@ -157,6 +110,9 @@ class ConsolePort(QObject):
     ) -> None:
         if not self.ready:
             self._queue.append((op, payload, answer, timeout_s))
+            # A console that never comes back must not hold every change in memory; the one
+            # that does comes back reads the saved queue and resyncs on the first gap.
+            del self._queue[:-MAX_HELD]
             return
         self._send(op, payload, answer, timeout_s)
 
@@ -176,13 +132,7 @@ class ConsolePort(QObject):
                 self._send(*item)
 
     def _on_push(self, push: object) -> None:
-        if isinstance(push, RecordingSaved):
-            self.recording_saved.emit(push.recording)
-        elif isinstance(push, RecordingDeleted):
-            self.recording_deleted.emit(push.id)
-        elif isinstance(push, ViewChanged):
-            self.view_changed.emit(dict(push.view))
-        elif isinstance(push, Ask):
+        if isinstance(push, Ask):
             self.asked.emit(push.ask, push.body)
 
 

@@ -5,7 +5,9 @@ sends is parsed here with pydantic and dropped when it does not fit. docs/protoc
 every message, who may send it and what it may change; js/shell_api.js is the page's side.
 
 Shell -> page: a request {id, op, ...} answered by {id, ok, value | error}; or a request
-without an answer expected (op "library", "reply"). Page -> shell: pushes {event, ...}.
+without an answer expected (op "feed", "library", "reply"). Page -> shell: pushes {event, ...};
+an ask is a push the shell answers with "reply". The page sends the person's commands and
+draws what the shell applied: no answer from the page is ever taken as what happened.
 """
 
 from __future__ import annotations
@@ -17,21 +19,19 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 
 class Op(StrEnum):
-    """What the shell may ask of the page."""
+    """What the shell may ask of the page. None of it decides anything: the page draws what
+    the shell applied, and compiles drafts the shell checks again."""
 
-    RUN = "run"  # run these approved steps with these arguments
+    FEED = "feed"  # what a commit changed, to draw (no answer needed)
     DRAFT = "draft"  # compile a recording into a draft (pure; changes nothing)
     LIBRARY = "library"  # here is the library to show and mirror (no answer needed)
     REPLY = "reply"  # the answer to one of the page's asks
     SUMMARY = "summary"
-    EXPORT_QUEUE = "exportQueue"
     LOAD_QUEUE = "loadQueue"
     FLUSH = "flush"
-    SAVED = "saved"  # a run's changes are in the database (or could not be saved)
+    SAVED = "saved"  # an opened queue is in the database (or could not be saved)
     SHOW = "show"  # open a part of the console: the library, the recordings, the shortcuts
-    UNDO = "undo"  # the person's last change (Edit › Undo)
-    REDO = "redo"
-    TRIAL = "trial"  # run these steps on a copy of the queue: what would change (nothing does)
+    TEACHING = "teaching"  # teaching started or stopped (a menu, or the person's dialog)
     CANCEL = "cancel"
 
 
@@ -56,56 +56,15 @@ class PageTools(_Strict):
     tools: list[dict[str, Any]] = Field(default_factory=list, max_length=200)
 
 
-class RecordedRef(_Strict):
-    """The name of the person or template a recorded value was (kept so a tool travels)."""
-
-    kind: Literal["person", "template"]
-    name: str = Field(min_length=1, max_length=200)
-
-
-class RecordedStep(_Strict):
-    command: str = Field(max_length=64)
-    payload: dict[str, Any] = Field(default_factory=dict)
-    result: Any = None
-    control: str | None = Field(default=None, max_length=64)
-    provenance: dict[str, str] = Field(default_factory=dict)
-    refs: dict[str, RecordedRef] = Field(default_factory=dict)
-
-
-class Recording(_Strict):
-    id: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,80}$")
-    name: str = Field(max_length=200)
-    createdAt: str = Field(max_length=40)  # noqa: N815 (the page's key)
-    revision: int = Field(default=0, ge=0)
-    steps: list[RecordedStep] = Field(min_length=1, max_length=200)
-
-
-class RecordingSaved(_Strict):
-    event: Literal["recording-saved"]
-    recording: Recording
-
-
-class RecordingDeleted(_Strict):
-    event: Literal["recording-deleted"]
-    id: str = Field(max_length=80)
-
-
-class ViewChanged(_Strict):
-    """The person's filter and open ticket, remembered for the next start."""
-
-    event: Literal["view"]
-    view: dict[str, Any]
-
-
 class PublishAsk(_Strict):
-    """A person pressed Publish… (or finished a repair) in the console."""
+    """A person pressed Publish… (or finished a repair) in the console. A repair's re-done
+    step is the shell's own recording of it (the teach session of the repair)."""
 
     kind: Literal["publish"]
     definition: dict[str, Any]
     recordingId: str = Field(default="", max_length=80)  # noqa: N815
     replaces: str | None = Field(default=None, max_length=64)
     repairStep: int | None = Field(default=None, ge=0)  # noqa: N815
-    repairRecording: Recording | None = None  # noqa: N815
 
 
 LibraryAction = Literal["run", "disable", "enable", "revoke", "ask", "relax", "review"]
@@ -143,16 +102,62 @@ class QueueAsk(_Strict):
     cache: CacheState | None = None
 
 
-class CommitAsk(_Strict):
-    """A person's change, applied on screen: keep it, then say it is saved."""
+Provenance = Literal["typed", "picked", "context"]
 
-    kind: Literal["commit"]
+
+class CommandAsk(_Strict):
+    """A person's command (a click, a key, a typed value): the shell applies it, commits,
+    and answers. The page may draw it at once; the answer is final."""
+
+    kind: Literal["command"]
     command: str = Field(max_length=64)
-    changes: list[tuple[str, str, Any]] = Field(max_length=500_000)
+    payload: dict[str, Any] = Field(default_factory=dict)
+    control: str | None = Field(default=None, max_length=64)
+    provenance: dict[str, Provenance] = Field(default_factory=dict, max_length=20)
+
+
+class UndoAsk(_Strict):
+    """Ctrl+Z, Ctrl+Shift+Z, or a toast's Undo (with the change's `seq`)."""
+
+    kind: Literal["undo", "redo"]
+    seq: int | None = None
+
+
+class TeachAsk(_Strict):
+    """The Teach button, or Repair step N: start, or stop (the shell asks the person, in its
+    own dialog, whether to keep what was recorded)."""
+
+    kind: Literal["teach"]
+    action: Literal["start", "stop"]
+    repairTool: str | None = Field(default=None, max_length=64)  # noqa: N815
+    repairStep: int | None = Field(default=None, ge=0)  # noqa: N815
+
+
+class RecordingAsk(_Strict):
+    """Rename or delete a recording: the shell asks the person in its own dialog."""
+
+    kind: Literal["recording"]
+    action: Literal["rename", "delete"]
+    id: str = Field(max_length=80)
+
+
+class ResyncAsk(_Strict):
+    """The page saw a revision missing from the change feed: send the saved copy."""
+
+    kind: Literal["resync"]
 
 
 AskBody = Annotated[
-    PublishAsk | LibraryAsk | CallAsk | QueueAsk | CommitAsk, Field(discriminator="kind")
+    PublishAsk
+    | LibraryAsk
+    | CallAsk
+    | QueueAsk
+    | CommandAsk
+    | UndoAsk
+    | TeachAsk
+    | RecordingAsk
+    | ResyncAsk,
+    Field(discriminator="kind"),
 ]
 
 
@@ -162,10 +167,7 @@ class Ask(_Strict):
     body: AskBody
 
 
-Push = Annotated[
-    Hello | ConsoleReady | PageTools | RecordingSaved | RecordingDeleted | ViewChanged | Ask,
-    Field(discriminator="event"),
-]
+Push = Annotated[Hello | ConsoleReady | PageTools | Ask, Field(discriminator="event")]
 _PUSH = TypeAdapter(Push)
 
 
@@ -178,31 +180,6 @@ def parse_push(raw: Any) -> Push | None:
 
 
 # --- answers: page -> shell, to a request ---------------------------------------------------
-class RunAnswer(BaseModel):
-    """What a run did. `ok` false carries a code and a plain message; changed names tickets."""
-
-    model_config = ConfigDict(extra="allow")
-
-    ok: bool = False
-    isError: bool = False  # noqa: N815
-    code: str = ""
-    message: str = ""
-    tool: str = ""
-    changed: list[str] = Field(default_factory=list)
-    failedStep: int | None = None  # noqa: N815
-    result: Any = None
-    # The run's net changes, [ticket, field, value]: for the shell to save, never for agents.
-    changes: list[tuple[str, str, Any]] = Field(default_factory=list)
-
-    @property
-    def succeeded(self) -> bool:
-        return self.ok and not self.isError
-
-    def for_agent(self) -> dict[str, Any]:
-        """The page's answer as an agent receives it (the shell's own fields dropped)."""
-        return self.model_dump(exclude_none=True, exclude_defaults=True, exclude={"changes"})
-
-
 class DraftAnswer(BaseModel):
     model_config = ConfigDict(extra="ignore")
 

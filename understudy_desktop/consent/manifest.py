@@ -3,8 +3,11 @@ page: an agent passing "sensitive": false changes nothing.
 
 Every action that makes a tool callable, or more callable, needs a person's click in the
 native dialog: publish, repair, review after a change, enable, import, and letting a tool run
-without asking. So does taking a tool away for good (revoke). Making a tool less callable
-(disable, ask before each run) needs no dialog: it only takes power away.
+without asking. So does taking a tool away for good (revoke). Turning a tool off asked for by
+the console page takes the dialog too: a script in the page could ask for it as well as the
+person, and it changes what agents are shown. Keeping or deleting a recording is decided in
+the dialog for the same reason: recordings are what agents are told they can make tools from.
+Asking before each run only takes power away and happens at once.
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ IMPORT_PACK = SensitiveAction("import_pack", "Import tools from a Tool Pack")
 EXPORT_PACK = SensitiveAction("export_pack", "Export a Tool Pack")
 RUN_TOOL = SensitiveAction("run_tool", "Run tool")  # only for tools marked "ask me every time"
 RELAX_TOOL = SensitiveAction("relax_tool", "Stop asking before each run of tool")
+DISABLE_TOOL = SensitiveAction("disable_tool", "Turn tool off")
+KEEP_RECORDING = SensitiveAction("keep_recording", "Keep the recording")
+DELETE_RECORDING = SensitiveAction("delete_recording", "Delete the recording")
 
 # Built-in agent tools whose effect is sensitive, by MCP tool name. The endpoint decides these
 # in Python; the page never runs them.

@@ -22,7 +22,10 @@ from understudy_desktop.consent.dialog import DialogText
 from understudy_desktop.consent.gate import ConsentGate, Decision, Ticket
 from understudy_desktop.consent.ledger import Grant
 from understudy_desktop.consent.manifest import (
+    DELETE_RECORDING,
+    DISABLE_TOOL,
     ENABLE_TOOL,
+    KEEP_RECORDING,
     PUBLISH_TOOL,
     RELAX_TOOL,
     REPAIR_TOOL,
@@ -271,6 +274,68 @@ class ConsentService(QObject):
             requester=PERSON,
         )
         return self._decide(RELAX_TOOL, relax_args(name), text, None, False, answer, carry_out)
+
+    def disable(self, name: str, answer: Answer) -> Ticket | None:
+        """Turn a tool off, asked for from the console page: the person says so here."""
+        tool = self.library.get(name)
+        if tool is None or tool.status != "active":
+            answer(error("not_found", "That tool is not active."))
+            return None
+
+        def carry_out(_grant: Grant, reply: Answer) -> None:
+            self.library.disable(
+                name, lambda err: reply(_library_error(err) if err else {"status": "disabled"})
+            )
+
+        text = DialogText(
+            headline=f"{DISABLE_TOOL.verb} “{name}”",
+            details="Agents will no longer see it until you turn it back on, and runs of it "
+            "that are waiting will not happen. It stays in your library.",
+            requester=PERSON,
+        )
+        return self._decide(DISABLE_TOOL, tool_args(tool), text, None, False, answer, carry_out)
+
+    def keep_recording(
+        self, recording: dict[str, Any], answer: Answer, steps_left_out: bool = False
+    ) -> Ticket | None:
+        """Teaching stopped: the person says whether to keep what the shell recorded."""
+        lines = [
+            f"{i + 1}. {wording.recorded_step_sentence(self.catalogue, step)}"
+            for i, step in enumerate(recording.get("steps") or [])
+        ]
+        details = "This is what you did while teaching. Keep it to make a tool from it."
+        if steps_left_out:
+            details += " Only the first 200 steps were recorded."
+
+        def carry_out(_grant: Grant, reply: Answer) -> None:
+            self.library.save_recording(recording)
+            reply({"status": "kept", "recording": recording})
+
+        text = DialogText(
+            headline=f"{KEEP_RECORDING.verb} “{recording.get('name', '')}”",
+            details=details,
+            requester=PERSON,
+            sections=(("What you did", "\n".join(lines)),),
+        )
+        args = {"id": recording.get("id"), "steps": len(lines)}
+        return self._decide(KEEP_RECORDING, args, text, None, False, answer, carry_out)
+
+    def delete_recording(self, rec_id: str, answer: Answer) -> Ticket | None:
+        recording = self.library.recording(rec_id)
+        if recording is None:
+            answer(error("not_found", "That recording is gone."))
+            return None
+
+        def carry_out(_grant: Grant, reply: Answer) -> None:
+            self.library.delete_recording(rec_id)
+            reply({"status": "deleted"})
+
+        text = DialogText(
+            headline=f"{DELETE_RECORDING.verb} “{recording.get('name', '')}”",
+            details="Tools you made from it keep working. The recording cannot be brought back.",
+            requester=PERSON,
+        )
+        return self._decide(DELETE_RECORDING, {"id": rec_id}, text, None, False, answer, carry_out)
 
     def confirm_run(
         self,

@@ -90,6 +90,18 @@ def step_sentence(catalogue: Catalogue, step: dict[str, Any]) -> str:
     )
 
 
+def recorded_step_sentence(catalogue: Catalogue, step: dict[str, Any]) -> str:
+    """A recorded step (a command and the values given) as a sentence, each value fixed."""
+    raw_refs, raw_payload = step.get("refs"), step.get("payload")
+    refs: dict[str, Any] = raw_refs if isinstance(raw_refs, dict) else {}
+    payload: dict[str, Any] = raw_payload if isinstance(raw_payload, dict) else {}
+    args = {
+        name: {"from": "const", "value": value, **({"ref": refs[name]} if name in refs else {})}
+        for name, value in payload.items()
+    }
+    return step_sentence(catalogue, {"command": step.get("command"), "args": args})
+
+
 def step_lines(definition: dict[str, Any], catalogue: Catalogue) -> list[str]:
     return [
         f"{index + 1}. {step_sentence(catalogue, step)}"

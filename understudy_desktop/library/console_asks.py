@@ -1,10 +1,10 @@
 """What the console page may ask of the shell, and what the shell does about it.
 
 The page can only ask. A publish or repair is checked and put to the person in the native
-dialog; a library button that gives a tool more power (enable, review, stop asking) or takes
-it away for good (revoke) opens the dialog too; only buttons that take power away (disable,
-ask before each run) act at once. A Run is the same run an agent gets. Whatever a script in
-the page sends through this path, the worst it can do is open a dialog the person rejects.
+dialog; a library button that changes what agents are shown (enable, turn off, review, revoke)
+or gives a tool more power (stop asking) opens the dialog too; only "ask me before each run"
+acts at once. A Run is the same run an agent gets. Whatever a script in the page sends through
+this path, the worst it can do is open a dialog the person rejects.
 """
 
 from __future__ import annotations
@@ -17,19 +17,15 @@ from PySide6.QtCore import QObject
 
 from understudy_desktop.agent.calls import ToolCalls
 from understudy_desktop.agent.schema_check import argument_problems
-from understudy_desktop.bridge.console_port import CallResult, ConsolePort
-from understudy_desktop.bridge.protocol import (
-    CallAsk,
-    LibraryAsk,
-    PublishAsk,
-    Recording,
-    RunAnswer,
-)
+from understudy_desktop.bridge.console_port import ConsolePort
+from understudy_desktop.bridge.protocol import CallAsk, LibraryAsk, PublishAsk
 from understudy_desktop.consent.service import PERSON, ConsentService, error
 from understudy_desktop.library.drafts import check_draft
 from understudy_desktop.library.library import Library, LibraryError
 from understudy_desktop.library.refs import Known
 from understudy_desktop.library.trial import example_input, trial_sentence
+from understudy_desktop.model.runs import RunOutcome, RunRequest
+from understudy_desktop.model.service import ConsoleModel
 
 log = logging.getLogger(__name__)
 PAGE_CALLER = "a script in the console page"
@@ -42,6 +38,8 @@ class ConsoleAsks(QObject):
         library: Library,
         consent: ConsentService,
         calls: ToolCalls,
+        model: ConsoleModel,
+        repairs: Callable[[str], dict[str, Any] | None],
         parent: QObject | None = None,
         known: Callable[[], Known] = dict,
     ) -> None:
@@ -51,12 +49,9 @@ class ConsoleAsks(QObject):
         self._library = library
         self._consent = consent
         self._calls = calls
+        self._model = model
+        self._repairs = repairs  # the shell's recording of a repair's re-done step, by tool
         port.asked.connect(self._on_ask)
-        port.recording_saved.connect(self._on_recording)
-        port.recording_deleted.connect(library.delete_recording)
-
-    def _on_recording(self, recording: Recording) -> None:
-        self._library.save_recording(recording.model_dump(mode="json"))
 
     def _on_ask(self, ask_id: str, body: object) -> None:
         def reply(value: dict[str, Any]) -> None:
@@ -73,10 +68,10 @@ class ConsoleAsks(QObject):
         catalogue = self._library.catalogue
         if ask.replaces is not None:
             old = self._library.get(ask.replaces)
-            if old is None or ask.repairStep is None or ask.repairRecording is None:
+            redone = self._repairs(ask.replaces)
+            if old is None or ask.repairStep is None or redone is None:
                 reply(error("not_found", "There is no such tool to repair."))
                 return
-            redone = ask.repairRecording.model_dump(mode="json")
             definition, problems = check_draft(
                 ask.definition,
                 catalogue,
@@ -104,22 +99,19 @@ class ConsoleAsks(QObject):
             self._consent.publish(draft.id, PERSON, None, False, reply)
             return
 
-        def tried(result: RunAnswer | CallResult) -> None:
-            # The dialog opens either way; a trial that could not run is simply left out.
-            trial = ""
-            if isinstance(result, RunAnswer):
-                ok = result.ok and not result.isError
-                trial = trial_sentence(ok, result.changed, result.message, answers)
+        def tried(result: RunOutcome) -> None:
+            # The dialog opens either way; the trial changed nothing (it was rolled back).
+            answer = result.answer
+            changed = [str(t) for t in answer.get("changed") or []]
+            more = int(answer.get("changed_more") or 0)
+            message = str(answer.get("message") or "")
+            trial = trial_sentence(result.ok, changed, message, answers, more)
             self._consent.publish(draft.id, PERSON, None, False, reply, trial=trial)
 
-        payload = {
-            "tool": definition["name"],
-            "steps": definition["steps"],
-            "inputSchema": definition["inputSchema"],
-            "input": answers,
-            "by": "person",
-        }
-        self._port.trial(payload, tried)
+        request = RunRequest(
+            str(definition["name"]), definition["steps"], definition["inputSchema"], answers
+        )
+        self._model.run(request, lambda _conn: None, "person", PERSON, tried, trial=True)
 
     def _library_action(self, ask: LibraryAsk, reply: Any) -> None:
         name = ask.tool
@@ -133,7 +125,7 @@ class ConsoleAsks(QObject):
         if ask.action == "run":
             self._run(name, ask.input, reply)
         elif ask.action == "disable":
-            self._library.disable(name, done)
+            self._consent.disable(name, reply)
         elif ask.action == "ask":
             self._library.ask_every_time(name, done)
         elif ask.action == "enable":

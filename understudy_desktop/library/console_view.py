@@ -40,10 +40,13 @@ def tool_view(tool: TaughtTool, library: Library) -> dict[str, Any]:
 
 
 def library_view(library: Library) -> dict[str, Any]:
+    """The tools and the recordings, as the shell holds them (the page keeps no copy of its
+    own that could differ)."""
     return {
         "tools": [tool_view(t, library) for t in library.tools()],
         "max": rules().maxTaughtTools,
         "active": library.active_count(),
+        "recordings": library.recordings(),
     }
 
 
@@ -57,20 +60,16 @@ class ConsoleLibraryView(QObject):
         self._timer.setInterval(USAGE_DEBOUNCE_MS)
         self._timer.timeout.connect(self.push)
         library.changed.connect(self.push)
+        library.recordings_changed.connect(self.push)
         library.usage_changed.connect(self._timer.start)
         port.ready_changed.connect(self._on_ready)
 
     def _on_ready(self, ready: bool) -> None:
         if ready:
-            self.push(with_recordings=True)
+            self.push()
 
-    def push(self, with_recordings: bool = False) -> None:
-        """Send the library; a new document also gets the recordings the shell keeps (the
-        page's own copy may be gone with a deleted browser profile)."""
+    def push(self) -> None:
         self._timer.stop()
         if not self._port.ready:
             return
-        view = library_view(self._library)
-        if with_recordings:
-            view["recordings"] = self._library.recordings()
-        self._port.show_library(view)
+        self._port.show_library(library_view(self._library))

@@ -101,6 +101,7 @@ class Library(QObject):
     changed = Signal()  # tools came, went, or changed status: agents' list changes
     removed = Signal(str)  # a tool left the library (revoked or retired), after COMMIT
     usage_changed = Signal()
+    recordings_changed = Signal()
 
     def __init__(
         self, db: Database, seal: ApprovalSeal, catalogue: Catalogue | None = None
@@ -378,14 +379,19 @@ class Library(QObject):
     # --- recordings (the person's own demonstrations; not approvals) -----------------------
     def save_recording(self, recording: dict[str, Any]) -> None:
         """Known at once (the page may ask to publish a tool made from it in the same
-        breath), on disk a moment later. A recording is a demonstration, not an approval."""
+        breath), on disk a moment later. A recording is a demonstration, not an approval; the
+        shell makes it from the commands it applied (model/teaching.py), never the page."""
         with self._lock:
+            previous = self._recordings.get(str(recording["id"]))
+            revision = int(previous.get("revision", 0)) + 1 if previous else 1
+            recording = {**recording, "revision": revision}
             self._recordings[str(recording["id"])] = recording
 
         def write(conn: sqlite3.Connection) -> None:
             store.write_recording(conn, recording)
 
         self._db.submit(write)
+        self.recordings_changed.emit()
 
     def delete_recording(self, rec_id: str) -> None:
         def write(conn: sqlite3.Connection) -> None:
@@ -394,7 +400,7 @@ class Library(QObject):
         def apply() -> None:
             self._recordings.pop(rec_id, None)
 
-        self._write(write, apply, lambda _e: None, emit=False)
+        self._write(write, apply, lambda _e: self.recordings_changed.emit(), emit=False)
 
     # --- plumbing -----------------------------------------------------------------------------
     def sealed(self, tool: TaughtTool) -> TaughtTool:

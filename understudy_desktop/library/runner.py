@@ -1,19 +1,22 @@
-"""Runs of taught tools, in arrival order, one at a time in the page.
+"""Runs of taught tools, in arrival order, one at a time, applied by the shell's model.
 
 Whoever asks (an agent through the endpoint, the person from the library, a script in the
-page through the WebMCP mirror), the run is the same: the shell takes the approved
-definition from the library and hands the page exactly its steps with the arguments. What the
-page's own registry holds never matters.
+page through the WebMCP mirror), the run is the same: the approved definition the library
+holds, applied by model/service.py in one transaction. The page is not in the path; it draws
+the change afterwards.
 
-The page has one thread, so runs queue here. Each has its own timeout, counted from when it
-arrived. A run still waiting when its time is up is dropped without running. The page is told
-each run's deadline and refuses to start one past it, so a run the caller was told timed out
-never starts later. `busy` comes back only when MAX_WAITING runs are already waiting.
+"May this run now?" (library/may_run.py) is asked when a call arrives, again when its run
+reaches the front, and a last time inside the run's transaction. Turning a tool off or
+revoking it ends its waiting runs at once. Each run has its own time limit, counted from its
+arrival: one still waiting when its time is up is dropped without running. `busy` comes back
+only when MAX_WAITING runs are already waiting.
 """
 
 from __future__ import annotations
 
 import logging
+import sqlite3
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -22,29 +25,27 @@ from typing import Any, Literal
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from understudy_desktop.bridge.console_port import CallResult, ConsolePort
-from understudy_desktop.bridge.protocol import RunAnswer
 from understudy_desktop.library.library import Library
+from understudy_desktop.library.may_run import ToolState, may_run, stored_state
 from understudy_desktop.library.model import TaughtTool
+from understudy_desktop.model.runs import RunOutcome, RunRequest
+from understudy_desktop.model.service import ConsoleModel
 
 log = logging.getLogger(__name__)
 
 MAX_WAITING = 256
-# How long past its deadline a run that already started may take to report back. The page
-# never *starts* a run after its deadline; this only covers one that started just before.
-GRACE_S = 2.0
 
-Outcome = Literal["ok", "failed", "timeout", "cancelled", "busy", "unavailable", "storage"]
-# Saves a run's changes, as one transaction, before its caller hears of it:
-# commit(changes, by, tool, client, done), and done("") once saved or done(reason).
-Commit = Callable[[list[tuple[str, str, Any]], str, str, str, Callable[[str], None]], None]
+Outcome = Literal["ok", "failed", "refused", "timeout", "cancelled", "busy", "storage"]
 
 
 @dataclass
 class RunResult:
     outcome: Outcome
-    answer: RunAnswer | None = None
-    message: str = ""
+    answer: dict[str, Any]
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == "ok"
 
 
 @dataclass
@@ -57,35 +58,39 @@ class RunJob:
     done: Callable[[RunResult], None]
     arrived: float = field(default_factory=time.monotonic)
     state: str = "waiting"  # waiting, running, finished
-    call_id: str = ""
     timer: QTimer | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
+    refused_inside: bool = False  # the run's own transaction said it may not run
 
     @property
     def deadline(self) -> float:
         return self.arrived + self.timeout_s
+
+    def request(self) -> RunRequest:
+        return RunRequest(self.tool.name, self.tool.steps, self.tool.input_schema, self.arguments)
+
+
+def tool_state(tool: TaughtTool | None) -> ToolState | None:
+    if tool is None:
+        return None
+    # A definition that no longer hashes to its approval is not the approved tool.
+    status = tool.status if tool.intact else "needs_review"
+    return ToolState(status, tool.digest)
 
 
 class ToolRunner(QObject):
     finished = Signal(object)  # the RunJob, after its result was handed out
 
     def __init__(
-        self,
-        port: ConsolePort,
-        library: Library,
-        commit: Commit | None = None,
-        parent: QObject | None = None,
+        self, model: ConsoleModel, library: Library, parent: QObject | None = None
     ) -> None:
         super().__init__(parent)
-        self._port = port
+        self._model = model
         self._library = library
-        self._commit = commit
         self._waiting: deque[RunJob] = deque()
         self._running: RunJob | None = None
-        port.ready_changed.connect(self._on_ready)
-
-    def _on_ready(self, ready: bool) -> None:
-        if ready:
-            self._pump()
+        # Turn off, Revoke, a review: waiting runs are asked again at once.
+        library.changed.connect(self._library_changed)
 
     @property
     def waiting(self) -> int:
@@ -93,15 +98,23 @@ class ToolRunner(QObject):
 
     @property
     def running(self) -> bool:
-        """A run is in the page now (the next waits for it to finish)."""
         return self._running is not None
 
+    def check(self, job: RunJob) -> dict[str, Any] | None:
+        """May `job` run now, by what the library holds in memory?"""
+        current = self._library.get(job.tool.name)
+        return may_run(
+            job.tool.name, tool_state(current), job.tool.digest, job.deadline, time.monotonic()
+        )
+
     def submit(self, job: RunJob) -> RunJob:
+        refusal = self.check(job)
+        if refusal is not None:
+            self._finish(job, RunResult("refused", refusal))
+            return job
         if len(self._waiting) >= MAX_WAITING:
-            job.state = "finished"
-            job.done(
-                RunResult("busy", message=f"{MAX_WAITING} runs are already waiting. Try again.")
-            )
+            message = f"{MAX_WAITING} runs are already waiting. Try again."
+            self._finish(job, RunResult("busy", _error("busy", message)))
             return job
         timer = QTimer(self)
         timer.setSingleShot(True)
@@ -113,90 +126,73 @@ class ToolRunner(QObject):
         return job
 
     def cancel(self, job: RunJob) -> None:
-        """The caller gave up. A waiting run never runs; a running one is aborted in the page
-        (its changes are rolled back if it is still between steps)."""
+        """The caller gave up. A waiting run never runs; a running one stops before its next
+        step and is rolled back."""
         if job.state == "waiting":
             self._waiting.remove(job)
-            self._finish(job, RunResult("cancelled", message="Stopped before it started."))
-        elif job.state == "running" and job.call_id:
-            self._port.cancel(job.call_id, "cancelled")
+            answer = _error("cancelled", f"{job.tool.name} was stopped before it started.")
+            self._finish(job, RunResult("cancelled", answer))
+        elif job.state == "running":
+            job.stop.set()
 
     # --- the queue -------------------------------------------------------------------------
+    def _library_changed(self) -> None:
+        for job in list(self._waiting):
+            refusal = self.check(job)
+            if refusal is not None:
+                self._waiting.remove(job)
+                self._finish(job, RunResult("refused", refusal))
+
     def _expired(self, job: RunJob) -> None:
         if job.state == "waiting":
             self._waiting.remove(job)
-            self._finish(
-                job,
-                RunResult("timeout", message="It waited its turn too long and did not run."),
-            )
+            answer = _error("timeout", f"{job.tool.name} waited its turn too long and did not run.")
+            self._finish(job, RunResult("timeout", answer))
 
     def _pump(self) -> None:
-        if self._running is not None or not self._waiting or not self._port.ready:
-            return
-        job = self._waiting.popleft()
+        while self._running is None and self._waiting:
+            job = self._waiting.popleft()
+            refusal = self.check(job)
+            if refusal is not None:
+                self._finish(job, RunResult("refused", refusal))
+                continue
+            self._start(job)
+
+    def _start(self, job: RunJob) -> None:
         job.state = "running"
         self._running = job
-        remaining = max(0.0, job.deadline - time.monotonic())
-        definition = job.tool.definition
-        payload = {
-            "tool": job.tool.name,
-            "steps": definition.get("steps"),
-            "inputSchema": job.tool.input_schema,
-            "input": job.arguments,
-            "by": job.by,
-            # Wall-clock milliseconds, the page's Date.now(): it refuses to start after this.
-            "deadline": int((time.time() + remaining) * 1000),
-        }
-        job.call_id = self._port.run(
-            payload, lambda answer: self._answered(job, answer), remaining + GRACE_S
-        )
+        name, approved, deadline = job.tool.name, job.tool.digest, job.deadline
 
-    def _answered(self, job: RunJob, answer: RunAnswer | CallResult) -> None:
+        def inside(conn: sqlite3.Connection) -> dict[str, Any] | None:
+            # The last word, in the run's own transaction.
+            refusal = may_run(name, stored_state(conn, name), approved, deadline, time.monotonic())
+            job.refused_inside = refusal is not None
+            return refusal
+
+        def ran(outcome: RunOutcome) -> None:
+            self._ran(job, outcome)
+
+        self._model.run(job.request(), inside, job.by, job.client, ran, stopped=job.stop.is_set)
+
+    def _ran(self, job: RunJob, outcome: RunOutcome) -> None:
         if self._running is job:
             self._running = None
-        if isinstance(answer, CallResult):
-            if answer.error_name == "AbortError" and answer.error == "timeout":
-                result = RunResult("timeout", message="It did not finish in time and was stopped.")
-            elif answer.error_name == "AbortError" and answer.error == "cancelled":
-                result = RunResult("cancelled", message="It was stopped before it finished.")
-            else:
-                result = RunResult("unavailable", message="The console did not run it.")
-        elif answer.succeeded:
-            if answer.changes and self._commit is not None:
-                # Acknowledged only once saved; the next run may start meanwhile (the page has
-                # applied this one, and the database keeps commits in order).
-                self._commit(
-                    answer.changes,
-                    job.by,
-                    job.tool.name,
-                    job.client,
-                    lambda error: self._saved(job, answer, error),
-                )
-                self._pump()
-                return
+        answer = outcome.answer
+        code = str(answer.get("code", ""))
+        if outcome.ok:
             self._library.record_run(job.tool.name, True, None)
             result = RunResult("ok", answer)
+        elif job.refused_inside:
+            result = RunResult("refused", answer)
+        elif code == "cancelled":
+            result = RunResult("cancelled", answer)
         else:
-            if answer.code not in ("timeout", "cancelled"):
-                self._library.record_run(
-                    job.tool.name,
-                    False,
-                    {"code": answer.code, "message": answer.message, "step": answer.failedStep},
-                )
-            outcome: Outcome = answer.code if answer.code in ("timeout", "cancelled") else "failed"  # type: ignore[assignment]
-            result = RunResult(outcome, answer, answer.message)
+            step = answer.get("failedStep")
+            failure = {"code": code, "message": answer.get("message"), "step": step}
+            self._library.record_run(job.tool.name, False, failure)
+            result = RunResult("storage" if code == "storage" else "failed", answer)
         self._finish(job, result)
         self._pump()
-
-    def _saved(self, job: RunJob, answer: RunAnswer, error: str) -> None:
-        if error:
-            failure = {"code": "storage", "message": error, "step": None}
-            self._library.record_run(job.tool.name, False, failure)
-            message = f"The run's changes could not be saved ({error}); nothing was kept."
-            self._finish(job, RunResult("storage", answer, message))
-            return
-        self._library.record_run(job.tool.name, True, None)
-        self._finish(job, RunResult("ok", answer))
 
     def _finish(self, job: RunJob, result: RunResult) -> None:
         if job.state == "finished":
@@ -210,3 +206,7 @@ class ToolRunner(QObject):
             job.done(result)
         finally:
             self.finished.emit(job)
+
+
+def _error(code: str, message: str) -> dict[str, Any]:
+    return {"isError": True, "code": code, "message": message}

@@ -37,8 +37,11 @@ def example_input(
     return answers
 
 
-def trial_sentence(ok: bool, changed: list[str], message: str, answers: dict[str, Any]) -> str:
-    """What the trial found, in words for the dialog."""
+def trial_sentence(
+    ok: bool, changed: list[str], message: str, answers: dict[str, Any], more: int = 0
+) -> str:
+    """What the trial found, in words for the dialog; `more` tickets beyond those named in
+    `changed` (a run's answer names at most 20)."""
     on = ""
     tickets = [v for k, v in answers.items() if "ticket" in k and isinstance(v, str)]
     if tickets:
@@ -50,8 +53,10 @@ def trial_sentence(ok: bool, changed: list[str], message: str, answers: dict[str
         already = "it is" if len(tickets) == 1 else "they are"
         start = on or "On your queue as it is now, "
         return f"{start}nothing would change: {already} already as this routine leaves them."
+    total = len(changed) + more
     named = ", ".join(changed[:MAX_NAMED])
-    more = f" and {len(changed) - MAX_NAMED} more" if len(changed) > MAX_NAMED else ""
-    count = f"{len(changed)} ticket{'s' if len(changed) != 1 else ''}"
+    rest = total - min(len(changed), MAX_NAMED)
+    others = f" and {rest:,} more" if rest > 0 else ""
+    count = f"{total:,} ticket{'s' if total != 1 else ''}"
     start = on or "On your queue as it is now, "
-    return f"{start}it would change {count}: {named}{more}."
+    return f"{start}it would change {count}: {named}{others}."

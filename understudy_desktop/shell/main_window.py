@@ -6,7 +6,7 @@ import json
 import logging
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import (
@@ -48,6 +48,9 @@ from understudy_desktop.shell.background import BackgroundJob, garbage_collectio
 from understudy_desktop.shell.connect_dialog import ConnectAgentDialog, client_snippets
 from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
 from understudy_desktop.shell.queue_choices import RememberedChoices
+
+if TYPE_CHECKING:
+    from understudy_desktop.shell.person_commands import PersonCommands
 from understudy_desktop.shell.queue_keeper import QueueKeeper, SerializedQueue, serialize
 from understudy_desktop.shell.queue_preview import QueuePreviewDialog
 from understudy_desktop.store.queue_store import QueueState
@@ -104,6 +107,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self._agent_status)
         self.statusBar().addPermanentWidget(self._status)
         self.packs: PackActions | None = None
+        self.person: PersonCommands | None = None
         self.team_menu: Any = None  # shell/team_menu.py TeamMenu, attached by the app
         self._build_menus()
         # Files dropped on the console: queues open, Tool Packs import.
@@ -198,13 +202,21 @@ class MainWindow(QMainWindow):
         self.undo_action = self._action(
             "&Undo your last change\tCtrl+Z",
             None,
-            lambda: self.port.undo(),
+            lambda: self._undo("undo"),
             "Put back what your last change in the queue changed.",
         )
         self.redo_action = self._action(
-            "&Redo\tCtrl+Shift+Z", None, lambda: self.port.redo(), "Do the undone change again."
+            "&Redo\tCtrl+Shift+Z", None, lambda: self._undo("redo"), "Do the undone change again."
+        )
+        self.teach_action = self._action(
+            "&Teach a routine\tCtrl+Shift+R",  # the page takes the key itself, as with Undo
+            None,
+            self._toggle_teaching,
+            "Do a routine once; Understudy records it so you can make a tool of it.",
         )
         edit_menu.addActions([self.undo_action, self.redo_action])
+        edit_menu.addSeparator()
+        edit_menu.addAction(self.teach_action)
         edit_menu.addSeparator()
         self.name_action = self._action(
             "Your &name on shared packs…",
@@ -425,6 +437,40 @@ class MainWindow(QMainWindow):
         box.setText(visible_controls(message))
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         box.open()
+
+    def attach_person(self, person: PersonCommands) -> None:
+        self.person = person
+
+    def _undo(self, which: str) -> None:
+        if self.person is None:
+            return
+        model = self.person.model
+
+        def said(answer: dict[str, Any]) -> None:
+            if answer.get("nothing"):
+                words = "Nothing to undo." if which == "undo" else "Nothing to redo."
+            elif which == "undo":
+                words = (
+                    "Undone, except what was changed again since."
+                    if answer.get("kept")
+                    else "Undone."
+                )
+            else:
+                words = "Redone."
+            self.statusBar().showMessage(words, 5000)
+
+        if which == "undo":
+            model.undo(said)
+        else:
+            model.redo(said)
+
+    def _toggle_teaching(self) -> None:
+        if self.person is None:
+            return
+        if self.person.model.teaching.active:
+            self.person.stop_teaching()
+        else:
+            self.person.start_teaching()
 
     def attach_queue(self, keeper: QueueKeeper, choices: RememberedChoices) -> None:
         self.keeper = keeper

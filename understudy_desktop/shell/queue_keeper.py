@@ -6,7 +6,7 @@ before it counts as saved, and the file the queue came from.
   the saved copy, and, unless this is the very first start, the console says so in one line.
   The queue is never silently replaced by the demo queue: the demo queue is stored the first
   time, like any other queue.
-- A person's change and a run's changes are committed (store/queue_store.py) before the
+- Every change is applied and committed by the shell's model (model/service.py) before the
   person sees "saved" or the agent gets its result. A change that cannot be saved is said
   plainly, and the console is put back to the saved copy, so it never shows what is not kept.
 - The file the queue came from (format, columns, extra columns, header order) is kept too, so
@@ -29,7 +29,7 @@ from pydantic import TypeAdapter
 from PySide6.QtCore import QObject, Signal
 
 from understudy_desktop.bridge.console_port import ConsolePort
-from understudy_desktop.bridge.protocol import CommitAsk, QueueAsk
+from understudy_desktop.bridge.protocol import QueueAsk, ResyncAsk
 from understudy_desktop.paths import web_assets_dir
 from understudy_desktop.queue_io import (
     Assignee,
@@ -42,14 +42,7 @@ from understudy_desktop.queue_io import (
     source_to_state,
 )
 from understudy_desktop.shell.background import BackgroundJob
-from understudy_desktop.store.queue_store import (
-    Change,
-    Committed,
-    QueueState,
-    QueueStore,
-    Row,
-    ticket_row,
-)
+from understudy_desktop.store.queue_store import QueueState, QueueStore, Row, ticket_row
 from understudy_desktop.web.handoff import Handoff
 
 log = logging.getLogger(__name__)
@@ -99,10 +92,6 @@ def serialize(queue: LoadedQueue, name: str) -> SerializedQueue:
     return SerializedQueue(document, rows, meta)
 
 
-def changes_of(raw: list[tuple[str, str, Any]]) -> list[Change]:
-    return [Change(str(ticket), str(field), value) for ticket, field, value in raw]
-
-
 class QueueKeeper(QObject):
     reloaded = Signal(str)  # the console went back to the saved copy; the reason
 
@@ -119,14 +108,14 @@ class QueueKeeper(QObject):
         self._handoff = handoff
         self._jobs: set[BackgroundJob] = set()
         port.asked.connect(self._on_ask)
-        port.view_changed.connect(store.remember_view)
 
     # --- what the console starts with ---------------------------------------------------
     def _on_ask(self, ask_id: str, body: object) -> None:
         if isinstance(body, QueueAsk):
             self._starting(ask_id, body)
-        elif isinstance(body, CommitAsk):
-            self._commit(ask_id, body)
+        elif isinstance(body, ResyncAsk):
+            self._port.reply(ask_id, {"ok": True})
+            self.reload("")
 
     def _starting(self, ask_id: str, ask: QueueAsk) -> None:
         state = self.store.state()
@@ -193,39 +182,6 @@ class QueueKeeper(QObject):
             self.reloaded.emit(reason)
 
         self._background(self.store.document_json, ready, lambda exc: log.error("%s", exc))
-
-    # --- changes --------------------------------------------------------------------------
-    def _commit(self, ask_id: str, ask: CommitAsk) -> None:
-        def done(result: Committed | Exception) -> None:
-            if isinstance(result, Exception):
-                self._port.reply(ask_id, {"isError": True, "message": _plain(result)})
-                self.reload(RELOADED)
-                return
-            self._port.reply(ask_id, {"revision": result.revision})
-
-        self.store.apply(changes_of(ask.changes), "person", ask.command, done)
-
-    def commit_run(
-        self,
-        changes: list[tuple[str, str, Any]],
-        by: str,
-        tool: str,
-        client: str,
-        done: Callable[[str], None],
-    ) -> None:
-        """A run's changes, as one transaction; `done("")` once saved, or with the reason."""
-
-        def committed(result: Committed | Exception) -> None:
-            if isinstance(result, Exception):
-                self._port.saved(None, _plain(result))
-                self.reload(RELOADED)
-                done(_plain(result))
-                return
-            self._port.saved(result.revision)
-            done("")
-
-        actor = "agent" if by == "agent" else "person"
-        self.store.apply(changes_of(changes), actor, f"run {tool}", committed, tool, client)
 
     # --- the queue file ---------------------------------------------------------------------
     def replace(

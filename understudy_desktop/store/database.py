@@ -13,6 +13,7 @@ durability.py) and which stays well under a frame for a person's single edit.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import queue
@@ -29,8 +30,50 @@ DB_FILE = "understudy.sqlite3"
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], Any]
 
+
 # Each entry moves the schema one version up; PRAGMA user_version says where a file is.
-MIGRATIONS: tuple[str, ...] = (
+def _split_tickets(conn: sqlite3.Connection) -> None:
+    """6: a ticket in three rows (model/tables.py): what the customer wrote, what a search looks
+    in, and what commands change, so a change to 100,000 tickets rewrites only small rows. The
+    view `tickets` keeps the old shape for readers. Tags are sorted, as commands keep them."""
+    from understudy_desktop.model.tables import CREATE_TABLES, insert_rows, tags_text
+
+    for statement in _statements(CREATE_TABLES):
+        conn.execute(statement)
+    old = conn.execute(
+        "SELECT id, position, subject, body, requester, created, status, priority, assignee,"
+        " tags, reply_draft FROM tickets ORDER BY position"
+    ).fetchall()
+    rows = [
+        (
+            r[0],
+            n,
+            r[2],
+            r[3],
+            r[4],
+            r[5],
+            r[6],
+            r[7],
+            r[8],
+            tags_text(sorted(json.loads(r[9]))),
+            r[10],
+        )
+        for n, r in enumerate(old)
+    ]
+    conn.execute("DROP TABLE tickets")
+    insert_rows(conn, rows)
+    conn.execute(TICKETS_VIEW)
+
+
+TICKETS_VIEW = (
+    "CREATE VIEW tickets AS SELECT t.id AS id, t.n AS position, t.subject AS subject,"
+    " t.body AS body, t.requester AS requester, t.created AS created, f.status AS status,"
+    " f.priority AS priority, f.assignee AS assignee, f.tags AS tags,"
+    " f.reply_draft AS reply_draft FROM ticket_text t JOIN ticket_fields f ON f.n = t.n"
+)
+
+Migration = str | Callable[[sqlite3.Connection], None]
+MIGRATIONS: tuple[Migration, ...] = (
     # 1: taught tools (definition and approval in one row), their usage apart, recordings.
     """
     CREATE TABLE tools (
@@ -106,6 +149,7 @@ MIGRATIONS: tuple[str, ...] = (
         at REAL NOT NULL
     )
     """,
+    _split_tickets,
 )
 
 
@@ -139,8 +183,12 @@ def migrate(conn: sqlite3.Connection) -> int:
     for target in range(version + 1, len(MIGRATIONS) + 1):
         conn.execute("BEGIN IMMEDIATE")
         try:
-            for statement in _statements(MIGRATIONS[target - 1]):
-                conn.execute(statement)
+            step = MIGRATIONS[target - 1]
+            if callable(step):
+                step(conn)
+            else:
+                for statement in _statements(step):
+                    conn.execute(statement)
             conn.execute(f"PRAGMA user_version={target}")
             conn.execute("COMMIT")
         except BaseException:
@@ -157,11 +205,11 @@ class _Writer(threading.Thread):
     def __init__(self, conn: sqlite3.Connection) -> None:
         super().__init__(name="understudy-db-writer", daemon=True)
         self._conn = conn
-        self._jobs: queue.SimpleQueue[tuple[Work, Future[Any]] | None] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[tuple[Work, Future[Any], bool] | None] = queue.SimpleQueue()
 
-    def submit(self, work: Work) -> Future[Any]:
+    def submit(self, work: Work, keep: bool = True) -> Future[Any]:
         future: Future[Any] = Future()
-        self._jobs.put((work, future))
+        self._jobs.put((work, future, keep))
         return future
 
     def stop(self) -> None:
@@ -172,14 +220,15 @@ class _Writer(threading.Thread):
             job = self._jobs.get()
             if job is None:
                 break
-            work, future = job
+            work, future, keep = job
             if not future.set_running_or_notify_cancel():
                 continue
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
                 try:
                     result = work(self._conn)
-                    self._conn.execute("COMMIT")
+                    # A trial (what a run would change) is rolled back, whatever it did.
+                    self._conn.execute("COMMIT" if keep else "ROLLBACK")
                 except BaseException:
                     self._conn.execute("ROLLBACK")
                     raise
@@ -214,10 +263,11 @@ class Database:
             cursor.row_factory = sqlite3.Row
             return list(cursor.fetchall())
 
-    def submit(self, work: Work) -> Future[Any]:
+    def submit(self, work: Work, keep: bool = True) -> Future[Any]:
         """Run `work(conn)` as one transaction on the writer thread; the future settles after
-        COMMIT (or with the exception, after ROLLBACK)."""
-        return self._writer.submit(work)
+        COMMIT (or with the exception, after ROLLBACK). With keep=False the transaction is
+        rolled back even when `work` returns: what it would do, doing nothing."""
+        return self._writer.submit(work, keep)
 
     def write(self, work: Work, timeout_s: float = 60.0) -> Any:
         """submit() and wait: for start-up and tests, never on a path a person waits on."""

@@ -1,10 +1,10 @@
 """The queue's durable copy: tickets, the file the queue came from, and a journal of changes,
 in the app's SQLite database.
 
-The page applies a change at once (a person sees it), then hands it here; it is
-acknowledged (the person's "saved", an agent's tool result) only after COMMIT. A run's
-changes are one transaction, so a run is all or nothing on disk as in the page. The page's
-IndexedDB is a cache of this copy: each queue has a generation (a new one whenever a queue
+The shell's model (model/service.py) applies every command here, and a change is
+acknowledged (the person's "saved", an agent's tool result) only after COMMIT; a run is one
+transaction, all or nothing. The tables are model/tables.py's. The page's IndexedDB is a cache
+of this copy: each queue has a generation (a new one whenever a queue
 replaces another) and a revision (one up per committed change), and the page's cache is used
 only when it says it holds exactly this generation and revision, with nothing unsaved.
 """
@@ -13,59 +13,27 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import secrets
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+from understudy_desktop.model import tables
+from understudy_desktop.model.tables import TICKET_JSON
 from understudy_desktop.qt_thread import call_on_main
 from understudy_desktop.queue_io.models import Ticket
 from understudy_desktop.store.database import Database
 
 log = logging.getLogger(__name__)
 
-# Ticket fields a change may write (the page's ticket shape; see js/queue_state.js). Each is
-# a column, so a change is a plain UPDATE; tags are kept as JSON text.
-CHANGEABLE = frozenset({"status", "priority", "assignee", "tags", "reply_draft"})
-COLUMNS = (
-    "id",
-    "subject",
-    "body",
-    "requester",
-    "created",
-    "status",
-    "priority",
-    "assignee",
-    "tags",
-    "reply_draft",
-)
-# One ticket as the page's JSON, built by SQLite itself (a 100,000-ticket queue in well under a
-# second, with no Python object per ticket).
-TICKET_JSON = (
-    "json_object('id', id, 'subject', subject, 'body', body, 'requester', requester, "
-    "'created', created, 'status', status, 'priority', priority, 'assignee', assignee, "
-    "'tags', json(tags), 'reply_draft', reply_draft)"
-)
-Row = tuple[str, int, str, str, str, str, str, str, str | None, str, str]
-
-
-_PLAIN_TAG = re.compile(r"[a-z0-9_.:/+-]*")
-
-
-def tags_json(tags: list[str]) -> str:
-    """Tags as JSON text. Nearly every tag is plain (a-z, digits, - and _), and writing those
-    directly is ten times faster than json.dumps, which adds up over 100,000 tickets."""
-    if all(_PLAIN_TAG.fullmatch(t) for t in tags):
-        return '["' + '","'.join(tags) + '"]' if tags else "[]"
-    return json.dumps(list(tags))
+Row = tables.Row
 
 
 def ticket_row(ticket: Any, position: int) -> Row:
-    """A ticket (a queue_io Ticket) as a database row."""
+    """A ticket (a queue_io Ticket) as a database row; its tags sorted, as commands keep them."""
     return (
         str(ticket.id),
         position,
@@ -76,7 +44,7 @@ def ticket_row(ticket: Any, position: int) -> Row:
         ticket.status,
         ticket.priority,
         ticket.assignee,
-        tags_json(ticket.tags),
+        tables.tags_text(sorted(ticket.tags)),
         ticket.reply_draft or "",
     )
 
@@ -86,23 +54,10 @@ class QueueStoreError(Exception):
 
 
 @dataclass(frozen=True)
-class Change:
-    ticket_id: str
-    field: str
-    after: Any
-
-
-@dataclass(frozen=True)
 class QueueState:
     generation: str
     revision: int
     tickets: int
-
-
-@dataclass(frozen=True)
-class Committed:
-    revision: int
-    changed: int
 
 
 def _dumps(value: Any) -> str:
@@ -111,29 +66,74 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=True)
 
 
-def _column(change: Change) -> Any:
-    if change.field == "tags":
-        return json.dumps(list(change.after or []))
-    return change.after
-
-
 def _meta(conn: sqlite3.Connection, key: str, value: Any) -> None:
     conn.execute(
         "INSERT OR REPLACE INTO queue_meta (key, value) VALUES (?, ?)", (key, _dumps(value))
     )
 
 
-def _bump(conn: sqlite3.Connection) -> int:
+def bump_revision(conn: sqlite3.Connection) -> int:
+    """One revision up: every committed change to the tickets has its own."""
     row = conn.execute("SELECT value FROM queue_meta WHERE key = 'revision'").fetchone()
     revision = (int(json.loads(row[0])) if row else 0) + 1
     _meta(conn, "revision", revision)
     return revision
 
 
+def journal(
+    conn: sqlite3.Connection,
+    actor: str,
+    command: str,
+    changes: Any,
+    tool: str = "",
+    client: str = "",
+) -> None:
+    """Who changed what: one row per committed change (a person's command, a run, an undo)."""
+    conn.execute(
+        "INSERT INTO journal (at, actor, tool, client, command, changes) VALUES (?, ?, ?, ?, ?, ?)",
+        (time.time(), actor, tool, client, command, _dumps(changes)),
+    )
+
+
+def read_meta(conn: sqlite3.Connection, key: str) -> Any:
+    row = conn.execute("SELECT value FROM queue_meta WHERE key = ?", (key,)).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def write_meta(conn: sqlite3.Connection, key: str, value: Any) -> None:
+    _meta(conn, key, value)
+
+
+def write_queue(
+    conn: sqlite3.Connection,
+    meta: dict[str, Any],
+    rows: list[Row],
+    source: dict[str, Any] | None,
+    generation: str,
+    hooks: Sequence[Callable[[sqlite3.Connection, dict[str, Any]], None]] = (),
+) -> QueueState:
+    """Replace every ticket with `rows`, and the queue's name, people, templates, view and
+    source with `meta`'s, as the new `generation`; inside the caller's transaction."""
+    tables.clear(conn)
+    tables.insert_rows(conn, rows)
+    _meta(conn, "generation", generation)
+    _meta(conn, "name", meta.get("name"))
+    _meta(conn, "assignees", meta.get("assignees") or [])
+    _meta(conn, "templates", meta.get("templates") or [])
+    _meta(conn, "view", meta.get("view"))
+    _meta(conn, "source", source)
+    for hook in hooks:
+        hook(conn, meta)
+    revision = bump_revision(conn)
+    return QueueState(generation, revision, len(rows))
+
+
 class QueueStore:
     def __init__(self, db: Database) -> None:
         self._db = db
-        self.enabled = True  # off only for the durability benchmark's comparison arm
+        # Run inside a queue replacement's own transaction (the model resets the person's view
+        # there, so no command submitted after the new queue acts on the old one's view).
+        self.on_replace: list[Callable[[sqlite3.Connection, dict[str, Any]], None]] = []
 
     # --- reads (any thread) ------------------------------------------------------------
     def state(self) -> QueueState | None:
@@ -207,79 +207,20 @@ class QueueStore:
         it is being saved)."""
         document = meta
         generation = generation or secrets.token_hex(8)
-        if not self.enabled:
-            call_on_main(done, QueueState(generation, 0, len(rows)))
-            return generation
+
+        hooks = list(self.on_replace)
 
         def work(conn: sqlite3.Connection) -> QueueState:
-            conn.execute("DELETE FROM tickets")
-            conn.executemany(
-                "INSERT INTO tickets (id, position, subject, body, requester, created, status,"
-                " priority, assignee, tags, reply_draft) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                rows,
-            )
-            _meta(conn, "generation", generation)
-            _meta(conn, "name", document.get("name"))
-            _meta(conn, "assignees", document.get("assignees") or [])
-            _meta(conn, "templates", document.get("templates") or [])
-            _meta(conn, "view", document.get("view"))
-            _meta(conn, "source", source)
-            revision = _bump(conn)
+            state = write_queue(conn, document, rows, source, generation, hooks)
             conn.execute(
                 "INSERT INTO journal (at, actor, tool, client, command, changes)"
                 " VALUES (?, 'person', '', '', ?, ?)",
                 (time.time(), "open_queue", _dumps({"origin": origin, "tickets": len(rows)})),
             )
-            return QueueState(generation, revision, len(rows))
+            return state
 
         self._settle(self._db.submit(work), done)
         return generation
-
-    def apply(
-        self,
-        changes: Iterable[Change],
-        actor: str,
-        command: str,
-        done: Callable[[Committed | Exception], None],
-        tool: str = "",
-        client: str = "",
-    ) -> None:
-        """Changes as one transaction, journalled with who made them."""
-        batch = [c for c in changes if c.field in CHANGEABLE]
-        if not self.enabled:
-            call_on_main(done, Committed(0, len(batch)))
-            return
-
-        def work(conn: sqlite3.Connection) -> Committed:
-            updated = 0
-            for fld in CHANGEABLE:
-                some = [c for c in batch if c.field == fld]
-                if not some:
-                    continue
-                # `fld` is one of the fixed column names above, never text from a message.
-                cursor = conn.executemany(
-                    f"UPDATE tickets SET {fld} = ? WHERE id = ?",
-                    ((_column(c), c.ticket_id) for c in some),
-                )
-                updated += cursor.rowcount
-            if updated < len(batch):
-                raise QueueStoreError("A change names a ticket that is not in the queue.")
-            revision = _bump(conn)
-            conn.execute(
-                "INSERT INTO journal (at, actor, tool, client, command, changes)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    time.time(),
-                    actor,
-                    tool,
-                    client,
-                    command,
-                    _dumps([[c.ticket_id, c.field, c.after] for c in batch]),
-                ),
-            )
-            return Committed(revision, len(batch))
-
-        self._settle(self._db.submit(work), done)
 
     def remember_view(self, view: dict[str, Any]) -> None:
         """The person's filter and open ticket, for the next start (not a change to tickets)."""

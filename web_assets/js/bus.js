@@ -26,6 +26,8 @@ export function createBus({ state, catalogue = CATALOGUE, now = () => new Date()
     undo: (seq) => undoEntry(bus, seq),
     redo: (seq) => redoEntry(bus, seq),
     log: () => bus.entries.map((e) => ({ ...e })),
+    /** One logged entry by its seq (the log keeps the last 500). */
+    entry: (seq) => bus.entries.find((e) => e.seq === seq) ?? null,
     subscribe(fn) { bus.listeners.add(fn); return () => bus.listeners.delete(fn); },
     get catalogue() { return catalogue; },
     get state() { return state; },

@@ -7,7 +7,7 @@
 // computes annotations from that file, never from what a page script reports. This module adds
 // what each command *does*.
 import DATA from '../data/catalogue.json' with { type: 'json' };
-import { matchIds, assigneeName } from './queue_state.js';
+import { matchIds, assigneeName, byCodePoint } from './queue_state.js';
 
 export const CATALOGUE_VERSION = DATA.version;
 
@@ -97,14 +97,14 @@ const HANDLERS = {
   },
   set_ticket_tags(state, p, undo) {
     const t = ticketOrFail(state, p.ticket_id);
-    change(undo, t, 'tags', [...p.tags].sort());
+    change(undo, t, 'tags', [...p.tags].sort(byCodePoint));
     return { ticket_id: t.id, tags: [...t.tags] };
   },
   add_ticket_tag(state, p, undo) {
     const t = ticketOrFail(state, p.ticket_id);
     if (!t.tags.includes(p.tag)) {
       if (t.tags.length >= 20) throw new CommandError('invalid_payload', `Ticket ${t.id} already has 20 tags, the most a ticket can have.`);
-      change(undo, t, 'tags', [...t.tags, p.tag].sort());
+      change(undo, t, 'tags', [...t.tags, p.tag].sort(byCodePoint));
     }
     return { ticket_id: t.id, tags: [...t.tags] };
   },
@@ -131,7 +131,7 @@ const HANDLERS = {
   tag_matching_tickets(state, p, undo, view) {
     let changed = 0;
     for (const t of matching(state, view)) {
-      if (!t.tags.includes(p.tag) && t.tags.length < 20 && change(undo, t, 'tags', [...t.tags, p.tag].sort())) changed += 1;
+      if (!t.tags.includes(p.tag) && t.tags.length < 20 && change(undo, t, 'tags', [...t.tags, p.tag].sort(byCodePoint))) changed += 1;
     }
     return { matched: view.matches.length, changed };
   },

@@ -1,8 +1,8 @@
-// The page's side of the durable queue. In the desktop app the shell's database holds the
-// queue: every change the page applies is handed to the shell, and only its reply (after the
-// database COMMIT) makes the change "saved". The footer says so, and IndexedDB, the page's
-// cache, is marked as holding unsaved changes until they are. In a plain browser IndexedDB is
-// the only copy and every change counts as saved once written there.
+// The footer's "All changes saved", and where the page's cache stands against the shell.
+// In the desktop app the shell applies and saves every change: a person's change counts as
+// saved once the shell answers it (after its database COMMIT), and IndexedDB, the page's
+// cache, is marked as holding unsaved changes until then. In a plain browser IndexedDB is the
+// only copy and every change counts as saved once written there.
 import { $, setText } from './ui/dom.js';
 
 const SHOW_SAVING_AFTER_MS = 400; // a save that takes less than this never flickers the footer
@@ -12,7 +12,6 @@ export function createDurability({ shell, persister }) {
     shell,
     persister,
     label: $('save-state'),
-    waits: new Map(), // bus seq -> promise of its commit
     unsaved: 0,
     revision: 0,
     failed: '',
@@ -24,22 +23,27 @@ export function createDurability({ shell, persister }) {
   return {
     get unsaved() { return d.unsaved; },
     get revision() { return d.revision; },
-    /** Resolves once every change handed to the shell so far is saved (or refused). */
+    get generation() { return d.generation; },
+    /** The revision the page's copy now reflects (a change-feed entry was drawn). */
+    advance(revision) {
+      d.revision = Math.max(d.revision, revision);
+      d.persister.syncState({ revision: d.revision, dirty: d.unsaved > 0 });
+    },
+    /** Resolves once every change handed to the shell so far is answered. */
     idle: () => (d.unsaved === 0 ? Promise.resolve() : new Promise((resolve) => { d.idleWaiters.push(resolve); })),
     adopt: (state, options = {}) => adopt(d, state, options),
-    commit: (entry) => commit(d, entry),
-    /** The commit of a person's dispatch (for messages that must wait for it). */
-    saved(seq) {
-      const wait = d.waits.get(seq) ?? Promise.resolve({ saved: true });
-      d.waits.delete(seq);
-      return wait;
+    /** A change goes to the shell: "Saving…" until its answer. */
+    begin() {
+      d.unsaved += 1;
+      d.persister.syncState({ dirty: true });
+      show(d);
     },
-    /** A run finished with changes: the shell saves them before its caller hears back. */
-    runApplied(outcome) {
-      if (!shell.present || !outcome?.changes?.length) return;
-      pending(d);
+    /** The shell answered: saved, or refused with `failure` (words for the footer). */
+    end(failure = '') {
+      d.failed = failure;
+      settle(d);
     },
-    runSaved: (request) => runSaved(d, request),
+    runSaved: (request) => queueSaved(d, request),
   };
 }
 
@@ -62,19 +66,12 @@ function setLabel(label, text, state) {
   if (label.dataset.state !== state) label.dataset.state = state;
 }
 
-function pending(d) {
-  d.unsaved += 1;
-  d.persister.syncState({ dirty: true });
-  show(d);
-}
-
 function wakeIdle(d) {
   for (const resolve of d.idleWaiters.splice(0)) resolve();
 }
 
-function settle(d, nextRevision) {
+function settle(d) {
   d.unsaved = Math.max(0, d.unsaved - 1);
-  if (typeof nextRevision === 'number') d.revision = Math.max(d.revision, nextRevision);
   d.persister.syncState({ revision: d.revision, dirty: d.unsaved > 0 });
   show(d);
   if (d.unsaved === 0) wakeIdle(d);
@@ -96,31 +93,13 @@ function adopt(d, state, { keepFailure = false }) {
   show(d);
 }
 
-/** A person's change (a bus entry): hand it to the shell; resolves once it is saved. */
-function commit(d, entry) {
-  if (!d.shell.present || !entry.changes?.length) return Promise.resolve({ saved: true });
-  pending(d);
-  const changes = entry.changes.map((c) => [c.ticket_id, c.field, c.after]);
-  const done = d.shell.ask({ kind: 'commit', command: entry.id, changes }).then((reply) => {
-    if (reply?.isError) {
-      d.failed = reply.message;
-      settle(d, null);
-      return { saved: false, message: reply.message };
-    }
-    d.failed = '';
-    settle(d, reply.revision);
-    return { saved: true };
-  });
-  if (entry.seq !== undefined) d.waits.set(entry.seq, done);
-  return done;
-}
-
-/** The shell saved a run's changes or a whole queue (or could not: it then reloads). */
-function runSaved(d, { revision: next, error = '', generation: of = null }) {
+/** The shell saved a whole queue (or could not: it then reloads the saved copy). */
+function queueSaved(d, { revision: next, error = '', generation: of = null }) {
   if (of !== null && of !== d.generation) {
     if (!error) d.queuesSaved.set(of, next); // arrived before the queue was shown
     return;
   }
   d.failed = error;
-  settle(d, next);
+  if (typeof next === 'number') d.revision = Math.max(d.revision, next);
+  settle(d);
 }

@@ -33,6 +33,23 @@ export function replaceQueue(state, doc) {
   recomputeMatches(state);
 }
 
+/**
+ * Code point order, the order tags are kept in: what the desktop shell's database sorts by
+ * (and Python's sorted), where Array.prototype.sort would use UTF-16 units.
+ */
+export function byCodePoint(a, b) {
+  if (a === b) return 0;
+  for (let i = 0, j = 0; ; ) {
+    const x = a.codePointAt(i);
+    const y = b.codePointAt(j);
+    if (x === undefined) return y === undefined ? 0 : -1;
+    if (y === undefined) return 1;
+    if (x !== y) return x < y ? -1 : 1;
+    i += x > 0xffff ? 2 : 1;
+    j += y > 0xffff ? 2 : 1;
+  }
+}
+
 function normaliseTicket(t) {
   return {
     id: String(t.id),
@@ -43,7 +60,7 @@ function normaliseTicket(t) {
     status: t.status ?? 'new',
     priority: t.priority ?? 'normal',
     assignee: t.assignee ?? null,
-    tags: Array.isArray(t.tags) ? [...t.tags] : [],
+    tags: Array.isArray(t.tags) ? [...t.tags].sort(byCodePoint) : [],
     reply_draft: t.reply_draft ?? '',
   };
 }

@@ -5,10 +5,9 @@
 //
 // Transport: the shell's requests arrive through the injected relay (js/webmcp/relay.js),
 // which calls window.understudyShell.handle(op, request, signal); the page's pushes and asks
-// go out as `understudy-bridge:push` events, which the isolated-world bridge forwards.
-// Without the shell (a plain browser) `present` is false and nothing is sent.
-
-const PUSH = 'understudy-bridge:push';
+// go out through the send function the relay hands the console when it installs its handler
+// (link), over a channel no other script of the page can reach. Without the shell (a plain
+// browser) `present` is false and nothing is sent.
 
 export function shellPresent() {
   return document.documentElement.dataset.shell === 'desktop';
@@ -29,10 +28,10 @@ export function createShellLink() {
   const handlers = new Map(); // op -> handler, filled by serve()
   const api = {}; // filled by serve(); helpers only, so a script changing them changes nothing
   let askSeq = 0;
+  let send = null; // the relay's, handed over once
 
   function push(body) {
-    if (!present) return;
-    document.dispatchEvent(new CustomEvent(PUSH, { detail: JSON.stringify(body) }));
+    if (present && send) send(body);
   }
 
   /** Ask the shell; resolves with its reply (which may be an { isError } answer). */
@@ -55,6 +54,9 @@ export function createShellLink() {
 
   window.understudyShell = Object.freeze({
     api,
+    link(relaySend) {
+      if (send === null && typeof relaySend === 'function') send = relaySend;
+    },
     handle(op, request, signal) {
       const handler = handlers.get(op);
       if (!handler) {

@@ -1,9 +1,8 @@
-// Recordings in the page: kept in IndexedDB, and handed to the desktop shell, which keeps them
-// too (the higher revision wins when the two meet).
+// Recordings in a plain browser, where the page is the whole app: kept in IndexedDB. (In the
+// desktop app the shell keeps them: js/teach/shell_teaching.js.)
 import { createRecordStore } from '../persist.js';
 
-/** Recordings: kept in IndexedDB, and handed to the desktop shell, which keeps them too. */
-export async function openRecordings(db, shell) {
+export async function openRecordings(db) {
   const store = createRecordStore(db, 'recordings');
   const map = new Map((await store.all()).map((r) => [r.id, r]));
   return {
@@ -14,23 +13,10 @@ export async function openRecordings(db, shell) {
       r.revision = (r.revision ?? 0) + 1;
       map.set(r.id, r);
       store.put(r);
-      shell.push({ event: 'recording-saved', recording: r });
     },
     remove(id) {
       map.delete(id);
       store.delete(id);
-      shell.push({ event: 'recording-deleted', id });
-    },
-    /** The shell's copies: newer ones replace ours; ours it lacks are handed to it. */
-    merge(fromShell) {
-      const known = new Set();
-      for (const r of fromShell) {
-        known.add(r.id);
-        const mine = map.get(r.id);
-        if (!mine || (mine.revision ?? 0) < (r.revision ?? 0)) { map.set(r.id, r); store.put(r); }
-      }
-      for (const r of map.values()) if (!known.has(r.id)) shell.push({ event: 'recording-saved', recording: r });
     },
   };
 }
-

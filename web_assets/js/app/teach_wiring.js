@@ -1,13 +1,15 @@
-// Teaching and the library: the recorder, recordings, drafts, run feedback, and either the
-// desktop shell's library (mirrored into the page's WebMCP registration) or, in a plain
-// browser, the page's own. Then the teach views, undo history, shortcuts and the welcome.
+// Teaching and the library: recordings, drafts, run feedback, and either the desktop shell's
+// teaching and library (mirrored into the page's WebMCP registration) or, in a plain browser,
+// the page's own recorder and library. Then the teach views, undo history, shortcuts and the
+// welcome.
 import { createRecorder } from '../teach/recorder.js';
 import { createShellLibrary } from '../teach/shell_library.js';
+import { createShellTeaching, createShellRecordings } from '../teach/shell_teaching.js';
 import { createMirror } from '../teach/mirror.js';
 import { mountTeachUi } from '../ui/teach_ui.js';
 import { createRunFeedback } from '../ui/run_feedback.js';
 import { installShortcuts } from '../ui/shortcuts.js';
-import { createHistory } from '../ui/history.js';
+import { createHistory, createShellHistory } from '../ui/history.js';
 import { createShortcutsHelp } from '../ui/shortcuts_help.js';
 import { $ } from '../ui/dom.js';
 import { openRecordings } from './recordings_store.js';
@@ -15,17 +17,28 @@ import { standaloneLibrary } from './standalone.js';
 
 export async function mountTeach(ctx, views, firstRun) {
   const { state, bus, shell, ui, toast } = ctx;
-  const nameOf = (kind, value) => (kind === 'person' ? state.assignees : state.templates).find((x) => x.id === value)?.name ?? null;
-  const recorder = createRecorder({ bus, currentFilter: () => state.filter, nameOf });
-  const recordings = await openRecordings(ctx.db, shell);
-  const drafts = new Map();
   const feedback = createRunFeedback({ state, onBadges: () => views.list.refresh() });
-  const { lib, approvals } = shell.present
-    ? { lib: await shellLibrary(ctx, recordings), approvals: null }
-    : await standaloneLibrary({ db: ctx.db, bus, recordings, drafts, feedback, ui });
+  ui.feedback = feedback;
+  const drafts = new Map();
+  let recorder;
+  let recordings;
+  let lib;
+  let approvals = null;
+  if (shell.present) {
+    recorder = createShellTeaching({ shell });
+    recordings = createShellRecordings({ shell, onChange: () => ui.teach?.recordingsChanged() });
+    lib = await shellLibrary(ctx);
+  } else {
+    const nameOf = (kind, value) => (kind === 'person' ? state.assignees : state.templates).find((x) => x.id === value)?.name ?? null;
+    recorder = createRecorder({ bus, currentFilter: () => state.filter, nameOf });
+    recordings = await openRecordings(ctx.db);
+    ({ lib, approvals } = await standaloneLibrary({ db: ctx.db, bus, recordings, drafts, feedback, ui }));
+  }
   ui.teach = mountTeachUi({ state, recorder, recordings, drafts, lib, approvals, toast });
   ui.teach.renderLibrary();
-  ui.history = createHistory({ bus, toast, onChange: () => ui.render(true) });
+  ui.history = shell.present
+    ? createShellHistory({ queue: ctx.queue, toast })
+    : createHistory({ bus, toast, onChange: () => ui.render(true) });
   const help = createShortcutsHelp();
   installShortcuts({ list: views.list, teach: ui.teach, history: ui.history, help });
   if (firstRun) showWelcome();
@@ -33,10 +46,9 @@ export async function mountTeach(ctx, views, firstRun) {
 }
 
 /** The shell's library, mirrored into this page's WebMCP registration for agents here. */
-async function shellLibrary(ctx, recordings) {
+async function shellLibrary(ctx) {
   const { shell, ui } = ctx;
   const mirror = createMirror({ call: (name, args) => shell.ask({ kind: 'call', name, arguments: args }) });
-  let mergedRecordings = false;
   const lib = createShellLibrary({
     shell,
     onChange: () => {
@@ -44,11 +56,6 @@ async function shellLibrary(ctx, recordings) {
       mirror.sync(lib.list());
     },
   });
-  lib.mergeRecordings = (fromShell) => {
-    if (mergedRecordings) return;
-    mergedRecordings = true;
-    recordings.merge(fromShell);
-  };
   await mirror.registerBuiltins();
   return lib;
 }

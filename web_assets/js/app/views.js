@@ -23,23 +23,23 @@ export function mountViews(ctx) {
   return views;
 }
 
-/** What a control does: dispatch, then say what happened in words. */
+/** What a control does: send the command, then say what happened in words. */
 function uiDispatch(ctx, views, id, payload, control) {
-  const { bus, toast, durable } = ctx;
-  const outcome = bus.dispatch(id, payload, { source: 'ui', control, provenance: provenanceFor(id, payload, control) });
+  const { queue, toast } = ctx;
+  const outcome = queue.send(id, payload, { control, provenance: provenanceFor(id, payload, control) });
   if (!outcome.ok) {
     toast.show(outcome.error.message, { kind: 'error' });
     ctx.ui.render(false);
     return false;
   }
-  const r = outcome.result;
-  if (r && typeof r.changed === 'number') {
-    const seq = outcome.seq;
-    // Said once the change is saved: the message is the acknowledgement.
-    durable.saved(seq).then((saved) => {
-      if (!saved.saved) { toast.show(`Not saved: ${saved.message}`, { kind: 'error' }); return; }
-      toast.show(`Changed ${r.changed} of ${r.matched} matching tickets.`, {
-        undo: r.changed ? () => { bus.undo(seq); toast.show('Undone.'); } : null,
+  if (outcome.result && typeof outcome.result.changed === 'number') {
+    // Said once the change is saved, in the numbers it was saved with: the acknowledgement.
+    outcome.answered.then((reply) => {
+      if (reply?.isError) return; // already said, and put back
+      const r = reply?.result ?? outcome.result;
+      const seq = reply?.seq ?? outcome.seq;
+      toast.show(`Changed ${r.changed.toLocaleString('en')} of ${r.matched.toLocaleString('en')} matching tickets.`, {
+        undo: r.changed ? () => queue.undo(seq).then((out) => toast.show(out?.kept ? 'Undone, except what was changed again since.' : 'Undone.')) : null,
       });
     });
   }

@@ -15,7 +15,7 @@ export function createShellLibrary({ shell, onChange = () => {} }) {
     get: (name) => view.tools.find((t) => t.name === name) ?? null,
     get max() { return view.max; },
     activeCount: () => view.active,
-    /** { definition, recordingId } or a repair { definition, replaces, repairStep, repairRecording } */
+    /** { definition, recordingId } or a repair { definition, replaces, repairStep } */
     publish: (request) => shell.ask({ kind: 'publish', ...request }),
     act: (action, name, input = {}) => shell.ask({ kind: 'library', action, tool: name, input }),
   };

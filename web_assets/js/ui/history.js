@@ -35,3 +35,25 @@ export function createHistory({ bus, toast, onChange = () => {} }) {
     },
   };
 }
+
+/**
+ * In the desktop app the shell keeps the person's history (it applied every change): Undo and
+ * Redo ask it, and the change feed draws what it put back.
+ */
+export function createShellHistory({ queue, toast }) {
+  const said = (reply, what) => {
+    if (!reply || reply.isError) {
+      if (reply?.message) toast.show(reply.message, { kind: 'error' });
+      return false;
+    }
+    if (reply.nothing) { toast.show(`Nothing to ${what}.`); return false; }
+    if (what === 'undo') toast.show(reply.kept ? 'Undone, except what was changed again since.' : 'Undone.', { undo: null });
+    else toast.show('Redone.');
+    return true;
+  };
+  return {
+    note() {},
+    undo: () => queue.undo().then((reply) => said(reply, 'undo')),
+    redo: () => queue.redo().then((reply) => said(reply, 'redo')),
+  };
+}

@@ -5,28 +5,51 @@ import { describeStep, generalizePair, GeneralizeError } from '../teach/generali
 import { drawerHeader } from './drawer.js';
 
 export function createRecordingsView({ panel, library, recordings, toast, openEditor, startDraft }) {
+  let shown = false;
+
+  /** The name, to change in place, or (in the desktop app) with the shell's own dialog. */
+  function nameControl(r) {
+    if (recordings.decidedByShell) {
+      const rename = el('button', { type: 'button', class: 'btn', 'aria-label': `Rename recording ${r.name}` }, 'Rename…');
+      rename.addEventListener('click', () => recordings.rename(r.id));
+      return el('div', { class: 'card-row' }, el('strong', { text: r.name }), rename);
+    }
+    const nameInput = el('input', { type: 'text', value: r.name, 'aria-label': `Name of recording ${r.name}` });
+    nameInput.addEventListener('change', () => { r.name = nameInput.value.trim() || r.name; recordings.save(r); });
+    return nameInput;
+  }
+
+  function deleteButton(r) {
+    const remove = el('button', { type: 'button', class: 'btn danger' }, recordings.decidedByShell ? 'Delete…' : 'Delete');
+    remove.addEventListener('click', async () => {
+      if (recordings.decidedByShell) {
+        const reply = await recordings.remove(r.id);
+        if (reply && !reply.isError) toast.show(`Deleted “${r.name}”.`);
+        return;
+      }
+      recordings.remove(r.id);
+      show();
+      toast.show(`Deleted “${r.name}”.`, { undo: () => { recordings.save(r); show(); } });
+    });
+    return remove;
+  }
+
   function show() {
+    shown = true;
     panel.hidden = false;
     library.hidden = true;
     const list = [...recordings.all()].reverse();
     const cards = list.map((r) => {
-      const nameInput = el('input', { type: 'text', value: r.name, 'aria-label': `Name of recording ${r.name}` });
-      nameInput.addEventListener('change', () => { r.name = nameInput.value.trim() || r.name; recordings.save(r); });
       const make = el('button', { type: 'button', class: 'btn primary' }, 'Make a tool');
       make.addEventListener('click', () => startDraft(r));
       const pair = el('button', { type: 'button', class: 'btn', title: 'Combine with another recording of the same routine: values that differ become questions the tool asks' }, 'Pair with…');
       pair.addEventListener('click', () => choosePair(r));
-      const remove = el('button', { type: 'button', class: 'btn danger' }, 'Delete');
-      remove.addEventListener('click', () => {
-        recordings.remove(r.id);
-        show();
-        toast.show(`Deleted “${r.name}”.`, { undo: () => { recordings.save(r); show(); } });
-      });
-      return el('div', { class: 'card' }, nameInput,
+      const remove = deleteButton(r);
+      return el('div', { class: 'card' }, nameControl(r),
         el('ol', { class: 'steps' }, ...r.steps.map((s) => el('li', { text: describeStep(s) }))),
         el('div', { class: 'card-row' }, make, pair, remove));
     });
-    panel.replaceChildren(drawerHeader('Recordings', () => { panel.hidden = true; }),
+    panel.replaceChildren(drawerHeader('Recordings', () => { panel.hidden = true; shown = false; }),
       el('p', { class: 'hint', text: list.length ? 'Each recording is a routine you did once. Make a tool from it, or pair two recordings of the same routine.' : 'No recordings yet. Press Teach, do a routine once, then Stop.' }),
       ...cards);
   }
@@ -48,5 +71,5 @@ export function createRecordingsView({ panel, library, recordings, toast, openEd
     panel.replaceChildren(drawerHeader('Pair recordings', show), el('p', { class: 'hint', text: `Pair “${first.name}” with:` }), select, el('div', { class: 'card-row' }, go));
   }
 
-  return { show };
+  return { show, get shown() { return shown && !panel.hidden; } };
 }

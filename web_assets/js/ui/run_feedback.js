@@ -1,6 +1,10 @@
 // What a running tool shows a person: a toast naming the step, the control it drives lit up,
-// and a badge on each ticket it changed. Runs never move the person's view.
+// and a badge on each ticket it changed. Runs never move the person's view. In the desktop app
+// a run is applied by the shell and arrives here as a change-feed entry (its last step); in a
+// plain browser the page's runner reports each step as it goes.
 import { $, setText } from './dom.js';
+
+const HIDE_AFTER_MS = 1500;
 
 export function createRunFeedback({ state, onBadges = () => {} }) {
   let highlighted = null;
@@ -21,18 +25,28 @@ export function createRunFeedback({ state, onBadges = () => {} }) {
     }
   }
 
-  function onRunEnd(toolName, outcome, by) {
+  function hideSoon() {
     clearTimeout(hideTimer);
     hideTimer = setTimeout(() => {
       runToast.hidden = true;
       if (highlighted) highlighted.classList.remove('is-highlighted');
       highlighted = null;
-    }, 1500);
+    }, HIDE_AFTER_MS);
+  }
+
+  function onRunEnd(toolName, outcome, by) {
+    hideSoon();
     if (outcome.ok) {
       for (const id of outcome.changed) state.badges.set(id, { by, tool: toolName });
       onBadges();
     }
   }
 
-  return { onRunStep, onRunEnd };
+  /** A run the shell applied (its badges are set by the queue as it draws the entry). */
+  function onFeed(entry) {
+    if (entry.step) onRunStep(entry.tool, entry.step, entry.by);
+    hideSoon();
+  }
+
+  return { onRunStep, onRunEnd, onFeed };
 }

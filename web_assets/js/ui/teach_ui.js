@@ -24,6 +24,7 @@ export function mountTeachUi({ state, recorder, recordings, drafts, lib, approva
     teachButton: $('teach-button'),
     overlay: createApprovalOverlay({ decidesInDialog: lib.decidesInDialog }),
     repairing: null, // { tool, step } while a person re-does one step
+    stopping: false, // the shell is asking whether to keep what was recorded
     editor: null,
     libraryView: null,
   };
@@ -36,15 +37,24 @@ export function mountTeachUi({ state, recorder, recordings, drafts, lib, approva
   $('library-button').addEventListener('click', () => t.libraryView.open());
   $('recordings-button').addEventListener('click', () => recordingsView.show());
   t.teachButton.addEventListener('click', () => toggleTeach(t));
-  recorder.onStep = () => {
-    if (recorder.active) $('teach-label').textContent = `${t.repairing ? 'Stop repairing' : 'Stop teaching'} (${recorder.recording.steps.length})`;
+  const stepLabel = (count) => {
+    if (recorder.active) $('teach-label').textContent = `${t.repairing ? 'Stop repairing' : 'Stop teaching'} (${count})`;
   };
+  recorder.onStep = () => stepLabel(recorder.recording.steps.length);
   return {
     toggleTeach: () => toggleTeach(t),
     showRecordings: () => recordingsView.show(),
     openLibrary: () => t.libraryView.open(),
     renderLibrary: () => t.libraryView.render(),
     renderApproval: () => renderApproval(t),
+    recordingsChanged: () => { if (recordingsView.shown) recordingsView.show(); },
+    /** The shell started or stopped teaching (its menu, or its dialog). */
+    teachingState(state) {
+      recorder.setState?.(state);
+      if (!state.active && !t.stopping) { t.repairing = null; }
+      setRecordingLook(t, Boolean(state.active), state.active ? `${state.repairTool ? 'Stop repairing' : 'Stop teaching'} (${state.steps})` : 'Teach');
+    },
+    teachSteps(count) { recorder.setSteps?.(count); stepLabel(count); },
     get openDraftId() { return t.editor.openDraftId; },
   };
 }
@@ -57,6 +67,7 @@ function setRecordingLook(t, on, label) {
 
 function toggleTeach(t) {
   const { recorder, toast } = t;
+  if (recorder.decidedByShell) return toggleShellTeach(t);
   if (!recorder.active) {
     recorder.start();
     setRecordingLook(t, true, 'Stop teaching');
@@ -73,6 +84,40 @@ function toggleTeach(t) {
   t.recordings.save(recording);
   toast.show(`Recorded ${recording.steps.length} step${recording.steps.length === 1 ? '' : 's'}. Review it to make a tool.`);
   t.editor.start(recording);
+}
+
+/** Teach in the desktop app: the shell records, and asks whether to keep the recording. */
+async function toggleShellTeach(t) {
+  const { recorder, toast } = t;
+  if (!recorder.active) {
+    const repair = t.repairing ? { tool: t.repairing.tool.name, step: t.repairing.step } : null;
+    const reply = await recorder.start(repair);
+    if (reply?.isError) {
+      t.repairing = null;
+      toast.show(reply.message, { kind: 'error' });
+      return;
+    }
+    setRecordingLook(t, true, repair ? 'Stop repairing' : 'Stop teaching');
+    if (!repair) toast.show('Teaching: do the routine once, as you normally would. Press Stop when done.');
+    return;
+  }
+  setRecordingLook(t, false, 'Teach');
+  t.stopping = true;
+  const reply = await recorder.stop();
+  t.stopping = false;
+  if (reply?.repair && t.repairing) { finishRepair(t, reply.recording); return; }
+  t.repairing = null;
+  if (!reply || reply.isError) {
+    toast.show(reply?.message ?? 'Teaching could not stop properly.', { kind: 'error' });
+  } else if (reply.kept) {
+    const count = reply.recording.steps.length;
+    toast.show(`Recorded ${count} step${count === 1 ? '' : 's'}. Review it to make a tool.`);
+    t.editor.start(reply.recording);
+  } else if (reply.recorded === 0) {
+    toast.show('Nothing was recorded. Press Teach, do the routine once, then Stop.');
+  } else {
+    toast.show('The recording was not kept.');
+  }
 }
 
 /** Say what came of a publish, however it was decided. */
@@ -100,9 +145,14 @@ function startRepair(t, tool, stepIndex) {
   t.repairing = { tool, step: stepIndex };
   t.drawer.hidden = true;
   const title = CATALOGUE[tool.steps[stepIndex].command]?.title ?? 'the step';
+  const say = () => t.toast.show(`Repairing ${tool.name}: do step ${stepIndex + 1} (${title}) again the way it should be done, then press Stop.`, { ms: 10000 });
+  if (t.recorder.decidedByShell) {
+    toggleShellTeach(t).then(() => { if (t.repairing) say(); });
+    return;
+  }
   t.recorder.start(`Repair of ${tool.name}`);
   setRecordingLook(t, true, 'Stop repairing');
-  t.toast.show(`Repairing ${tool.name}: do step ${stepIndex + 1} (${title}) again the way it should be done, then press Stop.`, { ms: 10000 });
+  say();
 }
 
 function finishRepair(t, recording) {
@@ -112,7 +162,8 @@ function finishRepair(t, recording) {
     const definition = repairDefinition(definitionOf(tool), step, recording.steps);
     const entry = { id: `repair-${Date.now()}`, draft: { params: [], steps: definition.steps, warnings: [] }, definition, problems: [], replaces: tool.name, by: 'person' };
     t.drafts.set(entry.id, entry);
-    publish(t, entry, { definition, replaces: tool.name, repairStep: step, repairRecording: recording, draftId: entry.id });
+    // In the desktop app the shell checks the repair against its own recording of the step.
+    publish(t, entry, { definition, replaces: tool.name, repairStep: step, draftId: entry.id });
   } catch (err) {
     if (err instanceof RepairError) t.toast.show(err.message, { kind: 'error' });
     else throw err;

@@ -1,28 +1,28 @@
 // understudy-bridge: runs in an isolated world (the page's scripts cannot see it or `qt`).
 // It connects to the shell's bridge object over QWebChannel and carries JSON between Python
-// and the main-world relay. Python -> page arrives on the `toPage` signal; page -> Python goes
-// through the object's single `call(json) -> json` slot.
+// and the main-world relay over a MessageChannel whose other end it hands the relay at
+// document creation (page scripts never see it; see js/webmcp/relay.js). Python -> page
+// arrives on the `toPage` signal; page -> Python goes through the object's single
+// `call(json)` slot.
 (() => {
   'use strict';
-  const REQUEST = 'understudy-bridge:request';
-  const RESPONSE = 'understudy-bridge:response';
-  const PUSH = 'understudy-bridge:push';
-  const early = []; // relay messages that arrive before the channel is open
+  const HANDSHAKE = 'understudy-bridge:port';
+  const channel = new MessageChannel();
+  const toRelay = channel.port1;
+  const early = []; // relay messages that arrive before the QWebChannel is open
   let py = null;
 
-  const forward = (kind) => (event) => {
-    const message = JSON.stringify({ kind, body: String(event.detail) });
+  toRelay.onmessage = (event) => {
+    const message = String(event.data);
     if (py) py.call(message);
     else early.push(message);
   };
-  document.addEventListener(RESPONSE, forward('response'));
-  document.addEventListener(PUSH, forward('push'));
+  toRelay.start();
+  window.postMessage(HANDSHAKE, '*', [channel.port2]);
 
-  new QWebChannel(qt.webChannelTransport, (channel) => {
-    py = channel.objects.understudyBridge;
-    py.toPage.connect((text) => {
-      document.dispatchEvent(new CustomEvent(REQUEST, { detail: String(text) }));
-    });
+  new QWebChannel(qt.webChannelTransport, (webChannel) => {
+    py = webChannel.objects.understudyBridge;
+    py.toPage.connect((text) => toRelay.postMessage(String(text)));
     for (const message of early.splice(0)) py.call(message);
   });
 })();

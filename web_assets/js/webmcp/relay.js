@@ -1,75 +1,134 @@
 // understudy-webmcp-relay: the main-world half of the shell's bridge. Injected by the desktop
-// shell right after the shim, at document creation. The isolated-world bridge cannot see
-// main-world objects, so requests arrive as DOM events; this relay hands each to the
-// console's window.understudyShell.handle(op, request, signal) and sends the answer back.
+// shell right after the shim, at document creation, before any script of the page runs.
 //
-// It holds no privilege: the shell treats everything the page says as untrusted, and decides
-// what agents see and what runs from what it holds itself. The relay also reports what the
-// page registered with WebMCP (for diagnostics; never what agents are shown).
+// The isolated-world bridge cannot reach main-world objects, so it hands this relay one end
+// of a MessageChannel (window.postMessage with a transferred port, taken here before any page
+// script can listen). From then on every message between the shell and the console travels
+// on that private port: a page script cannot read the shell's requests, answer them, or send
+// anything in the console's name. The console installs its handler once, at boot
+// (js/shell_api.js); this relay hands it a private send function in return. Everything it
+// uses is taken here at creation, so a script that later replaces JSON.stringify,
+// dispatchEvent or the like changes nothing on this path.
+//
+// It holds no privilege: the shell treats everything the console says as a person's request,
+// and decides what agents see and what happened to the queue from what it holds itself. The
+// relay also reports what the page registered with WebMCP (diagnostics; never what agents see).
 (() => {
   'use strict';
-  const REQUEST = 'understudy-bridge:request';
-  const RESPONSE = 'understudy-bridge:response';
-  const PUSH = 'understudy-bridge:push';
+  const HANDSHAKE = 'understudy-bridge:port';
   const AGENT_HOOK = Symbol.for('understudy.webmcp.agent');
+  const { parse, stringify } = JSON;
+  const { defineProperty, isFrozen } = Object;
+  const call = Function.prototype.call.bind(Function.prototype.call);
+  const listen = EventTarget.prototype.addEventListener;
+  const stopNow = Event.prototype.stopImmediatePropagation;
+  const dataOf = Object.getOwnPropertyDescriptor(MessageEvent.prototype, 'data').get;
+  const portsOf = Object.getOwnPropertyDescriptor(MessageEvent.prototype, 'ports').get;
+  const sourceOf = Object.getOwnPropertyDescriptor(MessageEvent.prototype, 'source').get;
+  const post = MessagePort.prototype.postMessage;
+  const startPort = MessagePort.prototype.start;
+  const Controller = AbortController;
+  const abort = AbortController.prototype.abort;
+  const signalOf = Object.getOwnPropertyDescriptor(AbortController.prototype, 'signal').get;
+  const then = Promise.prototype.then;
+  const Str = String;
+  const slice = String.prototype.slice;
+  const arrayPush = Array.prototype.push;
+  const setOnMessage = Object.getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage').set;
+  const PromiseCtor = Promise;
+  const MapCtor = Map;
+  const mapGet = Map.prototype.get;
+  const mapSet = Map.prototype.set;
+  const mapDelete = Map.prototype.delete;
+  const consoleError = console.error;
 
   // The shim leaves a hook for an in-page agent; nothing uses it here, so nothing keeps it.
   const agent = window[AGENT_HOOK] ?? null;
   if (agent) delete window[AGENT_HOOK];
 
-  // The console installs its handler once, at boot (js/shell_api.js). This property takes the
-  // first handler and keeps it: a later script cannot swap in another executor for the
-  // shell's runs. (The relay runs before any page script, so it defines the property first.)
+  let port = null;
+  const early = []; // what the console sent before the bridge's port arrived
+
+  function send(kind, body) {
+    const text = stringify({ kind, body: stringify(body) });
+    if (port) call(post, port, text);
+    else call(arrayPush, early, text);
+  }
+
+  // The console installs its handler once, at boot. This property takes the first frozen
+  // handler and keeps it: a later script cannot swap in another. The handler's link() gets
+  // the private send function, once.
   let installed = null;
-  Object.defineProperty(window, 'understudyShell', {
+  defineProperty(window, 'understudyShell', {
     configurable: false,
     enumerable: false,
     get: () => installed,
     set: (value) => {
-      if (installed === null && value && typeof value.handle === 'function' && Object.isFrozen(value)) installed = value;
+      if (installed !== null || !value || typeof value.handle !== 'function' || !isFrozen(value)) return;
+      installed = value;
+      if (typeof value.link === 'function') value.link((body) => send('push', body));
     },
   });
 
-  const calls = new Map(); // call id -> AbortController
-  const mc = () => document.modelContext;
+  const calls = new MapCtor(); // call id -> AbortController
 
-  const send = (type, payload) => document.dispatchEvent(new CustomEvent(type, { detail: JSON.stringify(payload) }));
-  const fail = (err) => ({ name: String(err?.name ?? 'Error'), message: String(err?.message ?? err).slice(0, 500) });
-
-  async function pushTools() {
-    const context = mc();
-    if (!context) return;
-    try {
-      const list = await context.getTools();
-      send(PUSH, { event: 'tools', tools: list.map((t) => ({ name: t.name, description: t.description })) });
-    } catch (err) {
-      console.error('understudy bridge: could not list tools', err);
-    }
+  function respond(id, value) {
+    send('response', { id, ok: true, value: value === undefined ? null : value });
   }
 
-  document.addEventListener(REQUEST, (event) => {
+  function refuse(id, err) {
+    const error = { name: call(slice, Str(err?.name ?? 'Error'), 0, 64), message: call(slice, Str(err?.message ?? err), 0, 500) };
+    send('response', { id, ok: false, error });
+  }
+
+  function onRequest(text) {
     let request;
     try {
-      request = JSON.parse(String(/** @type {CustomEvent} */ (event).detail));
+      request = parse(Str(text));
     } catch {
       return;
     }
     const { id, op } = request;
     if (op === 'cancel') {
-      calls.get(request.target)?.abort();
+      const controller = call(mapGet, calls, request.target);
+      if (controller) call(abort, controller);
       return;
     }
     const console_ = installed;
-    const controller = new AbortController();
-    calls.set(id, controller);
-    const work = console_ && typeof console_.handle === 'function'
-      ? Promise.resolve().then(() => console_.handle(String(op), request, controller.signal))
-      : Promise.reject(Object.assign(new Error('The console is not ready.'), { name: 'NotFoundError' }));
-    work.then(
-      (value) => send(RESPONSE, { id, ok: true, value: value === undefined ? null : value }),
-      (err) => send(RESPONSE, { id, ok: false, error: fail(err) }),
-    ).finally(() => calls.delete(id));
-  });
+    if (!console_) {
+      refuse(id, { name: 'NotFoundError', message: 'The console is not ready.' });
+      return;
+    }
+    const controller = new Controller();
+    call(mapSet, calls, id, controller);
+    const work = new PromiseCtor((ok) => ok(console_.handle(Str(op), request, call(signalOf, controller))));
+    call(then, work, (value) => { call(mapDelete, calls, id); respond(id, value); },
+      (err) => { call(mapDelete, calls, id); refuse(id, err); });
+  }
+
+  call(listen, window, 'message', (event) => {
+    if (port !== null || call(sourceOf, event) !== window) return;
+    const data = call(dataOf, event);
+    const ports = call(portsOf, event);
+    if (data !== HANDSHAKE || !ports || ports.length !== 1) return;
+    call(stopNow, event); // no page script sees the port
+    port = ports[0];
+    call(setOnMessage, port, (message) => onRequest(call(dataOf, message)));
+    call(startPort, port);
+    for (let i = 0; i < early.length; i += 1) call(post, port, early[i]);
+    early.length = 0;
+  }, true);
+
+  async function pushTools() {
+    const context = document.modelContext;
+    if (!context) return;
+    try {
+      const list = await context.getTools();
+      send('push', { event: 'tools', tools: list.map((t) => ({ name: t.name, description: t.description })) });
+    } catch (err) {
+      call(consoleError, console, 'understudy bridge: could not list tools', err);
+    }
+  }
 
   // Tells the console that a desktop shell is the authority (it asks the shell instead of
   // deciding anything itself). At document creation there is no <html> element yet.
@@ -78,12 +137,11 @@
   document.addEventListener('readystatechange', markShell, { once: true });
 
   function watch() {
-    const context = mc();
+    const context = document.modelContext;
     if (context) context.addEventListener('toolchange', pushTools);
-    send(PUSH, { event: 'hello', webmcp: agent ? 'bridged' : context ? 'native' : 'degraded' });
+    send('push', { event: 'hello', webmcp: agent ? 'bridged' : context ? 'native' : 'degraded' });
     pushTools();
   }
-  // The isolated bridge is injected at document creation too; say hello once both exist.
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', watch, { once: true });
   else watch();
 })();

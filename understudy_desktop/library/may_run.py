@@ -1,0 +1,52 @@
+"""May this tool run now? One function, asked when a call arrives, again when its run reaches
+the front of the queue, again after an ask-every-time dialog, and a last time inside the run's
+own transaction (where the answer cannot change before the run is done: Turn off and Revoke
+are written through the same database writer)."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ToolState:
+    """A tool's approval as the library holds it (or None: not in the library)."""
+
+    status: str  # active, disabled, needs_review
+    digest: str  # what the approved definition hashes to
+
+
+def may_run(
+    name: str,
+    state: ToolState | None,
+    approved: str,
+    deadline: float | None,
+    now: float,
+) -> dict[str, Any] | None:
+    """None if the tool approved as `approved` (a definition digest) may run now; otherwise
+    the answer its caller gets, with a stable code."""
+    if state is None:
+        return _no("not_found", f"{name} is not in the person's library (it was revoked).")
+    if state.status == "needs_review" or state.digest != approved:
+        return _no(
+            "approval_changed",
+            f"{name} changed since a person approved it. It is held back until they review it "
+            "again.",
+        )
+    if state.status != "active":
+        return _no("approval_changed", f"{name} was turned off in the person's library.")
+    if deadline is not None and now > deadline:
+        return _no("timeout", f"{name} waited its turn too long and did not run.")
+    return None
+
+
+def stored_state(conn: sqlite3.Connection, name: str) -> ToolState | None:
+    """The tool's approval as the database holds it now (inside a transaction)."""
+    row = conn.execute("SELECT status, digest FROM tools WHERE name = ?", (name,)).fetchone()
+    return ToolState(str(row[0]), str(row[1])) if row is not None else None
+
+
+def _no(code: str, message: str) -> dict[str, Any]:
+    return {"isError": True, "code": code, "message": message}

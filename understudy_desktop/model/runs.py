@@ -1,0 +1,257 @@
+"""A taught tool's run, applied by the shell: exactly its approved steps, in one transaction.
+
+The same steps the page's runner takes (js/teach/runner.js), in Python, inside the database
+writer's transaction, so a run is all or nothing on disk without undo records: a step that
+fails, or a run that is stopped, rolls the transaction back. Nothing of the page is in the
+call path; the page is told afterwards what changed (the change feed) and draws it.
+
+- Every step must be a command of this console's catalogue, checked before anything runs.
+- People and templates are found on this queue by id, else by the name the tool keeps.
+- A run works in its own view: its filter and open ticket are never the person's.
+- Failures are answers with isError and a stable code; no message repeats a value an agent
+  gave.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from understudy_desktop.agent.schema_check import argument_problems
+from understudy_desktop.catalogue import Catalogue
+from understudy_desktop.model import commands
+from understudy_desktop.model.commands import CommandError, Context, People, Write
+from understudy_desktop.model.compact import compact
+from understudy_desktop.model.text import js_lower, js_trim
+from understudy_desktop.model.views import UNASSIGNED, View
+
+
+class RunError(Exception):
+    """Raised inside the transaction to roll a run back; `answer` is what its caller gets."""
+
+    def __init__(self, answer: dict[str, Any]) -> None:
+        super().__init__(str(answer.get("message", "")))
+        self.answer = answer
+
+
+@dataclass
+class StepShown:
+    """What the page shows of a step while a run's changes are drawn: the toast and the
+    control it lights up."""
+
+    index: int
+    title: str
+    control: str | None
+
+
+@dataclass
+class RunOutcome:
+    answer: dict[str, Any]
+    writes: list[Write] = field(default_factory=list)
+    last_step: StepShown | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.answer.get("ok") is True
+
+
+def fail(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"isError": True, "code": code, "message": message, **extra}
+
+
+@dataclass
+class RunRequest:
+    """Exactly what is to run: the approved definition (name, inputSchema, steps)."""
+
+    tool: str
+    steps: list[dict[str, Any]]
+    input_schema: dict[str, Any]
+    arguments: dict[str, Any]
+
+
+class _MissingRefError(Exception):
+    def __init__(self, message: str, step: int) -> None:
+        super().__init__(message)
+        self.step = step
+
+
+def _resolve_ref(
+    people: People, kind: str, value: Any, name: str | None, asked: bool, step: int
+) -> Any:
+    if value is None or value in ("", UNASSIGNED):
+        return value
+    found = people.assignees if kind == "person" else people.templates
+    if any(x.get("id") == value for x in found):
+        return value
+    wanted = js_lower(js_trim(str(name if name is not None else value)))
+    for x in found:
+        named = str(x.get("name") or "").lower()
+        email = str(x.get("email") or "").lower()
+        if wanted in (named, email):
+            return x.get("id")
+    if asked:
+        # The value came from whoever called: it is not repeated back to them.
+        what = "The person you chose is" if kind == "person" else "The reply template you chose is"
+        raise _MissingRefError(f"{what} not on this queue. Choose one that is.", step)
+    shown = str(name if name is not None else value)[:80]
+    if kind == "person":
+        text = (
+            f"There is no one called {shown} on this queue. Choose someone who is, or repair"
+            " the tool."
+        )
+    else:
+        text = (
+            f"There is no reply template called “{shown}” on this queue. Choose one that is,"
+            " or repair the tool."
+        )
+    raise _MissingRefError(text, step)
+
+
+def _resolve_refs(
+    catalogue: Catalogue, people: People, steps: list[dict[str, Any]], values: dict[str, Any]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The tool's people and templates found on this queue before anything runs: by id, else
+    by name (a tool made on another queue names Priya Raman where this one has priya-raman)."""
+    resolved = copy.deepcopy(steps)
+    asked = dict(values)
+    for index, step in enumerate(resolved):
+        info = catalogue.commands.get(str(step.get("command")))
+        for name, spec in (step.get("args") or {}).items():
+            kind = info.refs.get(name) if info is not None else None
+            if not kind or not isinstance(spec, dict):
+                continue
+            if spec.get("from") == "const":
+                ref = spec.get("ref")
+                named = ref.get("name") if isinstance(ref, dict) else None
+                spec["value"] = _resolve_ref(people, kind, spec.get("value"), named, False, index)
+            elif spec.get("from") == "param":
+                param = str(spec.get("name"))
+                if asked.get(param) is not None:
+                    asked[param] = _resolve_ref(people, kind, asked[param], None, True, index)
+    return resolved, asked
+
+
+def _arguments(step: dict[str, Any], values: dict[str, Any], results: list[Any]) -> dict[str, Any]:
+    payload: dict[str, Any] = {}
+    for name, spec in (step.get("args") or {}).items():
+        source = spec.get("from") if isinstance(spec, dict) else None
+        if source == "param":
+            # A question left unanswered (optional, no default) leaves its field out.
+            if spec.get("name") in values:
+                payload[name] = copy.deepcopy(values[spec["name"]])
+        elif source == "const":
+            payload[name] = copy.deepcopy(spec.get("value"))
+        elif source == "step":
+            at = spec.get("step")
+            earlier = results[at] if isinstance(at, int) and 0 <= at < len(results) else None
+            path = spec.get("path")
+            if not isinstance(earlier, dict) or path not in earlier:
+                raise ValueError(f"step {int(at or 0) + 1} gave no {path}")
+            payload[name] = copy.deepcopy(earlier[path])
+        else:
+            raise ValueError(f"unknown value source for {name}")
+    return payload
+
+
+def _with_defaults(schema: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    out = dict(given)
+    for name, prop in (schema.get("properties") or {}).items():
+        if name not in out and isinstance(prop, dict) and "default" in prop:
+            out[name] = copy.deepcopy(prop["default"])
+    return out
+
+
+def execute(
+    ctx_factory: Callable[[View], Context],
+    catalogue: Catalogue,
+    request: RunRequest,
+    stopped: Callable[[], bool] = lambda: False,
+) -> RunOutcome:
+    """Run the steps inside the caller's transaction. Raises RunError (the caller rolls
+    back) when a step fails or the run is stopped; returns the answer otherwise."""
+    steps = request.steps
+    unknown = next(
+        (i for i, s in enumerate(steps) if s.get("command") not in catalogue.commands), None
+    )
+    if unknown is not None:
+        raise RunError(
+            fail(
+                "not_approved",
+                f"Step {unknown + 1} is not a command of this console. Nothing was changed.",
+                failedStep=unknown + 1,
+            )
+        )
+    problems = argument_problems(request.input_schema, request.arguments)
+    if problems:
+        raise RunError(
+            fail("invalid_input", "The arguments do not fit the tool: " + "; ".join(problems) + ".")
+        )
+    ctx = ctx_factory(View())  # the run's own view, never the person's
+    try:
+        steps, values = _resolve_refs(
+            catalogue, ctx.people, steps, _with_defaults(request.input_schema, request.arguments)
+        )
+    except _MissingRefError as missing:
+        raise RunError(
+            fail("not_found", f"{missing} Nothing was changed.", failedStep=missing.step + 1)
+        ) from None
+    results: list[Any] = []
+    writes: list[Write] = []
+    shown: StepShown | None = None
+    for index, step in enumerate(steps):
+        command = str(step["command"])
+        info = catalogue.commands[command]
+        title = info.title
+        if stopped():
+            raise RunError(
+                fail(
+                    "cancelled",
+                    f"Stopped before step {index + 1} ({title}); the changes it had made were "
+                    "undone.",
+                    stoppedAt=index + 1,
+                    rolledBack=bool(writes),
+                    kept=[],
+                )
+            )
+        try:
+            payload = _arguments(step, values, results)
+        except ValueError as exc:
+            raise RunError(
+                fail(
+                    "step_failed",
+                    f"Step {index + 1} ({title}) could not start: {exc}. Earlier changes were "
+                    "undone.",
+                    failedStep=index + 1,
+                    command=command,
+                    rolledBack=bool(writes),
+                    kept=[],
+                )
+            ) from None
+        shown = StepShown(index, title, info.control)
+        try:
+            applied = commands.apply(catalogue, ctx, command, payload)
+        except CommandError as exc:
+            after = (
+                "The changes made before it were undone." if writes else "Nothing had changed yet."
+            )
+            raise RunError(
+                fail(
+                    "step_failed",
+                    f"Step {index + 1} ({title}) failed: {exc.message} {after}",
+                    failedStep=index + 1,
+                    command=command,
+                    reason=exc.code,
+                    rolledBack=bool(writes),
+                    kept=[],
+                )
+            ) from None
+        results.append(applied.result)
+        writes.extend(applied.writes)
+    changed = list(dict.fromkeys(t for w in writes for t in w.ids))
+    last = results[-1] if results else None
+    answer = compact(
+        {"ok": True, "tool": request.tool, "steps": len(steps), "changed": changed, "result": last}
+    )
+    return RunOutcome(answer, writes, shown)

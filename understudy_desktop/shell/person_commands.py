@@ -1,0 +1,183 @@
+"""What the person does in the console, as the shell carries it out.
+
+The page sends the person's commands (a click, a key, a typed value), Undo and Redo, and Teach;
+the shell's model applies them and the page draws what the model says happened, from the
+change feed. Keeping, renaming and deleting a recording are decided in the shell's own
+dialogs, so a script in the page can ask but never decide.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QInputDialog, QLineEdit, QWidget
+
+from understudy_desktop.bridge.console_port import ConsolePort
+from understudy_desktop.bridge.protocol import CommandAsk, RecordingAsk, TeachAsk, UndoAsk
+from understudy_desktop.consent.service import ConsentService, error
+from understudy_desktop.library.library import Library
+from understudy_desktop.model.service import ConsoleModel, FeedEntry
+from understudy_desktop.shell.queue_keeper import QueueKeeper
+from understudy_desktop.store.queue_store import QueueStore
+
+log = logging.getLogger(__name__)
+
+VIEW_REMEMBER_MS = 300  # the person's filter and open ticket, kept a moment after they settle
+NOT_SAVED = "A change could not be saved, so the queue shows the saved copy again."
+
+
+class PersonCommands(QObject):
+    def __init__(
+        self,
+        model: ConsoleModel,
+        port: ConsolePort,
+        keeper: QueueKeeper,
+        library: Library,
+        consent: ConsentService,
+        window: QWidget,
+    ) -> None:
+        super().__init__(window)
+        self._model = model
+        self._port = port
+        self._keeper = keeper
+        self._library = library
+        self._consent = consent
+        self._window = window
+        # The re-done step of a repair, by tool: the shell's own recording of it.
+        self.repairs: dict[str, dict[str, Any]] = {}
+        self._view_timer = QTimer(self)
+        self._view_timer.setSingleShot(True)
+        self._view_timer.setInterval(VIEW_REMEMBER_MS)
+        self._view_timer.timeout.connect(self._remember_view)
+        port.asked.connect(self._on_ask)
+        port.ready_changed.connect(self._on_ready)
+        model.fed.connect(self._feed)
+        model.not_saved.connect(lambda _why: keeper.reload(NOT_SAVED))
+
+    @property
+    def model(self) -> ConsoleModel:
+        return self._model
+
+    @property
+    def store(self) -> QueueStore:
+        return self._keeper.store
+
+    def _feed(self, entry: FeedEntry) -> None:
+        self._port.feed(entry.as_message())
+
+    def _on_ready(self, ready: bool) -> None:
+        if ready:
+            self._port.teaching(self.teaching_state())
+
+    def teaching_state(self) -> dict[str, Any]:
+        teaching = self._model.teaching
+        repair = teaching.repair
+        return {
+            "active": teaching.active,
+            "steps": teaching.steps,
+            "repairTool": repair[0] if repair else None,
+            "repairStep": repair[1] if repair else None,
+        }
+
+    def _on_ask(self, ask_id: str, body: object) -> None:
+        def reply(value: dict[str, Any]) -> None:
+            self._port.reply(ask_id, value)
+
+        if isinstance(body, CommandAsk):
+            self._model.person(
+                body.command, body.payload, reply, body.control, dict(body.provenance)
+            )
+            if body.command in ("filter_tickets", "select_ticket"):
+                self._view_timer.start()
+        elif isinstance(body, UndoAsk):
+            if body.kind == "undo":
+                self._model.undo(reply, body.seq)
+            else:
+                self._model.redo(reply)
+        elif isinstance(body, TeachAsk):
+            self._teach(body, reply)
+        elif isinstance(body, RecordingAsk):
+            self._recording(body, reply)
+
+    def _remember_view(self) -> None:
+        self.store.remember_view(self._model.person_view().as_dict())
+
+    # --- teaching --------------------------------------------------------------------------
+    def start_teaching(self, repair: tuple[str, int] | None = None) -> None:
+        """Teach from a menu of the shell, or from the page's button (either starts it; only
+        the person's own dialog keeps what was recorded)."""
+        self._model.start_teaching(repair)
+        self._port.teaching(self.teaching_state())
+
+    def _teach(self, ask: TeachAsk, reply: Any) -> None:
+        if ask.action == "start":
+            repair = None
+            if ask.repairTool is not None and ask.repairStep is not None:
+                tool = self._library.get(ask.repairTool)
+                if tool is None or ask.repairStep >= len(tool.steps):
+                    reply(error("not_found", "There is no such tool or step to repair."))
+                    return
+                repair = (ask.repairTool, ask.repairStep)
+            self.start_teaching(repair)
+            reply({"ok": True, **self.teaching_state()})
+            return
+        self.stop_teaching(reply)
+
+    def stop_teaching(self, reply: Any = None) -> None:
+        repair = self._model.teaching.repair
+        recording, left_out = self._model.teaching.stop()
+        self._port.teaching(self.teaching_state())
+        answer = reply or (lambda _value: None)
+        if recording is None:
+            answer({"ok": True, "recorded": 0})
+            return
+        if repair is not None:
+            # A repair's re-done step goes into the repair dialog, not the recordings.
+            self.repairs[repair[0]] = recording
+            step = {"tool": repair[0], "step": repair[1]}
+            answer({"ok": True, "repair": step, "recording": recording})
+            return
+
+        def decided(value: dict[str, Any]) -> None:
+            if value.get("isError"):
+                answer({"ok": True, "kept": False, "recorded": len(recording["steps"])})
+                return
+            answer(
+                {"ok": True, "kept": True, "recording": self._library.recording(recording["id"])}
+            )
+
+        self._consent.keep_recording(recording, decided, left_out)
+
+    # --- recordings ------------------------------------------------------------------------
+    def _recording(self, ask: RecordingAsk, reply: Any) -> None:
+        recording = self._library.recording(ask.id)
+        if recording is None:
+            reply(error("not_found", "That recording is gone."))
+            return
+        if ask.action == "delete":
+            self._consent.delete_recording(ask.id, reply)
+            return
+        self._rename(recording, reply)
+
+    def _rename(self, recording: dict[str, Any], reply: Any) -> None:
+        dialog = QInputDialog(self._window)
+        dialog.setWindowTitle("Rename the recording")
+        dialog.setLabelText("A name for this recording:")
+        dialog.setTextEchoMode(QLineEdit.EchoMode.Normal)
+        dialog.setTextValue(str(recording.get("name", "")))
+        dialog.setOkButtonText("Rename")
+
+        def finished(result: int) -> None:
+            name = dialog.textValue().strip()[:200]
+            dialog.deleteLater()
+            if result != QInputDialog.DialogCode.Accepted or not name:
+                reply({"isError": True, "code": "consent_denied", "message": "Not renamed."})
+                return
+            self._library.save_recording({**recording, "name": name})
+            reply({"status": "renamed", "name": name})
+
+        dialog.finished.connect(finished)
+        self.rename_dialog = dialog
+        dialog.open()

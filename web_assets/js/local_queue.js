@@ -1,0 +1,20 @@
+// The queue in a plain browser, where the page is the whole app: commands are applied by the
+// page's own model (js/bus.js), and IndexedDB is the only copy. The same interface as
+// js/shell_queue.js, so the views do not know which one they drive.
+export function createLocalQueue({ bus }) {
+  return {
+    send(id, payload, { control = null, provenance = {} } = {}) {
+      const out = bus.dispatch(id, payload, { source: 'ui', control, provenance });
+      if (!out.ok) return out;
+      return { ...out, answered: Promise.resolve({ ok: true, seq: out.seq, result: out.result }) };
+    },
+    undo(seq) {
+      const out = bus.undo(seq);
+      return Promise.resolve(out ? { ok: true, reverted: out.reverted, kept: out.kept.length } : { ok: false, nothing: true });
+    },
+    feed() {},
+    adopted() {},
+    queueSaved() {},
+    pendingFields: 0,
+  };
+}
