@@ -134,7 +134,7 @@ def drive(scenario: str, data: Path, work: Path, log_path: Path) -> None:
     keeper = window.keeper
     if os.environ.get("UNDERSTUDY_CRASH_SABOTAGE"):
         # The harness's own check: acknowledge without saving, and it must report losses.
-        keeper.store.enabled = False
+        session.model.forgetful = True
     log.write(event="started", page=page_check(app, js, window, keeper.store))
 
     def until(predicate: Callable[[], Any], timeout_s: float = 120) -> None:

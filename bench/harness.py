@@ -17,7 +17,7 @@ if hasattr(os, "geteuid") and os.geteuid() == 0:
 # The tests' escaping helper: one way to put Python values into script text.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from js_text import js_literal
-from PySide6.QtCore import QEventLoop
+from PySide6.QtCore import QTimer, QEventLoop
 from PySide6.QtWidgets import QApplication
 
 from understudy_desktop.app import Session, open_session, prepare_qt
@@ -122,6 +122,36 @@ def client_process(app: QApplication, argv: list[str]) -> str:
     return out
 
 
+KEEP_HEADLINE = "Keep the recording"
+EDITOR_OPEN = (
+    "!document.getElementById('teach-panel').hidden"
+    " && Boolean(document.getElementById('draft-publish'))"
+)
+
+
+class KeepRecordings(QTimer):
+    """A person at the window who keeps what they just recorded: approves the shell's "Keep the
+    recording" dialog whenever it opens (every other dialog is left alone); `kept` counts.
+    Stop the timer to stop."""
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.kept = 0
+        self._gate = session.consent.gate
+        self.timeout.connect(self._look)
+        self.start(50)
+
+    def _look(self) -> None:
+        for dialog in self._gate.open_dialogs():
+            if dialog.headline.text().startswith(KEEP_HEADLINE):
+                dialog.approve_button.click()
+                self.kept += 1
+
+
+def keep_recordings(session: Session) -> KeepRecordings:
+    return KeepRecordings(session)
+
+
 def teach_and_publish(
     app: QApplication,
     session: Session,
@@ -130,9 +160,10 @@ def teach_and_publish(
     keep: list[str],
     description: str | None = None,
 ) -> None:
-    """Teach a routine through the console's own controls (JS `routine`), let whoever runs it
-    choose the values named in `keep` (besides what the routine acted on, always asked), publish
-    it as `tool`, and approve it in the consent dialog."""
+    """Teach a routine through the console's own controls (JS `routine`), keep the recording in
+    the shell's dialog, let whoever runs it choose the values named in `keep` (besides what the
+    routine acted on, always asked), publish it as `tool`, and approve it in the consent
+    dialog."""
     describe = (
         "const d = document.getElementById('draft-description');"
         f" d.value = {js_literal(description)};"
@@ -140,13 +171,22 @@ def teach_and_publish(
         if description
         else ""
     )
+    page = session.window.page
+    keeping = keep_recordings(session)
     js(
         app,
-        session.window.page,
+        page,
+        f"(() => {{ document.getElementById('teach-button').click(); {routine}\n"
+        " document.getElementById('teach-button').click(); return true; })()",
+    )
+    # Kept in the shell's dialog, then the editor opens on it.
+    wait(app, lambda: keeping.kept > 0, 30)
+    keeping.stop()
+    wait(app, lambda: js(app, page, EDITOR_OPEN), 30)
+    js(
+        app,
+        page,
         f"""(() => {{
-      document.getElementById('teach-button').click();
-      {routine}
-      document.getElementById('teach-button').click();
       const keep = {js_literal(keep)};
       // Each click redraws the panel: find every switch again by its id before clicking it.
       const ids = [...document.querySelectorAll('#teach-panel input[id^="ask-"]')].map((b) => b.id);

@@ -285,9 +285,11 @@ def native_worker(tool: str, tickets: int, width: int, height: int) -> None:
 
 def teach_in_app(app: Any, session: Any, tool: str) -> None:
     """Teach `tool` with the console's controls and approve it in the consent dialog."""
-    from harness import js_async, wait
+    from harness import js_async, keep_recordings, wait
 
+    keeping = keep_recordings(session)  # the person keeps the recording in the shell's dialog
     assert js_async(app, session.window.page, teach_script(tool)) is True
+    keeping.stop()
     gate = session.consent.gate
     wait(app, lambda: bool(gate.open_dialogs()), 60)
     gate.open_dialogs()[0].approve_button.click()

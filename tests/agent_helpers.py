@@ -111,3 +111,19 @@ def approve_in_dialog(console, timeout_ms: int = 10_000, full: bool = False):
     text = dialog.text_shown() if full else dialog.headline.text()
     dialog.approve_button.click()
     return text
+
+
+def stored_ticket(data_dir, ticket_id: str) -> dict:
+    """A ticket as the database holds it (the shell's copy, not what the page shows)."""
+    import json
+    import sqlite3
+
+    from understudy_desktop.model.tables import TICKET_JSON
+
+    db = sqlite3.connect(data_dir / "understudy.sqlite3")
+    try:
+        row = db.execute(f"SELECT {TICKET_JSON} FROM tickets WHERE id = ?", (ticket_id,)).fetchone()
+    finally:
+        db.close()
+    assert row is not None, f"{ticket_id} is not in the database"
+    return json.loads(row[0])

@@ -6,12 +6,20 @@ import json
 import os
 import stat
 import threading
+import time
 
 import anyio
 import httpx2
 import mcp_types as types
 import pytest
-from agent_helpers import TEST_TOOLS, mcp_client, publish_definitions, run_client, step
+from agent_helpers import (
+    TEST_TOOLS,
+    mcp_client,
+    publish_definitions,
+    run_client,
+    step,
+    stored_ticket,
+)
 from agent_helpers import definition as make_definition
 from mcp.shared.exceptions import MCPError
 from PySide6.QtCore import QTimer
@@ -47,6 +55,12 @@ def block_the_page(console, seconds: float) -> None:
         f"(() => {{ const t = performance.now(); while (performance.now() - t < {seconds * 1000})"
         " {} })()"
     )
+
+
+def block_the_database(console, seconds: float) -> None:
+    """Keep the database's writer busy (a long write ahead of everything else): runs then
+    wait their turn there."""
+    console.session.db.submit(lambda _conn: time.sleep(seconds))
 
 
 def ticket(console, ticket_id: str) -> dict:
@@ -157,7 +171,26 @@ def test_results_over_budget_are_cut_to_fit(agent):
     assert json.loads(text)["result"]["reply_draft"].endswith("…")
 
 
-def test_a_call_the_page_cannot_start_in_time_times_out_and_never_runs_later(agent):
+def test_a_call_runs_while_the_page_is_frozen(agent, data_dir):
+    """The page is not in a call's path: the shell applies the run and answers; the page
+    draws it when it can."""
+    url, token = endpoint(agent)
+
+    async def go():
+        async with mcp_client(url, token) as c:
+            return await c.call_tool("close_ticket", {"ticket_id": "T-1006"})
+
+    block_the_page(agent, 4)
+    started = time.monotonic()
+    result = run_client(agent.qtbot, go)
+    took = time.monotonic() - started
+    assert result.is_error is False, result
+    assert took < 3, took  # well before the page is free again
+    assert stored_ticket(data_dir, "T-1006")["status"] == "closed"
+    agent.qtbot.waitUntil(lambda: ticket(agent, "T-1006")["status"] == "closed", timeout=10_000)
+
+
+def test_a_run_that_cannot_start_in_time_times_out_and_never_runs_later(agent, data_dir):
     agent.session.agent.call_timeout_s = 0.5
     url, token = endpoint(agent)
 
@@ -165,12 +198,15 @@ def test_a_call_the_page_cannot_start_in_time_times_out_and_never_runs_later(age
         async with mcp_client(url, token) as c:
             return await c.call_tool("close_ticket", {"ticket_id": "T-1006"})
 
-    before = ticket(agent, "T-1006")
-    block_the_page(agent, 1.5)
+    before = stored_ticket(data_dir, "T-1006")
+    # The database is busy for longer than the call may wait (a long write ahead of it).
+    agent.session.db.submit(lambda _conn: time.sleep(2))
+    started = time.monotonic()
     result = run_client(agent.qtbot, go)
     assert result.is_error and result.structured_content["code"] == "timeout"
-    agent.qtbot.wait(1500)  # the page is free again: the late run must not happen now
-    assert ticket(agent, "T-1006") == before
+    assert time.monotonic() - started < 1.8  # told at its deadline, not when the write ended
+    agent.qtbot.wait(2500)  # the database is free again: the late run must not happen now
+    assert stored_ticket(data_dir, "T-1006") == before
 
 
 def test_an_unknown_tool_is_a_protocol_error_and_a_known_one_a_result(agent):
@@ -293,7 +329,7 @@ def test_a_cancelled_request_gets_no_response_and_never_runs(agent, version):
         answer = http.post(url, json=call, headers=headers)
         out["status"], out["body"] = answer.status_code, answer.text
 
-    # A first call keeps the page busy, so the second waits its turn and can be cancelled.
+    # A first call waits on a busy database, so the second waits its turn and can be cancelled.
     first = threading.Thread(
         target=lambda: httpx2.post(
             url,
@@ -307,9 +343,9 @@ def test_a_cancelled_request_gets_no_response_and_never_runs(agent, version):
         )
     )
     runner = agent.session.calls.runner
-    block_the_page(agent, 3.0)
+    block_the_database(agent, 3.0)
     first.start()
-    agent.qtbot.waitUntil(lambda: runner.running, timeout=10_000)  # the first is in the page
+    agent.qtbot.waitUntil(lambda: runner.running, timeout=10_000)  # the first is under way
     worker = threading.Thread(target=post)
     worker.start()
     agent.qtbot.waitUntil(lambda: runner.waiting == 1, timeout=10_000)  # the second waits
@@ -352,7 +388,7 @@ def test_mcp_cancellation_of_a_waiting_call_means_it_never_runs(agent):
         async with mcp_client(url, token) as c:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(c.call_tool, "close_ticket", {"ticket_id": "T-1007"})
-                while not runner.running:  # the first call is in the page, which is busy
+                while not runner.running:  # the first call is under way; the database is busy
                     await anyio.sleep(0.02)
                 with anyio.move_on_after(0.5):
                     await c.call_tool("close_ticket", {"ticket_id": "T-1008"})
@@ -361,7 +397,7 @@ def test_mcp_cancellation_of_a_waiting_call_means_it_never_runs(agent):
     before = ticket(agent, "T-1008")
     assert before["status"] != "closed"
     runner = agent.session.calls.runner
-    block_the_page(agent, 3.0)
+    block_the_database(agent, 3.0)
     run_client(agent.qtbot, go)
     agent.qtbot.waitUntil(lambda: ticket(agent, "T-1007")["status"] == "closed")
     agent.qtbot.wait(300)

@@ -11,6 +11,7 @@ from pathlib import Path
 from test_teach_e2e import choose, click, ticket
 
 from understudy_desktop.logs import LOG_NAME, configure_logging, install_crash_handler
+from understudy_desktop.model.runs import RunRequest
 from understudy_desktop.paths import DataPaths
 from understudy_desktop.text import visible_controls
 
@@ -59,8 +60,20 @@ def test_ctrl_z_undoes_and_ctrl_shift_z_redoes_the_persons_own_change(console):
     before = ticket(console, "T-1003")["status"]
     choose(console, "#status-select", "pending")
     console.qtbot.waitUntil(lambda: ticket(console, "T-1003")["status"] == "pending")
-    # An agent's change in between is not the person's to undo.
-    console.dispatch("set_ticket_priority", {"ticket_id": "T-1004", "priority": "urgent"})
+    # An agent's run in between is not the person's to undo.
+    step = {
+        "command": "set_ticket_priority",
+        "args": {
+            "ticket_id": {"from": "const", "value": "T-1004"},
+            "priority": {"from": "const", "value": "urgent"},
+        },
+    }
+    request = RunRequest("escalate", [step], {"type": "object"}, {})
+    ran = console.wait_for(
+        lambda done: console.session.model.run(request, lambda _c: None, "agent", "a test", done)
+    )
+    assert ran.ok
+    console.qtbot.waitUntil(lambda: ticket(console, "T-1004")["priority"] == "urgent")
     key(console, "z", ctrl=True)
     console.qtbot.waitUntil(lambda: ticket(console, "T-1003")["status"] == before)
     assert ticket(console, "T-1004")["priority"] == "urgent"

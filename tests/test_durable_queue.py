@@ -5,14 +5,13 @@ kept across a restart, and a private data folder."""
 from __future__ import annotations
 
 import asyncio
-import json
 import shutil
 import sqlite3
 import stat
 from pathlib import Path
 
 import pytest
-from agent_helpers import mcp_client, publish_definitions, run_client
+from agent_helpers import mcp_client, publish_definitions, run_client, stored_ticket
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from test_teach_e2e import click
@@ -68,18 +67,6 @@ SET_BASED = {
 
 def ticket(console, ticket_id: str) -> dict:
     return console.dispatch("get_ticket", {"ticket_id": ticket_id})["result"]
-
-
-def stored_ticket(data_dir: Path, ticket_id: str) -> dict:
-    from understudy_desktop.store.queue_store import TICKET_JSON
-
-    db = sqlite3.connect(data_dir / "understudy.sqlite3")
-    try:
-        query = f"SELECT {TICKET_JSON} FROM tickets WHERE id = ?"
-        row = db.execute(query, (ticket_id,)).fetchone()
-    finally:
-        db.close()
-    return json.loads(row[0])
 
 
 @pytest.mark.slow
@@ -222,15 +209,10 @@ def test_a_helpdesk_csv_round_trips_exactly_across_a_restart(console_factory, da
 
 
 def test_a_change_that_cannot_be_saved_is_said_and_the_saved_copy_comes_back(console):
-    store = console.window.keeper.store
-
-    def full_disk(changes, actor, command, done, tool="", client=""):
-        from understudy_desktop.qt_thread import call_on_main
-
-        call_on_main(done, OSError("database or disk is full"))
-
     before = ticket(console, "T-1004")["priority"]
-    store.apply = full_disk
+    # The database refuses every write from now on, as a full or read-only disk would.
+    db = console.session.db
+    db.write(lambda conn: conn.execute("PRAGMA query_only = 1"))
     console.dispatch("set_ticket_priority", {"ticket_id": "T-1004", "priority": "urgent"}, "ui")
     console.qtbot.waitUntil(
         lambda: "Not saved" in console.js("document.getElementById('save-state').textContent")
@@ -241,6 +223,9 @@ def test_a_change_that_cannot_be_saved_is_said_and_the_saved_copy_comes_back(con
             "could not be saved" in console.js("document.getElementById('toast-text').textContent")
         )
     )
+    # The disk is writable again (set outside a transaction, which refused to begin).
+    db._writer._conn.execute("PRAGMA query_only = 0")
+    assert console.session.window.keeper.store.rows(["T-1004"])["T-1004"]["priority"] == before
 
 
 def test_the_data_folder_and_everything_in_it_are_private(console, data_dir):

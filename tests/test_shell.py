@@ -134,6 +134,7 @@ def test_menus_have_the_promised_entries(console):
     assert items("Edit") == [
         "Undo your last change",
         "Redo",
+        "Teach a routine",
         "Your name on shared packs…",
         "Settings…",
     ]

@@ -78,7 +78,7 @@ def test_the_proxy_lists_calls_and_forwards_list_changed(agent_console, data_dir
 
 def test_a_call_cancelled_through_the_proxy_never_runs(agent_console, data_dir):
     """The relay passes the client's notifications/cancelled on, in the same session."""
-    from test_agent_endpoint import block_the_page, ticket
+    from test_agent_endpoint import block_the_database, ticket
 
     publish_definitions(agent_console, [TEST_TOOLS["close_ticket"]])
 
@@ -88,11 +88,11 @@ def test_a_call_cancelled_through_the_proxy_never_runs(agent_console, data_dir):
             ClientSession(read, write) as session,
         ):
             await session.initialize()
-            # The page is kept busy from now on (the proxy itself took a moment to start).
-            call_on_main(lambda: block_the_page(agent_console, 2.5))
+            # The database is kept busy from now on (the proxy took a moment to start).
+            call_on_main(lambda: block_the_database(agent_console, 2.5))
             async with anyio.create_task_group() as tg:
                 tg.start_soon(session.call_tool, "close_ticket", {"ticket_id": "T-1007"})
-                while not runner.running:  # the first call is in the page, which is busy
+                while not runner.running:  # the first call is under way; the database is busy
                     await anyio.sleep(0.02)
                 with anyio.move_on_after(0.5):
                     await session.call_tool("close_ticket", {"ticket_id": "T-1008"})

@@ -53,7 +53,20 @@ def teach_assign_refund(console, ticket_id: str) -> None:
     click(console, "#template-apply")
     console.qtbot.waitUntil(lambda: ticket(console, ticket_id)["reply_draft"].startswith("Hi "))
     click(console, "#teach-button")
+    keep_the_recording(console)
     console.qtbot.waitUntil(lambda: len(console.api_json("recordings")) == 1)
+
+
+def keep_the_recording(console) -> str:
+    """The person keeps what they recorded, in the shell's own dialog; returns what it says."""
+    gate = console.session.consent.gate
+    console.qtbot.waitUntil(
+        lambda: any(d.headline.text().startswith("Keep the recording") for d in gate.open_dialogs())
+    )
+    dialog = next(d for d in gate.open_dialogs() if d.headline.text().startswith("Keep the"))
+    text = dialog.text_shown()
+    dialog.approve_button.click()
+    return text
 
 
 def approve_when_asked(console) -> QTimer:
@@ -396,6 +409,7 @@ def test_a_broken_step_is_repaired_and_the_rest_kept(console, tmp_path):
         "window.understudyShell.api.dispatch('set_ticket_assignee', {ticket_id: 'N-1',"
         " assignee: null}); true"
     )
+    console.flush()  # the person's change is in before the run
     result = console.run_tool("assign_refund", {"ticket_id": "N-1"})
     assert result["ok"] is True
     assert console.dispatch("get_ticket", {"ticket_id": "N-1"})["result"]["assignee"] == "ana"
@@ -423,6 +437,8 @@ def test_library_disable_enable_badges_highlight_and_recording_housekeeping(cons
         "[...document.querySelectorAll('[data-tool=assign_refund] .btn')]"
         ".find((b) => b.textContent === 'Turn off').click(); true"
     )
+    # What agents are shown changes only with the person's say in the shell's own dialog.
+    assert approve_in_dialog(console) == "Turn tool off “assign_refund”"
     console.qtbot.waitUntil(lambda: "assign_refund" not in console.listed())
     assert console.library.get("assign_refund").status == "disabled"
     console.qtbot.waitUntil(
@@ -443,16 +459,22 @@ def test_library_disable_enable_badges_highlight_and_recording_housekeeping(cons
     # Turning a tool back on gives agents power again: the person approves it natively.
     assert approve_in_dialog(console) == "Turn tool back on “assign_refund”"
     console.qtbot.waitUntil(lambda: "assign_refund" in console.listed())
-    # Recordings can be renamed and deleted.
+    # Recordings are renamed and deleted in the shell's own dialogs.
     console.js("document.getElementById('recordings-button').click(); true")
     console.js(
-        "(() => { const i = document.querySelector('#teach-panel .card input');"
-        " i.value = 'Refund routine'; i.dispatchEvent(new Event('change')); return true; })()"
+        "[...document.querySelectorAll('#teach-panel .card .btn')]"
+        ".find((b) => b.textContent === 'Rename…').click(); true"
     )
+    person = console.window.person
+    console.qtbot.waitUntil(lambda: getattr(person, "rename_dialog", None) is not None)
+    person.rename_dialog.setTextValue("Refund routine")
+    person.rename_dialog.accept()
+    console.qtbot.waitUntil(lambda: console.library.recordings()[0]["name"] == "Refund routine")
     console.qtbot.waitUntil(lambda: console.api_json("recordings")[0]["name"] == "Refund routine")
     console.js("document.querySelector('#teach-panel .card .btn.danger').click(); true")
-    console.qtbot.waitUntil(lambda: console.api_json("recordings") == [])
+    assert approve_in_dialog(console) == "Delete the recording “Refund routine”"
     console.qtbot.waitUntil(lambda: console.library.recordings() == [])
+    console.qtbot.waitUntil(lambda: console.api_json("recordings") == [])
 
 
 TEACH_BANK_FEEDS = """(() => {
@@ -471,6 +493,7 @@ def test_a_persons_publish_dialog_says_what_a_trial_run_would_change(console):
     console.qtbot.waitUntil(lambda: console.js("document.body.classList.contains('recording')"))
     console.js(TEACH_BANK_FEEDS)
     click(console, "#teach-button")
+    keep_the_recording(console)
     console.qtbot.waitUntil(lambda: len(console.api_json("recordings")) == 1)
     # Take the demonstration's tags off again, so a run now would have work to do.
     console.dispatch("untag_matching_tickets", {"tag": "bank-feed"})

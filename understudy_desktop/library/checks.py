@@ -196,18 +196,32 @@ def follows_recording(definition: dict[str, Any], recording: dict[str, Any]) -> 
     return None
 
 
+def redone_command(recording: dict[str, Any], catalogue: Catalogue) -> str | None:
+    """The step the person re-did: the one step recorded, or, when they also opened a ticket
+    or searched to get there, the one step that changed a ticket (js/teach/repair.js agrees)."""
+    steps = [str(s.get("command")) for s in recording.get("steps") or []]
+    if len(steps) == 1:
+        return steps[0]
+    changing = [c for c in steps if c in catalogue.commands and catalogue.commands[c].mutates]
+    return changing[0] if len(changing) == 1 else None
+
+
 def follows_repair(
-    definition: dict[str, Any], old: dict[str, Any], index: int, recording: dict[str, Any]
+    definition: dict[str, Any],
+    old: dict[str, Any],
+    index: int,
+    recording: dict[str, Any],
+    catalogue: Catalogue,
 ) -> str | None:
     """A repair changes one step, to the one step the person re-did; the rest stays."""
     new_steps = definition.get("steps") or []
     old_steps = old.get("steps") or []
-    redone = [str(s.get("command")) for s in recording.get("steps") or []]
-    if len(new_steps) != len(old_steps) or not (0 <= index < len(old_steps)) or len(redone) != 1:
+    redone = redone_command(recording, catalogue)
+    if len(new_steps) != len(old_steps) or not (0 <= index < len(old_steps)) or redone is None:
         return "A repair changes exactly one step of the tool."
     for i, (a, b) in enumerate(zip(new_steps, old_steps, strict=True)):
         if i != index and a != b:
             return "A repair may only change the step that was re-done."
-    if str(new_steps[index].get("command")) != redone[0]:
+    if str(new_steps[index].get("command")) != redone:
         return "The repaired step is not the step that was re-done."
     return None

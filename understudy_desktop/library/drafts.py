@@ -64,7 +64,7 @@ def check_draft(
     problems = definition_problems(parsed, catalogue)
     if repair_of is not None:
         old, index = repair_of
-        issue = follows_repair(parsed, old, index, recording or {})
+        issue = follows_repair(parsed, old, index, recording or {}, catalogue)
     elif recording is not None:
         issue = follows_recording(parsed, recording)
     else:

@@ -61,6 +61,8 @@ class RunJob:
     timer: QTimer | None = None
     stop: threading.Event = field(default_factory=threading.Event)
     refused_inside: bool = False  # the run's own transaction said it may not run
+    started: bool = False  # its transaction began applying steps (set on the writer thread)
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def deadline(self) -> float:
@@ -144,9 +146,18 @@ class ToolRunner(QObject):
                 self._finish(job, RunResult("refused", refusal))
 
     def _expired(self, job: RunJob) -> None:
+        """Its time is up. A waiting run is dropped; a run handed to the database but not
+        begun yet is stopped there (its transaction refuses to begin); one that has begun is
+        left to finish, and answers when it has."""
+        answer = _error("timeout", f"{job.tool.name} waited its turn too long and did not run.")
         if job.state == "waiting":
             self._waiting.remove(job)
-            answer = _error("timeout", f"{job.tool.name} waited its turn too long and did not run.")
+            self._finish(job, RunResult("timeout", answer))
+        elif job.state == "running":
+            with job.lock:
+                if job.started:
+                    return
+                job.stop.set()
             self._finish(job, RunResult("timeout", answer))
 
     def _pump(self) -> None:
@@ -166,7 +177,11 @@ class ToolRunner(QObject):
         def inside(conn: sqlite3.Connection) -> dict[str, Any] | None:
             # The last word, in the run's own transaction.
             refusal = may_run(name, stored_state(conn, name), approved, deadline, time.monotonic())
-            job.refused_inside = refusal is not None
+            with job.lock:
+                if refusal is None and job.stop.is_set():
+                    refusal = _error("cancelled", f"{name} was stopped before it started.")
+                job.refused_inside = refusal is not None
+                job.started = refusal is None
             return refusal
 
         def ran(outcome: RunOutcome) -> None:

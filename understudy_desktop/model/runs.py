@@ -163,14 +163,8 @@ def _with_defaults(schema: dict[str, Any], given: dict[str, Any]) -> dict[str, A
     return out
 
 
-def execute(
-    ctx_factory: Callable[[View], Context],
-    catalogue: Catalogue,
-    request: RunRequest,
-    stopped: Callable[[], bool] = lambda: False,
-) -> RunOutcome:
-    """Run the steps inside the caller's transaction. Raises RunError (the caller rolls
-    back) when a step fails or the run is stopped; returns the answer otherwise."""
+def _checked(catalogue: Catalogue, request: RunRequest) -> None:
+    """Every step a command of this console, and the arguments fitting the tool."""
     steps = request.steps
     unknown = next(
         (i for i, s in enumerate(steps) if s.get("command") not in catalogue.commands), None
@@ -188,10 +182,40 @@ def execute(
         raise RunError(
             fail("invalid_input", "The arguments do not fit the tool: " + "; ".join(problems) + ".")
         )
+
+
+def _failed(
+    index: int, title: str, command: str, why: str, writes: list[Write], **extra: Any
+) -> RunError:
+    return RunError(
+        fail(
+            "step_failed",
+            f"Step {index + 1} ({title}) {why}",
+            failedStep=index + 1,
+            command=command,
+            **extra,
+            rolledBack=bool(writes),
+            kept=[],
+        )
+    )
+
+
+def execute(
+    ctx_factory: Callable[[View], Context],
+    catalogue: Catalogue,
+    request: RunRequest,
+    stopped: Callable[[], bool] = lambda: False,
+) -> RunOutcome:
+    """Run the steps inside the caller's transaction. Raises RunError (the caller rolls back)
+    when a step fails or the run is stopped; returns the answer otherwise."""
+    _checked(catalogue, request)
     ctx = ctx_factory(View())  # the run's own view, never the person's
     try:
         steps, values = _resolve_refs(
-            catalogue, ctx.people, steps, _with_defaults(request.input_schema, request.arguments)
+            catalogue,
+            ctx.people,
+            request.steps,
+            _with_defaults(request.input_schema, request.arguments),
         )
     except _MissingRefError as missing:
         raise RunError(
@@ -203,13 +227,12 @@ def execute(
     for index, step in enumerate(steps):
         command = str(step["command"])
         info = catalogue.commands[command]
-        title = info.title
         if stopped():
             raise RunError(
                 fail(
                     "cancelled",
-                    f"Stopped before step {index + 1} ({title}); the changes it had made were "
-                    "undone.",
+                    f"Stopped before step {index + 1} ({info.title}); the changes it had made "
+                    "were undone.",
                     stoppedAt=index + 1,
                     rolledBack=bool(writes),
                     kept=[],
@@ -218,35 +241,17 @@ def execute(
         try:
             payload = _arguments(step, values, results)
         except ValueError as exc:
-            raise RunError(
-                fail(
-                    "step_failed",
-                    f"Step {index + 1} ({title}) could not start: {exc}. Earlier changes were "
-                    "undone.",
-                    failedStep=index + 1,
-                    command=command,
-                    rolledBack=bool(writes),
-                    kept=[],
-                )
-            ) from None
-        shown = StepShown(index, title, info.control)
+            why = f"could not start: {exc}. Earlier changes were undone."
+            raise _failed(index, info.title, command, why, writes) from None
+        shown = StepShown(index, info.title, info.control)
         try:
             applied = commands.apply(catalogue, ctx, command, payload)
         except CommandError as exc:
             after = (
                 "The changes made before it were undone." if writes else "Nothing had changed yet."
             )
-            raise RunError(
-                fail(
-                    "step_failed",
-                    f"Step {index + 1} ({title}) failed: {exc.message} {after}",
-                    failedStep=index + 1,
-                    command=command,
-                    reason=exc.code,
-                    rolledBack=bool(writes),
-                    kept=[],
-                )
-            ) from None
+            why = f"failed: {exc.message} {after}"
+            raise _failed(index, info.title, command, why, writes, reason=exc.code) from None
         results.append(applied.result)
         writes.extend(applied.writes)
     changed = list(dict.fromkeys(t for w in writes for t in w.ids))

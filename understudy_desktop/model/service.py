@@ -77,7 +77,13 @@ class FeedEntry:
 
 
 def storage_words(exc: BaseException) -> str:
-    return str(exc) or "the database refused the change"
+    """Why a change could not be kept, in words for the footer (the details go to the log)."""
+    text = str(exc).lower()
+    if "full" in text:
+        return "the disk is full. Free some space, then try again"
+    if isinstance(exc, sqlite3.Error | OSError):
+        return "Understudy could not write to its data folder (it may be read-only or full)"
+    return "the database refused the change"
 
 
 class ConsoleModel(QObject):
@@ -154,7 +160,7 @@ class ConsoleModel(QObject):
 
     def _refused_by_storage(self, exc: BaseException, reply: Reply) -> None:
         words = storage_words(exc)
-        log.error("a change could not be saved: %s", words)
+        log.error("a change could not be saved: %s", exc)
         reply({"isError": True, "code": "storage", "message": words})
         self.not_saved.emit(words)
 
@@ -255,7 +261,7 @@ class ConsoleModel(QObject):
                 return
             if isinstance(result, BaseException):
                 words = storage_words(result)
-                log.error("a run's changes could not be saved: %s", words)
+                log.error("a run's changes could not be saved: %s", result)
                 message = (
                     f"{request.tool} ran, but its changes could not be saved, so none were kept."
                 )
@@ -276,6 +282,11 @@ class ConsoleModel(QObject):
     def start_teaching(self, repair: tuple[str, int] | None = None) -> None:
         """From now on the person's commands are recorded (until stop_teaching)."""
         self.teaching.start(self.person_view().filter, repair)
+
+    def after_pending(self, then: Callable[[], None]) -> None:
+        """Call `then` once every command submitted so far has been answered (Stop teaching
+        keeps the steps the person gave just before pressing it)."""
+        self._submit(lambda _conn: None, lambda _result: then())
 
     # --- plumbing --------------------------------------------------------------------------
     def _submit(

@@ -126,6 +126,11 @@ class PersonCommands(QObject):
         self.stop_teaching(reply)
 
     def stop_teaching(self, reply: Any = None) -> None:
+        """Stop recording once the commands given before are in, then ask the person whether
+        to keep what was recorded (a repair's step goes to its repair dialog instead)."""
+        self._model.after_pending(lambda: self._stopped(reply))
+
+    def _stopped(self, reply: Any) -> None:
         repair = self._model.teaching.repair
         recording, left_out = self._model.teaching.stop()
         self._port.teaching(self.teaching_state())

@@ -1,9 +1,9 @@
 """The console's queue, kept by the shell: what the console starts with, every change saved
 before it counts as saved, and the file the queue came from.
 
-- At start the console says what its cache (IndexedDB) holds; the shell compares it with the
-  database and answers "use your cache" only when they agree exactly. Otherwise it hands over
-  the saved copy, and, unless this is the very first start, the console says so in one line.
+- At start the console gets the database's copy, always; its cache (IndexedDB) is rebuilt
+  from it. When the cache said something else, the console says so in one line (unless this
+  is the very first start).
   The queue is never silently replaced by the demo queue: the demo queue is stored the first
   time, like any other queue.
 - Every change is applied and committed by the shell's model (model/service.py) before the
@@ -118,22 +118,23 @@ class QueueKeeper(QObject):
             self.reload("")
 
     def _starting(self, ask_id: str, ask: QueueAsk) -> None:
+        """The console starts from the database's copy, always: its own cache (IndexedDB) is
+        written by the page, where any script can edit it, so it is rebuilt from this copy
+        and never read back. The person hears of it only when the cache said something else
+        (deleted, older, damaged, or holding changes the database never confirmed)."""
         state = self.store.state()
         if state is None:
             self._seed(ask_id)
             return
         cache = ask.cache
-        if (
+        agrees = (
             cache is not None
             and not cache.dirty
             and cache.generation == state.generation
             and cache.revision == state.revision
             and cache.tickets == state.tickets
-        ):
-            reply = {"use": "cache", "generation": state.generation, "revision": state.revision}
-            self._port.reply(ask_id, reply)
-            return
-        self._hand_over(ask_id, state, notice=RESTORED)
+        )
+        self._hand_over(ask_id, state, notice="" if agrees else RESTORED)
 
     def _seed(self, ask_id: str) -> None:
         """The very first start: the demo queue becomes the saved copy, like any queue."""

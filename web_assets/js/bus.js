@@ -4,12 +4,13 @@
 import { CATALOGUE, CommandError } from './catalogue.js';
 import { validatePayload } from './validate.js';
 import { recomputeMatches, matchIds } from './queue_state.js';
+import { stringify } from './safe_json.js';
 
 const LOG_LIMIT = 500;
 
 function summarise(result) {
   // The log keeps a compact echo of each result (not whole ticket bodies).
-  const text = JSON.stringify(result ?? null);
+  const text = stringify(result ?? null);
   return text.length <= 300 ? result : { summary: `${text.slice(0, 280)}…`, bytes: text.length };
 }
 
@@ -117,7 +118,7 @@ function undoEntry(bus, targetSeq) {
     const c = entry.changes[i];
     const t = state.byId.get(c.ticket_id);
     if (!t) continue;
-    if (JSON.stringify(t[c.field]) !== JSON.stringify(c.after)) { kept.push(c); continue; }
+    if (stringify(t[c.field]) !== stringify(c.after)) { kept.push(c); continue; }
     t[c.field] = Array.isArray(c.before) ? [...c.before] : c.before;
     reverted.push(c);
   }
@@ -140,7 +141,7 @@ function redoEntry(bus, targetSeq) {
   const redone = [];
   for (const c of entry.undoneChanges) {
     const t = state.byId.get(c.ticket_id);
-    if (!t || JSON.stringify(t[c.field]) !== JSON.stringify(c.before)) continue;
+    if (!t || stringify(t[c.field]) !== stringify(c.before)) continue;
     t[c.field] = Array.isArray(c.after) ? [...c.after] : c.after;
     redone.push(c);
   }

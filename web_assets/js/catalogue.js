@@ -8,6 +8,7 @@
 // what each command *does*.
 import DATA from '../data/catalogue.json' with { type: 'json' };
 import { matchIds, assigneeName, byCodePoint } from './queue_state.js';
+import { stringify } from './safe_json.js';
 
 export const CATALOGUE_VERSION = DATA.version;
 
@@ -36,7 +37,7 @@ function assigneeOrFail(state, id) {
 /** Set one field and remember what it was, so the bus can undo the change later. */
 function change(undo, ticket, field, value) {
   const before = ticket[field];
-  const same = Array.isArray(before) ? JSON.stringify(before) === JSON.stringify(value) : before === value;
+  const same = Array.isArray(before) ? stringify(before) === stringify(value) : before === value;
   if (same) return false;
   undo.push({ ticket_id: ticket.id, field, before: Array.isArray(before) ? [...before] : before, after: Array.isArray(value) ? [...value] : value });
   ticket[field] = Array.isArray(value) ? [...value] : value;

@@ -11,6 +11,7 @@
 // - A run's entry names its tool and last step: the step toast, the highlight and the badges.
 // In a plain browser js/local_queue.js applies commands itself, with the same interface.
 import { recomputeMatches, byCodePoint } from './queue_state.js';
+import { stringify } from './safe_json.js';
 
 const keyOf = (ticketId, field) => `${ticketId}\u0000${field}`;
 const copy = (value) => (Array.isArray(value) ? [...value] : value);
@@ -100,7 +101,7 @@ function settle(q, keys) {
     const [ticketId, field] = key.split('\u0000');
     const t = q.state.byId.get(ticketId);
     if (!t) continue;
-    if (JSON.stringify(t[field]) !== JSON.stringify(held.confirmed)) {
+    if (stringify(t[field]) !== stringify(held.confirmed)) {
       t[field] = copy(held.confirmed);
       touched.add(ticketId);
       if (field === 'tags') tags = true;

@@ -15,6 +15,7 @@
 // another queue, where the same person may have another id.
 import { CATALOGUE } from '../catalogue.js';
 import { fieldWords, refKind } from '../words.js';
+import { stringify } from '../safe_json.js';
 
 const PARAM_NAMES = { text: 'phrase', tags: 'tags' };
 
@@ -25,7 +26,7 @@ function withRef(spec, ref) {
 }
 
 function sameValue(a, b) {
-  return JSON.stringify(a) === JSON.stringify(b);
+  return stringify(a) === stringify(b);
 }
 
 function paramNameFor(field) {

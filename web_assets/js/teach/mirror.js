@@ -5,8 +5,9 @@
 // registers never changes what the shell lists or runs.
 import BUILTINS from '../../data/builtin_tools.json' with { type: 'json' };
 import { listedSchema } from './listing.js';
+import { stringify } from '../safe_json.js';
 
-const publicKey = (t) => JSON.stringify([t.name, t.title ?? '', t.description, t.inputSchema, t.annotations ?? {}]);
+const publicKey = (t) => stringify([t.name, t.title ?? '', t.description, t.inputSchema, t.annotations ?? {}]);
 
 export function createMirror({ modelContext = () => document.modelContext, call }) {
   const registered = new Map(); // name -> { key, controller }

@@ -6,12 +6,21 @@ import { CATALOGUE } from '../catalogue.js';
 
 export class RepairError extends Error {}
 
+/**
+ * The step the person re-did: the one step recorded, or, when they also opened a ticket or
+ * searched to get there, the one step that changed a ticket (library/checks.py agrees).
+ */
+export function redoneStep(recordedSteps) {
+  if (recordedSteps.length === 1) return recordedSteps[0];
+  const changing = recordedSteps.filter((s) => CATALOGUE[s.command]?.mutates);
+  if (changing.length === 1) return changing[0];
+  const count = changing.length || recordedSteps.length;
+  throw new RepairError(`Re-do just the one step (you recorded ${count}). Press Repair again to retry.`);
+}
+
 export function repairDefinition(definition, stepIndex, recordedSteps) {
   if (!definition.steps[stepIndex]) throw new RepairError(`The tool has no step ${stepIndex + 1}.`);
-  if (recordedSteps.length !== 1) {
-    throw new RepairError(`Re-do just the one step (you recorded ${recordedSteps.length}). Press Repair again to retry.`);
-  }
-  const [recorded] = recordedSteps;
+  const recorded = redoneStep(recordedSteps);
   const command = CATALOGUE[recorded.command];
   if (!command) throw new RepairError('A step you recorded is not something this console can do. Press Repair again to retry.');
   const old = definition.steps[stepIndex];

@@ -13,6 +13,7 @@ import { validatePayload } from '../validate.js';
 import { BUDGET } from './compile.js';
 import { createRunView } from '../queue_state.js';
 import { refKind } from '../words.js';
+import { stringify } from '../safe_json.js';
 
 function fail(code, message, extra = {}) {
   return { isError: true, code, message, ...extra };
@@ -21,7 +22,7 @@ function fail(code, message, extra = {}) {
 /** Keep a result inside the output budget by trimming its lists, never by cutting JSON. */
 export function compact(result, budget = BUDGET.output) {
   let out = structuredClone(result);
-  for (let limit = 20; JSON.stringify(out).length > budget && limit >= 0; limit -= 5) {
+  for (let limit = 20; stringify(out).length > budget && limit >= 0; limit -= 5) {
     out = structuredClone(result);
     const trim = (obj) => {
       for (const [k, v] of Object.entries(obj)) {

@@ -10,8 +10,11 @@ export function createShellTeaching({ shell }) {
     get steps() { return t.steps; },
     /** repair: { tool, step } to re-do one step of a tool, or null to teach a new routine */
     async start(repair = null) {
+      // Active at once: the person's next clicks go to the shell after this ask, in order.
+      t.active = true;
+      t.steps = 0;
       const reply = await shell.ask({ kind: 'teach', action: 'start', repairTool: repair?.tool ?? null, repairStep: repair?.step ?? null });
-      if (!reply?.isError) { t.active = true; t.steps = 0; }
+      if (reply?.isError) t.active = false;
       return reply;
     },
     /** The reply says what became of it: kept (with the recording), not kept, or a repair. */

@@ -2,6 +2,7 @@
 // reply. Every control dispatches one catalogue command naming the ticket id explicitly.
 import { $, el, fillSelect, longDate, LABELS, setText } from './dom.js';
 import { STATUSES, PRIORITIES } from '../queue_state.js';
+import { stringify } from '../safe_json.js';
 
 const DRAFT_PAUSE_MS = 600;
 
@@ -108,7 +109,7 @@ function setValue(control, value) {
 }
 
 function renderTags(list, tags) {
-  const key = JSON.stringify(tags);
+  const key = stringify(tags);
   if (TAG_LISTS.get(list) === key) return;
   TAG_LISTS.set(list, key);
   list.replaceChildren(...tags.map((tag) => el('li', { class: 'tag' }, tag,

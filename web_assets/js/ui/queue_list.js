@@ -6,6 +6,7 @@
 // rows; a row that gets focus (a click) hands it straight back to the listbox, which keeps it.
 import { $, el, shortDate, requesterName, initials, LABELS } from './dom.js';
 import { assigneeName } from '../queue_state.js';
+import { stringify } from '../safe_json.js';
 
 export const ROW_HEIGHT = 58;
 const OVERSCAN = 6;
@@ -46,7 +47,7 @@ const LOOKS = new WeakMap(); // row element -> rowLook() it was drawn from
 /** Everything a row shows, as one string: equal strings draw equal rows. */
 function rowLook(state, t, index) {
   const badge = state.badges?.get(t.id);
-  return JSON.stringify([index, t.id === state.selectedId, t.priority, t.status, t.subject, t.requester, t.assignee,
+  return stringify([index, t.id === state.selectedId, t.priority, t.status, t.subject, t.requester, t.assignee,
     assigneeName(state, t.assignee), t.tags.slice(0, 3), t.created, badge ? [badge.by, badge.tool] : null, state.matches.length]);
 }
 

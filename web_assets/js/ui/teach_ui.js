@@ -91,14 +91,14 @@ async function toggleShellTeach(t) {
   const { recorder, toast } = t;
   if (!recorder.active) {
     const repair = t.repairing ? { tool: t.repairing.tool.name, step: t.repairing.step } : null;
+    setRecordingLook(t, true, repair ? 'Stop repairing' : 'Stop teaching');
+    if (!repair) toast.show('Teaching: do the routine once, as you normally would. Press Stop when done.');
     const reply = await recorder.start(repair);
     if (reply?.isError) {
       t.repairing = null;
+      setRecordingLook(t, false, 'Teach');
       toast.show(reply.message, { kind: 'error' });
-      return;
     }
-    setRecordingLook(t, true, repair ? 'Stop repairing' : 'Stop teaching');
-    if (!repair) toast.show('Teaching: do the routine once, as you normally would. Press Stop when done.');
     return;
   }
   setRecordingLook(t, false, 'Teach');
