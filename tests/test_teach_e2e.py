@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from agent_helpers import approve_in_dialog, mcp_client, run_client
+from agent_helpers import approve_in_dialog, mcp_client, run_client, stored_ticket
 from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtTest import QTest
 
@@ -412,7 +412,9 @@ def test_a_broken_step_is_repaired_and_the_rest_kept(console, tmp_path):
     console.flush()  # the person's change is in before the run
     result = console.run_tool("assign_refund", {"ticket_id": "N-1"})
     assert result["ok"] is True
-    assert console.dispatch("get_ticket", {"ticket_id": "N-1"})["result"]["assignee"] == "ana"
+    assert stored_ticket(console.session.paths.root, "N-1")["assignee"] == "ana"
+    # The page draws the run a moment later, from the change feed.
+    console.qtbot.waitUntil(lambda: ticket(console, "N-1")["assignee"] == "ana")
 
 
 @pytest.mark.slow

@@ -102,6 +102,8 @@ class Session:
             remove_runtime(self.paths.root, os.getpid())
             self.agent = None
         self.library.flush_usage()
+        if isValid(self.window) and self.window.person is not None:
+            self.window.person.close()
         if self.team is not None and isValid(self.team):
             self.team.watcher.watch(None)
         # Chromium warns (and may lose IndexedDB writes) if a profile goes before its pages:

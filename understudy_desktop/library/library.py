@@ -102,6 +102,9 @@ class Library(QObject):
     removed = Signal(str)  # a tool left the library (revoked or retired), after COMMIT
     usage_changed = Signal()
     recordings_changed = Signal()
+    # A tool is being turned off or revoked (name, "disabled" or "revoked"): said before the
+    # write, so runs of it that have not begun yet end now rather than after it.
+    closing = Signal(str, str)
 
     def __init__(
         self, db: Database, seal: ApprovalSeal, catalogue: Catalogue | None = None
@@ -294,6 +297,7 @@ class Library(QObject):
             return
         if not self._covered(grant, REVOKE_TOOL, tool_args(tool), done):
             return
+        self.closing.emit(name, "revoked")
 
         def write(conn: sqlite3.Connection) -> None:
             store.delete_tool(conn, name)
@@ -326,6 +330,7 @@ class Library(QObject):
         if tool is None or tool.status != "active":
             done(LibraryError("not_found", "That tool is not active."))
             return
+        self.closing.emit(name, "disabled")
         self._replace_one(tool.but(status="disabled"), done)
 
     def ask_every_time(self, name: str, done: Done) -> None:

@@ -62,6 +62,7 @@ class RunJob:
     stop: threading.Event = field(default_factory=threading.Event)
     refused_inside: bool = False  # the run's own transaction said it may not run
     started: bool = False  # its transaction began applying steps (set on the writer thread)
+    refusal: dict[str, Any] | None = None  # its tool was turned off or revoked meanwhile
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -93,6 +94,7 @@ class ToolRunner(QObject):
         self._running: RunJob | None = None
         # Turn off, Revoke, a review: waiting runs are asked again at once.
         library.changed.connect(self._library_changed)
+        library.closing.connect(self._closing)
 
     @property
     def waiting(self) -> int:
@@ -145,6 +147,25 @@ class ToolRunner(QObject):
                 self._waiting.remove(job)
                 self._finish(job, RunResult("refused", refusal))
 
+    def _closing(self, name: str, becomes: str) -> None:
+        """The person turns `name` off or revokes it: its runs that have not begun never do."""
+        state = None if becomes == "revoked" else ToolState("disabled", "")
+        for job in [*self._waiting, *([self._running] if self._running else [])]:
+            if job.tool.name != name:
+                continue
+            refusal = may_run(name, state, job.tool.digest, None, time.monotonic())
+            assert refusal is not None
+            if job.state == "waiting":
+                self._waiting.remove(job)
+                self._finish(job, RunResult("refused", refusal))
+                continue
+            with job.lock:
+                if job.started:
+                    continue  # under way: it finishes, all or nothing, before the change
+                job.refusal = refusal
+                job.stop.set()
+            self._finish(job, RunResult("refused", refusal))
+
     def _expired(self, job: RunJob) -> None:
         """Its time is up. A waiting run is dropped; a run handed to the database but not
         begun yet is stopped there (its transaction refuses to begin); one that has begun is
@@ -178,6 +199,8 @@ class ToolRunner(QObject):
             # The last word, in the run's own transaction.
             refusal = may_run(name, stored_state(conn, name), approved, deadline, time.monotonic())
             with job.lock:
+                if refusal is None and job.refusal is not None:
+                    refusal = job.refusal
                 if refusal is None and job.stop.is_set():
                     refusal = _error("cancelled", f"{name} was stopped before it started.")
                 job.refused_inside = refusal is not None

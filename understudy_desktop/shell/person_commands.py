@@ -102,7 +102,13 @@ class PersonCommands(QObject):
             self._recording(body, reply)
 
     def _remember_view(self) -> None:
+        self._view_timer.stop()
         self.store.remember_view(self._model.person_view().as_dict())
+
+    def close(self) -> None:
+        """The app is closing: a view that settled a moment ago is still kept."""
+        if self._view_timer.isActive():
+            self._remember_view()
 
     # --- teaching --------------------------------------------------------------------------
     def start_teaching(self, repair: tuple[str, int] | None = None) -> None:

@@ -29,6 +29,7 @@ export function createShellQueue(options) {
     generation: null,
     revision: 0, // null while the shell is still saving the queue shown (a file just opened)
     held: [], // entries for a revision not known yet
+    saved: new Map(), // generation -> revision: a queue saved before it was shown
     resyncing: false,
   };
   return {
@@ -45,19 +46,28 @@ export function createShellQueue(options) {
 /** The queue on screen is now the shell's `generation` at `revision` (null: still saving). */
 function adopted(q, { generation = null, revision = null }) {
   q.generation = generation;
-  q.revision = revision;
+  q.revision = revision ?? q.saved.get(generation) ?? null;
+  q.saved.delete(generation);
   q.pending.clear();
   q.resyncing = false;
-  const held = q.held.splice(0);
-  if (revision !== null) for (const entry of held) feed(q, entry);
-  else q.held = held;
+  replayHeld(q);
+}
+
+/** Entries that arrived before the queue they belong to was shown (or its revision known). */
+function replayHeld(q) {
+  const held = q.held.splice(0).filter((entry) => entry.generation === q.generation);
+  for (const entry of held) feed(q, entry);
 }
 
 function queueSaved(q, request) {
   q.durable.runSaved(request);
-  if (request.generation === q.generation && q.revision === null && typeof request.revision === 'number') {
+  if (request.generation !== q.generation && typeof request.revision === 'number') {
+    q.saved.set(request.generation, request.revision); // before the queue is shown
+    return;
+  }
+  if (q.revision === null && typeof request.revision === 'number') {
     q.revision = request.revision;
-    for (const entry of q.held.splice(0)) feed(q, entry);
+    replayHeld(q);
   }
 }
 
@@ -110,10 +120,13 @@ function settle(q, keys) {
   if (touched.size) drawn(q, touched, tags, null);
 }
 
+const MAX_HELD = 10000;
+
 function feed(q, entry) {
-  if (q.resyncing || entry.generation !== q.generation) return;
-  if (q.revision === null) {
-    q.held.push(entry);
+  if (q.resyncing) return;
+  if (entry.generation !== q.generation || q.revision === null) {
+    // Most likely the queue about to be shown (a file just opened): kept until it is.
+    if (q.held.length < MAX_HELD) q.held.push(entry);
     return;
   }
   if (entry.rev <= q.revision) return; // the queue shown already holds it

@@ -5,7 +5,7 @@ import { describeStep, generalizePair, GeneralizeError } from '../teach/generali
 import { drawerHeader } from './drawer.js';
 
 export function createRecordingsView({ panel, library, recordings, toast, openEditor, startDraft }) {
-  let shown = false;
+  let header = null; // the list's heading while the list is what the panel shows
 
   /** The name, to change in place, or (in the desktop app) with the shell's own dialog. */
   function nameControl(r) {
@@ -35,7 +35,6 @@ export function createRecordingsView({ panel, library, recordings, toast, openEd
   }
 
   function show() {
-    shown = true;
     panel.hidden = false;
     library.hidden = true;
     const list = [...recordings.all()].reverse();
@@ -49,7 +48,8 @@ export function createRecordingsView({ panel, library, recordings, toast, openEd
         el('ol', { class: 'steps' }, ...r.steps.map((s) => el('li', { text: describeStep(s) }))),
         el('div', { class: 'card-row' }, make, pair, remove));
     });
-    panel.replaceChildren(drawerHeader('Recordings', () => { panel.hidden = true; shown = false; }),
+    header = drawerHeader('Recordings', () => { panel.hidden = true; });
+    panel.replaceChildren(header,
       el('p', { class: 'hint', text: list.length ? 'Each recording is a routine you did once. Make a tool from it, or pair two recordings of the same routine.' : 'No recordings yet. Press Teach, do a routine once, then Stop.' }),
       ...cards);
   }
@@ -71,5 +71,6 @@ export function createRecordingsView({ panel, library, recordings, toast, openEd
     panel.replaceChildren(drawerHeader('Pair recordings', show), el('p', { class: 'hint', text: `Pair “${first.name}” with:` }), select, el('div', { class: 'card-row' }, go));
   }
 
-  return { show, get shown() { return shown && !panel.hidden; } };
+  // Shown: the panel is open on the list (the editor and the pairing use the same panel).
+  return { show, get shown() { return !panel.hidden && header !== null && panel.contains(header); } };
 }
