@@ -10,8 +10,8 @@ anchor  Debian's Chromium 156 with native WebMCP (`--enable-features=WebMCP`, he
         (bench/native_page.py, driven as a child of this one). Its window is given the app
         page's viewport (1400 x 854 CSS pixels here), so both paint the same area.
 app     the desktop app in this process (offscreen QtWebEngine, window shown, its MCP endpoint
-        on loopback), called by the official MCP SDK client in a process of its own, as an
-        agent calls it.
+        on loopback), called by a bare HTTP client (JSON-RPC over one kept-alive connection,
+        as lean as the anchor's CDP client) in a process of its own.
 
 Both teach the same routine through the page's own controls (Teach, do it, Teach, pick what
 the caller chooses, name it, Publish) and approve it: in the app in the consent dialog, in
@@ -55,7 +55,6 @@ Prints markdown tables. Usage:
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import statistics
@@ -71,7 +70,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE)]
 
 from native_page import ASSETS, AssetServer, NativeConsole, cold_start_s  # noqa: E402
-from peers import Peer, announce, serve, serve_async  # noqa: E402
+from peers import Peer, announce, serve  # noqa: E402
 from proc_cpu import descendants, kinds, snapshot, spent, stat_path, threads  # noqa: E402
 
 PRIORITY_TOOL = "reprioritise_ticket"
@@ -199,47 +198,96 @@ def check_changed(message: dict[str, Any], output: dict[str, Any] | None) -> Non
 # --- the child processes ----------------------------------------------------------------------
 
 
+class BareMcp:
+    """An agent's side of the app arm as lean as the anchor's bare CDP client: JSON-RPC over
+    one kept-alive HTTP connection to the endpoint (streamable HTTP, one JSON body per
+    answer), no SDK, no sessions library, nothing parsed that is not needed."""
+
+    def __init__(self, url: str, token: str) -> None:
+        import http.client
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(url)
+        self._path = parts.path or "/"
+        self._http = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80)
+        self._headers = {
+            "Authorization": f"Bearer {token}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        }
+        self._id = 0
+        version = "2025-11-25"
+        _, headers = self._post(
+            "initialize",
+            {
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "bare-http", "version": "1"},
+            },
+        )
+        self._headers["Mcp-Session-Id"] = headers["mcp-session-id"]
+        self._headers["Mcp-Protocol-Version"] = version
+        self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def _send(self, body: dict[str, Any]) -> tuple[bytes, dict[str, str]]:
+        import http.client
+
+        text = json.dumps(body)
+        try:
+            self._http.request("POST", self._path, text, self._headers)
+        except (BrokenPipeError, ConnectionResetError, http.client.HTTPException):
+            # The server let an idle connection go (uvicorn keeps one 5 s); the request never
+            # left, so it is sent again on a new one.
+            self._http.close()
+            self._http.request("POST", self._path, text, self._headers)
+        response = self._http.getresponse()
+        data = response.read()
+        return data, {k.lower(): v for k, v in response.getheaders()}
+
+    def _post(self, method: str, params: dict[str, Any]) -> tuple[Any, dict[str, str]]:
+        self._id += 1
+        data, headers = self._send(
+            {"jsonrpc": "2.0", "id": self._id, "method": method, "params": params}
+        )
+        message = json.loads(data)
+        if "error" in message:
+            raise RuntimeError(f"{method}: {message['error']}")
+        return message["result"], headers
+
+    def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        result, _ = self._post("tools/call", {"name": name, "arguments": arguments})
+        return dict(result)
+
+    def schema(self, tool: str) -> Any:
+        result, _ = self._post("tools/list", {})
+        return next(t["inputSchema"] for t in result["tools"] if t["name"] == tool)
+
+
 def app_client(url: str, token: str) -> None:
-    """The agent's side of the app arm: the official MCP SDK client over streamable HTTP,
-    one session for the whole run; each message is a batch of calls, answered with their
-    wall times in milliseconds (or asks for the input schema the endpoint lists for a tool)."""
-    import httpx2
-    from mcp import Client
-    from mcp.client.streamable_http import streamable_http_client
+    """The agent's side of the app arm: a bare HTTP client (BareMcp); each message is a batch
+    of calls, answered with their wall times in milliseconds (or asks for the input schema
+    the endpoint lists for a tool)."""
+    client = BareMcp(url, token)
 
-    async def run() -> None:
-        async with (
-            httpx2.AsyncClient(
-                headers={"Authorization": f"Bearer {token}"},
-                timeout=httpx2.Timeout(60, read=600),
-            ) as http,
-            Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
-        ):
+    def batch(message: dict[str, Any]) -> Any:
+        if message.get("op") == "schema":  # what the endpoint lists for the tool
+            return client.schema(message["tool"])
+        if message.get("op") == "sleep":  # nothing asked: what the app costs idle
+            time.sleep(message["seconds"])
+            return None
+        times = []
+        for arguments in message["calls"]:
+            t0 = time.perf_counter()
+            result = client.call(message["tool"], arguments)
+            times.append((time.perf_counter() - t0) * 1000)
+            if result.get("isError"):
+                raise RuntimeError(str(result.get("content")))
+            check_changed(message, result.get("structuredContent"))
+        time.sleep(message.get("settle", 0))
+        return times
 
-            async def batch(message: dict[str, Any]) -> Any:
-                if message.get("op") == "schema":  # what the endpoint lists for the tool
-                    listed = (await client.list_tools()).tools
-                    return next(t.input_schema for t in listed if t.name == message["tool"])
-                if message.get("op") == "sleep":  # nothing asked: what the app costs idle
-                    await asyncio.sleep(message["seconds"])
-                    return None
-                times = []
-                for arguments in message["calls"]:
-                    t0 = time.perf_counter()
-                    result = await client.call_tool(
-                        message["tool"], arguments, read_timeout_seconds=600
-                    )
-                    times.append((time.perf_counter() - t0) * 1000)
-                    if result.is_error:
-                        raise RuntimeError(getattr(result.content[0], "text", "failed"))
-                    check_changed(message, result.structured_content)
-                await asyncio.sleep(message.get("settle", 0))
-                return times
-
-            announce(True)
-            await serve_async(batch)
-
-    asyncio.run(run())
+    announce(True)
+    serve(batch)
 
 
 def native_worker(tool: str, tickets: int, width: int, height: int) -> None:
@@ -361,7 +409,7 @@ def app_processes(client: Peer, native: Peer) -> Callable[[], dict[str, str]]:
             if tid != me and tid in python:
                 label = APP_PYTHON.format(python[tid])
             out[stat_path(me, tid)] = label
-        out[stat_path(client.pid)] = "MCP SDK client process (Python)"
+        out[stat_path(client.pid)] = "bare HTTP client process (Python)"
         return out
 
     return listed
@@ -596,7 +644,7 @@ def report_cpu(
     print(" wall median (ms) | wall p95 (ms) | idle CPU (ms per s) |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     rows = [
-        (app_arm, "app: endpoint, MCP SDK client in its own process"),
+        (app_arm, "app: endpoint, bare HTTP client in its own process"),
         (native_arm, "anchor: Chromium 156, CDP WebMCP.invokeTool"),
         (hidden_arm, "diagnostic, no target: the app with its window hidden (page not painted)"),
     ]

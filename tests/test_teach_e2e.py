@@ -425,7 +425,10 @@ def test_library_disable_enable_badges_highlight_and_recording_housekeeping(cons
     # A person runs it: the row gets a "you" badge and the driven control lights up.
     result = console.run_tool("assign_refund", {"ticket_id": "T-1014"})
     assert result["ok"] is True
-    assert console.js("document.querySelectorAll('.is-highlighted').length") == 1
+    # The page draws the run from the change feed, a moment after its answer.
+    console.qtbot.waitUntil(
+        lambda: console.js("document.querySelectorAll('.is-highlighted').length") == 1
+    )
     assert "step 3" in console.js("document.getElementById('run-toast').textContent")
     console.qtbot.waitUntil(
         lambda: (

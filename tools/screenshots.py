@@ -227,6 +227,13 @@ def shoot(app: QApplication, out: Path, size: tuple[int, int]) -> None:
         page(app, session, "document.getElementById('shortcuts-close').click(); true")
 
         page(app, session, TEACH)
+        gate = session.consent.gate
+        wait(app, lambda: bool(gate.open_dialogs()), 20)
+        keep = gate.open_dialogs()[0]
+        keep.resize(min(keep.width(), size[0]), min(keep.height(), size[1]))
+        settle(app)
+        save(keep, out, "18-keep-recording")
+        keep.approve_button.click()
         drafted = "Boolean(document.getElementById('draft-name'))"
         wait(app, lambda: bool(page(app, session, drafted)))
         settle(app)
@@ -236,7 +243,6 @@ def shoot(app: QApplication, out: Path, size: tuple[int, int]) -> None:
         save(window, out, "05-make-a-tool-choosing")
         page(app, session, "document.getElementById('ask-assignee').click(); true")
         page(app, session, "document.getElementById('draft-publish').click(); true")
-        gate = session.consent.gate
         wait(app, lambda: bool(gate.open_dialogs()), 20)
         approval = gate.open_dialogs()[0]
         approval.resize(min(approval.width(), size[0]), min(approval.height(), size[1]))

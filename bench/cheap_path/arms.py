@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness import js, publish_definitions, start_console, teach_and_publish, wait
+from harness import publish_definitions, start_console, teach_and_publish, wait
 from tasks import Task
 
 ROOT = Path(__file__).resolve().parents[2]

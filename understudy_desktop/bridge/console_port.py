@@ -45,11 +45,11 @@ class ConsolePort(QObject):
         return self.bridge.console_ready
 
     # --- requests ---------------------------------------------------------------------------
-    def feed(self, entry: dict[str, Any]) -> None:
-        """What a commit changed, for the page to draw, in commit order. Held while the console
-        starts; it skips what its starting queue already holds, and asks for the saved copy
-        when it sees a revision missing (resync)."""
-        self._call(Op.FEED, entry, None)
+    def feed(self, batch: dict[str, Any]) -> None:
+        """What commits changed ({"entries": [...]}, in commit order), for the page to draw.
+        Held while the console starts; it skips what its starting queue already holds, and
+        asks for the saved copy when it sees a revision missing (resync)."""
+        self._call(Op.FEED, batch, None)
 
     def teaching(self, state: dict[str, Any]) -> None:
         """Teaching started or stopped (the page shows the red edge and the step count)."""

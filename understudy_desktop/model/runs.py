@@ -254,9 +254,37 @@ def execute(
             raise _failed(index, info.title, command, why, writes, reason=exc.code) from None
         results.append(applied.result)
         writes.extend(applied.writes)
-    changed = list(dict.fromkeys(t for w in writes for t in w.ids))
+    return RunOutcome(_answer(request.tool, len(steps), writes, results), writes, shown)
+
+
+# Ids beyond which the list of changed tickets surely overflows the output budget (each id
+# takes at least three characters of JSON): the answer then names the first 20 and counts the
+# rest, as the page's compact() would, without building a list of every id.
+SURELY_TRIMMED = 1000
+NAMED = 20
+
+
+def _answer(tool: str, steps: int, writes: list[Write], results: list[Any]) -> dict[str, Any]:
     last = results[-1] if results else None
-    answer = compact(
-        {"ok": True, "tool": request.tool, "steps": len(steps), "changed": changed, "result": last}
+    if len(writes) == 1:
+        ids: Any = writes[0].ids
+        total = len(ids)
+    else:
+        ids = dict.fromkeys(t for w in writes for t in w.ids)
+        total = len(ids)
+    if total <= SURELY_TRIMMED:
+        changed = list(ids)
+        return dict(
+            compact({"ok": True, "tool": tool, "steps": steps, "changed": changed, "result": last})
+        )
+    first: list[str] = []
+    for ticket in ids:
+        first.append(ticket)
+        if len(first) == NAMED:
+            break
+    out = dict(
+        compact({"ok": True, "tool": tool, "steps": steps, "changed": first, "result": last})
     )
-    return RunOutcome(answer, writes, shown)
+    # The list was cut at NAMED before compact() saw it; what it cut further it counted.
+    out["changed_more"] = int(out.get("changed_more", 0)) + total - NAMED
+    return out

@@ -25,6 +25,10 @@ from understudy_desktop.store.queue_store import QueueStore
 log = logging.getLogger(__name__)
 
 VIEW_REMEMBER_MS = 300  # the person's filter and open ticket, kept a moment after they settle
+# Agents' runs are drawn together, at most this often: an agent calling a tool every few
+# milliseconds does not make the page paint a frame for each call. A person's own change is
+# sent at once (its answer follows it).
+FEED_EVERY_MS = 50
 NOT_SAVED = "A change could not be saved, so the queue shows the saved copy again."
 
 
@@ -51,6 +55,11 @@ class PersonCommands(QObject):
         self._view_timer.setSingleShot(True)
         self._view_timer.setInterval(VIEW_REMEMBER_MS)
         self._view_timer.timeout.connect(self._remember_view)
+        self._feed_held: list[dict[str, Any]] = []
+        self._feed_timer = QTimer(self)
+        self._feed_timer.setSingleShot(True)
+        self._feed_timer.setInterval(FEED_EVERY_MS)
+        self._feed_timer.timeout.connect(self.send_feed)
         port.asked.connect(self._on_ask)
         port.ready_changed.connect(self._on_ready)
         model.fed.connect(self._feed)
@@ -65,7 +74,18 @@ class PersonCommands(QObject):
         return self._keeper.store
 
     def _feed(self, entry: FeedEntry) -> None:
-        self._port.feed(entry.as_message())
+        self._feed_held.append(entry.as_message())
+        if entry.by == "person" and not entry.tool:
+            self.send_feed()
+        elif not self._feed_timer.isActive():
+            self._feed_timer.start()
+
+    def send_feed(self) -> None:
+        """What was committed so far goes to the page, in commit order, as one message."""
+        self._feed_timer.stop()
+        if self._feed_held:
+            held, self._feed_held = self._feed_held, []
+            self._port.feed({"entries": held})
 
     def _on_ready(self, ready: bool) -> None:
         if ready:

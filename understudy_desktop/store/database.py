@@ -218,11 +218,20 @@ def _statements(script: str) -> list[str]:
     return [s.strip() for s in script.split(";") if s.strip()]
 
 
+# The write-ahead log is copied back into the database file when the writer has been idle a
+# moment, not inside a commit a person waits for (SQLite's own default does it at the commit
+# that crosses 1,000 pages). A writer that is never idle still does it every so many commits.
+CHECKPOINT_IDLE_S = 0.5
+CHECKPOINT_EVERY = 2000
+
+
 class _Writer(threading.Thread):
     def __init__(self, conn: sqlite3.Connection) -> None:
         super().__init__(name="understudy-db-writer", daemon=True)
         self._conn = conn
-        self._jobs: queue.SimpleQueue[tuple[Work, Future[Any], bool] | None] = queue.SimpleQueue()
+        self._conn.execute("PRAGMA wal_autocheckpoint=0")
+        self._since_checkpoint = 0
+        self._jobs: queue.Queue[tuple[Work, Future[Any], bool] | None] = queue.Queue()
 
     def submit(self, work: Work, keep: bool = True) -> Future[Any]:
         future: Future[Any] = Future()
@@ -232,10 +241,24 @@ class _Writer(threading.Thread):
     def stop(self) -> None:
         self._jobs.put(None)
 
+    def _checkpoint(self) -> None:
+        try:
+            self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        except sqlite3.Error as exc:  # a reader holds it back; the next idle moment tries again
+            log.info("the database's log was not copied back yet: %s", exc)
+            return
+        self._since_checkpoint = 0
+
     def run(self) -> None:
         while True:
-            job = self._jobs.get()
+            try:
+                job = self._jobs.get(timeout=CHECKPOINT_IDLE_S if self._since_checkpoint else None)
+            except queue.Empty:
+                self._checkpoint()
+                continue
             if job is None:
+                if self._since_checkpoint:
+                    self._checkpoint()
                 break
             work, future, keep = job
             if not future.set_running_or_notify_cancel():
@@ -253,6 +276,9 @@ class _Writer(threading.Thread):
                 future.set_exception(exc)
             else:
                 future.set_result(result)
+            self._since_checkpoint += 1
+            if self._since_checkpoint >= CHECKPOINT_EVERY:
+                self._checkpoint()
         self._conn.close()
 
 

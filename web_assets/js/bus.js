@@ -3,7 +3,7 @@
 // there is one place to validate, one log to record from, and one undo record per change.
 import { CATALOGUE, CommandError } from './catalogue.js';
 import { validatePayload } from './validate.js';
-import { recomputeMatches, matchIds } from './queue_state.js';
+import { refreshMatches, matchIds, noteChange } from './queue_state.js';
 import { stringify } from './safe_json.js';
 
 const LOG_LIMIT = 500;
@@ -89,7 +89,8 @@ function apply(state, id, command, payload, view) {
     return { ok: false, error: { code: 'internal', message: `${command.title} failed unexpectedly.`, problems: [] } };
   }
   if (undo.length) {
-    recomputeMatches(state);
+    for (const c of undo) noteChange(state, c.field, c.before, c.after);
+    refreshMatches(state, new Set(undo.map((c) => c.ticket_id)));
     if (view && view !== state && view.matches !== null) view.matches = matchIds(state, view.filter);
   }
   return { ok: true, result, undo };
@@ -99,7 +100,10 @@ function revertChanges(state, changes) {
   for (let i = changes.length - 1; i >= 0; i -= 1) {
     const c = changes[i];
     const t = state.byId.get(c.ticket_id);
-    if (t) t[c.field] = Array.isArray(c.before) ? [...c.before] : c.before;
+    if (t) {
+      noteChange(state, c.field, t[c.field], c.before);
+      t[c.field] = Array.isArray(c.before) ? [...c.before] : c.before;
+    }
   }
 }
 
@@ -119,10 +123,11 @@ function undoEntry(bus, targetSeq) {
     const t = state.byId.get(c.ticket_id);
     if (!t) continue;
     if (stringify(t[c.field]) !== stringify(c.after)) { kept.push(c); continue; }
+    noteChange(state, c.field, c.after, c.before);
     t[c.field] = Array.isArray(c.before) ? [...c.before] : c.before;
     reverted.push(c);
   }
-  recomputeMatches(state);
+  refreshMatches(state, new Set(reverted.map((c) => c.ticket_id)));
   entry.undoneChanges = reverted;
   entry.changes = [];
   entry.undone = true;
@@ -142,10 +147,11 @@ function redoEntry(bus, targetSeq) {
   for (const c of entry.undoneChanges) {
     const t = state.byId.get(c.ticket_id);
     if (!t || stringify(t[c.field]) !== stringify(c.before)) continue;
+    noteChange(state, c.field, c.before, c.after);
     t[c.field] = Array.isArray(c.after) ? [...c.after] : c.after;
     redone.push(c);
   }
-  recomputeMatches(state);
+  refreshMatches(state, new Set(redone.map((c) => c.ticket_id)));
   entry.changes = redone;
   entry.undone = false;
   delete entry.undoneChanges;

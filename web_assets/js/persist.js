@@ -88,7 +88,7 @@ export async function saveWholeQueue(db, doc, sync = {}) {
  * Batches ticket and view writes: many changes in one task become one transaction.
  * `idle()` resolves once everything handed over so far is on disk.
  */
-export function createPersister(db, state) {
+export function createPersister(db, state, { delayMs = FLUSH_DELAY_MS } = {}) {
   const dirtyChunks = new Set();
   const sync = { generation: null, revision: 0, dirty: false }; // see the note at the top
   let metaDirty = false;
@@ -102,7 +102,7 @@ export function createPersister(db, state) {
   }
 
   function schedule() {
-    if (timer === null) timer = setTimeout(flush, FLUSH_DELAY_MS);
+    if (timer === null) timer = setTimeout(flush, delayMs);
   }
 
   function flush() {

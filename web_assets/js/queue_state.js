@@ -21,8 +21,33 @@ export function createQueueState(doc) {
   return state;
 }
 
+/**
+ * How many tickets have each status, kept as statuses change (the header shows them after
+ * every change; counting 100,000 tickets each time would cost a frame).
+ */
+export function statusCounts(state) {
+  if (!state.counts) {
+    state.counts = Object.fromEntries(STATUSES.map((s) => [s, 0]));
+    for (const t of state.tickets) state.counts[t.status] = (state.counts[t.status] ?? 0) + 1;
+  }
+  return state.counts;
+}
+
+/** A ticket's `field` went from `before` to `after`: keep the counts right. */
+export function noteChange(state, field, before, after) {
+  if (field === 'status' && state.counts && before !== after) {
+    state.counts[before] -= 1;
+    state.counts[after] = (state.counts[after] ?? 0) + 1;
+  } else if (field === 'tags' && state.tagCounts) {
+    for (const tag of before) state.tagCounts.set(tag, state.tagCounts.get(tag) - 1);
+    for (const tag of after) state.tagCounts.set(tag, (state.tagCounts.get(tag) ?? 0) + 1);
+  }
+}
+
 /** Swap in a whole queue (File › Open queue…); the view starts over. */
 export function replaceQueue(state, doc) {
+  state.counts = null;
+  state.tagCounts = null;
   state.tickets = doc.tickets.map(normaliseTicket);
   state.byId = new Map(state.tickets.map((t) => [t.id, t]));
   state.assignees = doc.assignees ?? [];
@@ -101,6 +126,27 @@ export function recomputeMatches(state) {
   return state.matches;
 }
 
+const WHOLE_PASS_AFTER = 1000; // changed tickets beyond which one pass over all is cheaper
+
+/**
+ * After the tickets `ids` changed: the person's list, worked out again over the whole queue
+ * only if one of them joined or left it (an edit to one ticket of 100,000 costs one check).
+ */
+export function refreshMatches(state, ids) {
+  const count = ids.size ?? ids.length;
+  if (count > WHOLE_PASS_AFTER) return recomputeMatches(state);
+  if (state.matchSetOf !== state.matches) {
+    state.matchSet = new Set(state.matches);
+    state.matchSetOf = state.matches;
+  }
+  const needle = (state.filter.text || '').trim().toLowerCase();
+  for (const id of ids) {
+    const t = state.byId.get(id);
+    if (t && ticketMatches(t, state.filter, needle) !== state.matchSet.has(id)) return recomputeMatches(state);
+  }
+  return state.matches;
+}
+
 /**
  * A run's own view: its filter, its matching set and its open ticket. A taught tool's view
  * commands act on this, never on the person's (their filter, open ticket and list stay).
@@ -110,10 +156,13 @@ export function createRunView() {
   return { filter: { ...EMPTY_FILTER }, matches: null, selectedId: null };
 }
 
+/** Every tag some ticket has, for the pickers (counted once, then kept as tags change). */
 export function allTags(state) {
-  const tags = new Set();
-  for (const t of state.tickets) for (const tag of t.tags) tags.add(tag);
-  return [...tags].sort();
+  if (!state.tagCounts) {
+    state.tagCounts = new Map();
+    for (const t of state.tickets) for (const tag of t.tags) state.tagCounts.set(tag, (state.tagCounts.get(tag) ?? 0) + 1);
+  }
+  return [...state.tagCounts].filter(([, n]) => n > 0).map(([tag]) => tag).sort();
 }
 
 export function assigneeName(state, id) {

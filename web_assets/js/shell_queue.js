@@ -10,7 +10,7 @@
 //   and the shell has not answered yet keeps the person's value on screen until it does.
 // - A run's entry names its tool and last step: the step toast, the highlight and the badges.
 // In a plain browser js/local_queue.js applies commands itself, with the same interface.
-import { recomputeMatches, byCodePoint } from './queue_state.js';
+import { refreshMatches, byCodePoint, noteChange } from './queue_state.js';
 import { stringify } from './safe_json.js';
 
 const keyOf = (ticketId, field) => `${ticketId}\u0000${field}`;
@@ -34,7 +34,9 @@ export function createShellQueue(options) {
   };
   return {
     send: (id, payload, opts = {}) => send(q, id, payload, opts),
-    feed: (entry) => feed(q, entry),
+    feed: (entry) => feedMany(q, [entry]),
+    /** Several commits, drawn once. */
+    feedMany: (entries) => feedMany(q, entries),
     adopted: (sync) => adopted(q, sync),
     queueSaved: (request) => queueSaved(q, request),
     undo: (seq = null) => q.shell.ask({ kind: 'undo', seq }),
@@ -55,8 +57,7 @@ function adopted(q, { generation = null, revision = null }) {
 
 /** Entries that arrived before the queue they belong to was shown (or its revision known). */
 function replayHeld(q) {
-  const held = q.held.splice(0).filter((entry) => entry.generation === q.generation);
-  for (const entry of held) feed(q, entry);
+  feedMany(q, q.held.splice(0).filter((entry) => entry.generation === q.generation));
 }
 
 function queueSaved(q, request) {
@@ -112,32 +113,46 @@ function settle(q, keys) {
     const t = q.state.byId.get(ticketId);
     if (!t) continue;
     if (stringify(t[field]) !== stringify(held.confirmed)) {
+      noteChange(q.state, field, t[field], held.confirmed);
       t[field] = copy(held.confirmed);
       touched.add(ticketId);
       if (field === 'tags') tags = true;
     }
   }
-  if (touched.size) drawn(q, touched, tags, null);
+  if (touched.size) draw(q, touched, tags, null);
 }
 
 const MAX_HELD = 10000;
 
-function feed(q, entry) {
+function feedMany(q, entries) {
+  const touched = new Set();
+  let tags = false;
+  let lastRun = null;
+  for (const entry of entries) {
+    const drawn = feed(q, entry, touched);
+    if (drawn === null) continue;
+    tags = tags || drawn;
+    if (entry.tool) lastRun = entry;
+  }
+  if (touched.size || lastRun) draw(q, touched, tags, lastRun);
+}
+
+/** One commit, written into the page's copy; its tickets join `touched` (null: not drawn). */
+function feed(q, entry, touched) {
   if (q.resyncing) return;
   if (entry.generation !== q.generation || q.revision === null) {
     // Most likely the queue about to be shown (a file just opened): kept until it is.
     if (q.held.length < MAX_HELD) q.held.push(entry);
-    return;
+    return null;
   }
-  if (entry.rev <= q.revision) return; // the queue shown already holds it
+  if (entry.rev <= q.revision) return null; // the queue shown already holds it
   if (entry.rev !== q.revision + 1) {
     // A change this page never saw: start again from the saved copy.
     q.resyncing = true;
     q.shell.ask({ kind: 'resync' });
-    return;
+    return null;
   }
   q.revision = entry.rev;
-  const touched = new Set();
   let tags = false;
   for (const [op, field, value, ids] of entry.writes) {
     if (field === 'tags') tags = true;
@@ -147,16 +162,19 @@ function feed(q, entry) {
       const held = q.pending.get(keyOf(id, field));
       const next = written(op, held ? held.confirmed : t[field], value);
       if (held) held.confirmed = next;
-      else t[field] = next;
+      else {
+        noteChange(q.state, field, t[field], next);
+        t[field] = next;
+      }
       touched.add(id);
     }
   }
   q.durable.advance(entry.rev);
   if (entry.tool) {
     const badge = { by: entry.by, tool: entry.tool };
-    for (const id of touched) q.state.badges.set(id, badge);
+    for (const [, , , ids] of entry.writes) for (const id of ids) q.state.badges.set(id, badge);
   }
-  drawn(q, touched, tags, entry);
+  return tags;
 }
 
 function written(op, current, value) {
@@ -165,9 +183,9 @@ function written(op, current, value) {
   return copy(value);
 }
 
-function drawn(q, touched, tags, entry) {
+function draw(q, touched, tags, entry) {
   if (touched.size) {
-    recomputeMatches(q.state);
+    refreshMatches(q.state, touched);
     q.persister.ticketsChanged(touched);
   }
   if (entry?.tool) q.feedback.onRun(entry);

@@ -12,6 +12,7 @@ import { createToast } from '../ui/toast.js';
 
 const TAG_COMMANDS = new Set(['set_ticket_tags', 'add_ticket_tag', 'remove_ticket_tag', 'tag_matching_tickets', 'untag_matching_tickets']);
 const VIEW_COMMANDS = new Set(['filter_tickets', 'select_ticket']);
+const CACHE_DELAY_MS = 1000;
 
 /**
  * ctx: { shell, db, state, persister, durable, toast, bus, queue, ui }
@@ -21,7 +22,10 @@ const VIEW_COMMANDS = new Set(['filter_tickets', 'select_ticket']);
 export async function createConsole({ shell, db, start }) {
   const state = createQueueState(start.doc);
   state.badges = new Map(); // ticket id -> { by, tool }: which taught tool last changed it
-  const persister = createPersister(db, state);
+  // In the desktop app IndexedDB is only a cache the page rebuilds from the shell's copy (it
+  // is never read back as the queue), so it is written a while after changes settle, off
+  // the path of a person's edit; in a plain browser it is the only copy, written at once.
+  const persister = createPersister(db, state, { delayMs: shell.present ? CACHE_DELAY_MS : 40 });
   const sync = { generation: start.sync?.generation ?? null, revision: start.sync?.revision ?? 0, dirty: false };
   if (!start.fromCache) await persister.replaceAll(queueDocument(state), sync);
   else persister.syncState(sync);

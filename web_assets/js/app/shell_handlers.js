@@ -12,7 +12,7 @@ export function serveShell(ctx, teach) {
   const { shell, state, bus, durable, persister, ui } = ctx;
   const summary = () => ({ tickets: state.tickets.length, matches: state.matches.length, selected: state.selectedId, webmcp: document.body.dataset.webmcp, catalogueVersion: CATALOGUE_VERSION, queueName: state.queueName });
   shell.serve({
-    feed: (entry) => { ctx.queue.feed(entry); return null; },
+    feed: ({ entries }) => { ctx.queue.feedMany(entries); return null; },
     teaching: (request) => { ui.teach.teachingState(request); return null; },
     draft: ({ recording, pairWith, meta }) => {
       const built = buildDraft({ recording, pairWith, meta });

@@ -5,6 +5,7 @@ import { mountQueueList } from '../ui/queue_list.js';
 import { mountFilterBar } from '../ui/filter_bar.js';
 import { mountDetailPane } from '../ui/detail_pane.js';
 import { $, setText } from '../ui/dom.js';
+import { statusCounts } from '../queue_state.js';
 
 export function mountViews(ctx) {
   const views = { list: null, filters: null, detail: null };
@@ -48,8 +49,7 @@ function uiDispatch(ctx, views, id, payload, control) {
 }
 
 function renderStats({ state, shell }) {
-  const counts = { new: 0, open: 0, pending: 0 };
-  for (const t of state.tickets) if (t.status in counts) counts[t.status] += 1;
+  const counts = statusCounts(state);
   setText($('top-stats'), `${counts.new.toLocaleString('en')} new · ${counts.open.toLocaleString('en')} open · ${counts.pending.toLocaleString('en')} pending`);
   setText($('queue-name'), state.queueName);
   // In the desktop app the window's status bar says whether an agent is connected.
