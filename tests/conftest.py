@@ -36,6 +36,7 @@ from understudy_desktop.paths import DataPaths
 prepare_qt()
 
 JS_TIMEOUT_MS = 15_000
+READS = frozenset({"get_ticket", "list_templates", "list_assignees"})
 
 
 class JsErrors(logging.Handler):
@@ -128,7 +129,21 @@ class Console:
         )
 
     def dispatch(self, command: str, payload: dict[str, Any], source: str = "shell") -> Any:
+        """A command through the page's API. A read waits until the page has drawn every change
+        the shell committed (an agent's run is drawn a moment after its answer)."""
+        if command in READS:
+            self.drawn()
         return self.api_json("dispatch", command, payload, source)
+
+    def drawn(self, timeout_ms: int = 10_000) -> None:
+        """Until the page shows every change the shell's database holds."""
+        store = self.window.keeper.store
+
+        def caught_up() -> bool:
+            state = store.state()
+            return state is None or self.api_json("saveState")["revision"] >= state.revision
+
+        self.qtbot.waitUntil(caught_up, timeout=timeout_ms)
 
     def flush(self) -> None:
         result = self.wait_for(self.window.port.flush)

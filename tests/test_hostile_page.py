@@ -363,3 +363,20 @@ def test_a_run_approved_in_its_dialog_after_its_tool_was_turned_off_does_not_run
     result = finished()["T-1010"]
     assert result.is_error and result.structured_content["code"] == "approval_changed"
     assert stored_ticket(data_dir, "T-1010") == before
+
+
+def test_a_run_whose_tool_was_turned_off_in_the_database_meanwhile_does_not_run(shell, data_dir):
+    """The last word is the run's own transaction: the library in memory still says the tool
+    is on, but the database turned it off just before the run began."""
+    before = stored_ticket(data_dir, "T-1011")
+    db = shell.session.db
+    db.submit(lambda _conn: time.sleep(1.0))  # the database is busy a moment
+    db.submit(
+        lambda conn: conn.execute(
+            "UPDATE tools SET status = 'disabled' WHERE name = 'close_ticket'"
+        )
+    )
+    assert shell.library.get("close_ticket").status == "active"
+    result = calls_in_flight(shell, "T-1011")()["T-1011"]
+    assert result.is_error and result.structured_content["code"] == "approval_changed"
+    assert stored_ticket(data_dir, "T-1011") == before

@@ -518,7 +518,9 @@ def test_a_persons_publish_dialog_says_what_a_trial_run_would_change(console):
     text = approve_in_dialog(console, full=True)
     assert "If it ran now" in text
     assert f"it would change {matching} tickets: T-" in text
-    # The trial ran on a copy: no ticket was tagged, nothing was logged.
+    # The trial was rolled back: no ticket was tagged, in the database or on screen.
     console.qtbot.waitUntil(lambda: "tag_bank_feeds" in console.taught())
     assert console.js(count_tagged) == tagged
     assert len(console.api_json("log")) == log_before
+    saved = json.loads(console.window.keeper.store.document_json())["tickets"]
+    assert sum("bank-feed" in t["tags"] for t in saved) == tagged

@@ -9,6 +9,7 @@ dialogs, so a script in the page can ask but never decide.
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
@@ -25,9 +26,9 @@ from understudy_desktop.store.queue_store import QueueStore
 log = logging.getLogger(__name__)
 
 VIEW_REMEMBER_MS = 300  # the person's filter and open ticket, kept a moment after they settle
-# Agents' runs are drawn together, at most this often: an agent calling a tool every few
-# milliseconds does not make the page paint a frame for each call. A person's own change is
-# sent at once (its answer follows it).
+# What agents' runs changed is sent at once, then at most this often: an agent calling a tool
+# every few milliseconds does not make the page paint a frame for each call, and a call on its
+# own is drawn at once. A person's own change is always sent at once (its answer follows it).
 FEED_EVERY_MS = 50
 NOT_SAVED = "A change could not be saved, so the queue shows the saved copy again."
 
@@ -56,6 +57,7 @@ class PersonCommands(QObject):
         self._view_timer.setInterval(VIEW_REMEMBER_MS)
         self._view_timer.timeout.connect(self._remember_view)
         self._feed_held: list[dict[str, Any]] = []
+        self._feed_sent = 0.0
         self._feed_timer = QTimer(self)
         self._feed_timer.setSingleShot(True)
         self._feed_timer.setInterval(FEED_EVERY_MS)
@@ -75,7 +77,8 @@ class PersonCommands(QObject):
 
     def _feed(self, entry: FeedEntry) -> None:
         self._feed_held.append(entry.as_message())
-        if entry.by == "person" and not entry.tool:
+        persons = entry.by == "person" and not entry.tool
+        if persons or time.monotonic() - self._feed_sent >= FEED_EVERY_MS / 1000:
             self.send_feed()
         elif not self._feed_timer.isActive():
             self._feed_timer.start()
@@ -85,6 +88,7 @@ class PersonCommands(QObject):
         self._feed_timer.stop()
         if self._feed_held:
             held, self._feed_held = self._feed_held, []
+            self._feed_sent = time.monotonic()
             self._port.feed({"entries": held})
 
     def _on_ready(self, ready: bool) -> None:

@@ -90,6 +90,8 @@ function send(q, id, payload, { control = null, provenance = {} }) {
   const changes = keys.length > 0;
   if (changes) q.durable.begin();
   const answered = q.shell.ask({ kind: 'command', command: id, payload, control, provenance }).then((reply) => {
+    // The change-feed entry of this change comes before its answer: one missing was lost.
+    if (typeof reply?.rev === 'number' && q.revision !== null && reply.rev > q.revision) resync(q);
     settle(q, keys);
     if (changes) q.durable.end(reply?.isError && reply.code === 'storage' ? reply.message : '');
     if (reply?.isError) q.toast.show(reply.message ?? 'The change was refused.', { kind: 'error' });
@@ -147,9 +149,7 @@ function feed(q, entry, touched) {
   }
   if (entry.rev <= q.revision) return null; // the queue shown already holds it
   if (entry.rev !== q.revision + 1) {
-    // A change this page never saw: start again from the saved copy.
-    q.resyncing = true;
-    q.shell.ask({ kind: 'resync' });
+    resync(q); // a change this page never saw
     return null;
   }
   q.revision = entry.rev;
@@ -175,6 +175,13 @@ function feed(q, entry, touched) {
     for (const [, , , ids] of entry.writes) for (const id of ids) q.state.badges.set(id, badge);
   }
   return tags;
+}
+
+/** Start again from the saved copy (it arrives as loadQueue). */
+function resync(q) {
+  if (q.resyncing) return;
+  q.resyncing = true;
+  q.shell.ask({ kind: 'resync' });
 }
 
 function written(op, current, value) {
