@@ -269,12 +269,13 @@ class ConsoleModel(QObject):
                 self.not_saved.emit(words)
                 return
             outcome, stamp = result
+            # The caller first (an agent is waiting on it), then the page is told what changed.
+            done(outcome)
             if stamp is not None:
                 entry = FeedEntry(
                     stamp[0], stamp[1], actor, outcome.writes, request.tool, outcome.last_step
                 )
                 self.fed.emit(entry)
-            done(outcome)
 
         self._submit(work, finished, keep=not trial)
 

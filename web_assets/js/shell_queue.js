@@ -161,11 +161,14 @@ function feed(q, entry, touched) {
       if (!t) continue;
       const held = q.pending.get(keyOf(id, field));
       const next = written(op, held ? held.confirmed : t[field], value);
-      if (held) held.confirmed = next;
-      else {
-        noteChange(q.state, field, t[field], next);
-        t[field] = next;
+      if (held) {
+        // The person's own change, shown already: it is drawn again only if the answer
+        // settles it to something else (see settle).
+        held.confirmed = next;
+        continue;
       }
+      noteChange(q.state, field, t[field], next);
+      t[field] = next;
       touched.add(id);
     }
   }
