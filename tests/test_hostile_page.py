@@ -208,7 +208,7 @@ def test_a_script_cannot_turn_a_tool_off_without_the_person(shell):
       push({event: 'ask', ask: 'd1', body: {kind: 'library', action: 'disable',
         tool: 'close_ticket'}});
       [...document.querySelectorAll('[data-tool=close_ticket] .btn')]
-        .find((b) => b.textContent === 'Turn off').click();
+        .find((b) => b.textContent === 'Turn off…').click();
     """,
     )
     shell.qtbot.waitUntil(lambda: len(gate.open_dialogs()) == 1)

@@ -440,7 +440,7 @@ def test_library_disable_enable_badges_highlight_and_recording_housekeeping(cons
     console.js("document.getElementById('library-button').click(); true")
     console.js(
         "[...document.querySelectorAll('[data-tool=assign_refund] .btn')]"
-        ".find((b) => b.textContent === 'Turn off').click(); true"
+        ".find((b) => b.textContent === 'Turn off…').click(); true"
     )
     # What agents are shown changes only with the person's say in the shell's own dialog.
     assert approve_in_dialog(console) == "Turn tool off “assign_refund”"

@@ -32,6 +32,8 @@ class DialogText:
     details: str
     requester: str  # who asks: an agent's own name, or "you, in the console"
     sections: tuple[tuple[str, str], ...] = field(default=())  # (heading, plain text)
+    approve: str = "Approve"  # the buttons' words, where plainer ones say it better
+    reject: str = "Reject"
 
     @property
     def from_person(self) -> bool:
@@ -98,10 +100,10 @@ class ConsentDialog(QDialog):
         note.setWordWrap(True)
         layout.addWidget(note)
         buttons = QDialogButtonBox()
-        self.approve_button = QPushButton("Approve")
-        self.reject_button = QPushButton("Reject")
-        self.approve_button.setAccessibleName("Approve")
-        self.reject_button.setAccessibleName("Reject")
+        self.approve_button = QPushButton(text.approve)
+        self.reject_button = QPushButton(text.reject)
+        self.approve_button.setAccessibleName(text.approve)
+        self.reject_button.setAccessibleName(text.reject)
         buttons.addButton(self.reject_button, QDialogButtonBox.ButtonRole.RejectRole)
         buttons.addButton(self.approve_button, QDialogButtonBox.ButtonRole.AcceptRole)
         self.reject_button.setDefault(True)  # Enter alone never approves

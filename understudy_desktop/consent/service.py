@@ -292,6 +292,8 @@ class ConsentService(QObject):
             details="Agents will no longer see it until you turn it back on, and runs of it "
             "that are waiting will not happen. It stays in your library.",
             requester=PERSON,
+            approve="Turn off",
+            reject="Cancel",
         )
         return self._decide(DISABLE_TOOL, tool_args(tool), text, None, False, answer, carry_out)
 
@@ -316,6 +318,8 @@ class ConsentService(QObject):
             details=details,
             requester=PERSON,
             sections=(("What you did", "\n".join(lines)),),
+            approve="Keep it",
+            reject="Discard",
         )
         args = {"id": recording.get("id"), "steps": len(lines)}
         return self._decide(KEEP_RECORDING, args, text, None, False, answer, carry_out)
@@ -334,6 +338,8 @@ class ConsentService(QObject):
             headline=f"{DELETE_RECORDING.verb} “{recording.get('name', '')}”",
             details="Tools you made from it keep working. The recording cannot be brought back.",
             requester=PERSON,
+            approve="Delete",
+            reject="Keep it",
         )
         return self._decide(DELETE_RECORDING, {"id": rec_id}, text, None, False, answer, carry_out)
 

@@ -57,7 +57,8 @@ function cardButtons(v, t) {
   } else {
     if (t.status === 'active') buttons.push(actionButton('Run…', 'primary', () => renderRunForm(v, t)));
     buttons.push(t.status === 'active'
-      ? actionButton('Turn off', '', () => act(v, 'disable', t.name, `${t.name} is turned off.`))
+      // In the desktop app turning off is asked in Understudy's own dialog, hence the dots.
+      ? actionButton(v.lib.decidesInDialog ? 'Turn off…' : 'Turn off', '', () => act(v, 'disable', t.name, `${t.name} is turned off.`))
       : actionButton('Turn on…', '', () => act(v, 'enable', t.name)));
   }
   const failedStep = t.usage?.lastFailure?.step;
