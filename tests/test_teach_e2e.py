@@ -29,8 +29,12 @@ def click(console, selector: str) -> None:
 
 
 def choose(console, selector: str, value: str) -> None:
-    """Pick an option the way a keyboard user does: focus the control, type, confirm."""
-    click(console, selector)
+    """Pick an option the way a keyboard user does: focus the control, type, confirm. (A
+    click would open the dropdown's list, which may choose its highlighted item again when
+    it closes later, a change the test did not make.)"""
+    console.qtbot.waitUntil(
+        lambda: console.js(f"Boolean(document.querySelector({json.dumps(selector)}))")
+    )
     console.js(
         f"(() => {{ const s = document.querySelector({json.dumps(selector)}); s.focus(); "
         f"s.value = {json.dumps(value)}; s.dispatchEvent(new Event('change', {{bubbles: true}})); "

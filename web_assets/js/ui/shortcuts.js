@@ -5,6 +5,12 @@ function typing(target) {
   return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
 }
 
+// A text field has its own undo of what was typed; a dropdown has none, so after choosing in
+// one, Ctrl+Z undoes that choice like anywhere else.
+function editingText(target) {
+  return typing(target) && target.tagName !== 'SELECT';
+}
+
 export function installShortcuts({ list, teach, history, help }) {
   const focus = {
     '/': 'filter-text',
@@ -19,10 +25,10 @@ export function installShortcuts({ list, teach, history, help }) {
       const key = event.key.toLowerCase();
       if (key === 'r') { event.preventDefault(); teach.toggleTeach(); return; }
       if (key === 'l') { event.preventDefault(); teach.showRecordings(); return; }
-      if (key === 'z' && !typing(event.target)) { event.preventDefault(); history.redo(); return; }
+      if (key === 'z' && !editingText(event.target)) { event.preventDefault(); history.redo(); return; }
     }
     // In a text field Ctrl+Z undoes typing, as everywhere; elsewhere it undoes the last change.
-    if ((event.ctrlKey || event.metaKey) && !event.shiftKey && !event.altKey && event.key.toLowerCase() === 'z' && !typing(event.target)) {
+    if ((event.ctrlKey || event.metaKey) && !event.shiftKey && !event.altKey && event.key.toLowerCase() === 'z' && !editingText(event.target)) {
       event.preventDefault();
       history.undo();
       return;
