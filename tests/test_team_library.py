@@ -16,10 +16,11 @@ from PySide6.QtWidgets import QGroupBox, QLabel, QListWidget
 from test_plain_words import internals, widget_text
 
 from understudy_desktop.consent.ledger import command_line_grant
-from understudy_desktop.consent.manifest import REVOKE_TOOL
+from understudy_desktop.consent.manifest import ENABLE_TOOL, REVOKE_TOOL
 from understudy_desktop.library.console_view import library_view
 from understudy_desktop.library.library import tool_args
 from understudy_desktop.shell.pack_dialogs import ImportPackDialog
+from understudy_desktop.shell import team_words
 from understudy_desktop.shell.settings_dialog import SettingsDialog
 from understudy_desktop.shell.team_library import UNREACHABLE
 from understudy_desktop.store.settings import Settings
@@ -119,8 +120,10 @@ def test_share_then_see_review_accept_run_and_update(console_factory, tmp_path):
 
     # Sam's app notices by itself and says so in words.
     (item,) = offered(sam, 1)
-    assert sam.session.team.status == "1 new tool from your team"
-    assert sam.window.team_menu.notice.text() == "1 new tool from your team"
+    # Dana is not someone Sam trusts yet: said apart from "your team".
+    first_contact = "1 new tool from someone you do not trust yet"
+    assert sam.session.team.status == first_contact
+    assert sam.window.team_menu.notice.text() == first_contact
     assert sam.library.get("assign_refund") is None  # nothing callable before accepting
     dana_key = dana.session.team.identity.key_id
     assert item.key_id == dana_key and not item.trusted
@@ -152,6 +155,7 @@ def test_share_then_see_review_accept_run_and_update(console_factory, tmp_path):
     assert dana.session.team.share(["assign_refund"], "Dana Ortiz") == 1
     (update,) = offered(sam, 1)
     assert update.state == "update" and sam.session.team.status == "1 update from your team"
+    assert (item.file.version, update.file.version) == (1, 2)  # signed, one more each time
     text = review_and_accept(sam, update)
     assert "An update to “assign_refund”" in text and "Old → new" in text
     assert "Marcus" in text and "Accept" in text  # a trusted author: no trust question
@@ -173,26 +177,42 @@ def test_one_changed_byte_is_refused_and_an_unsigned_pack_is_labelled(console_fa
     plain = json.dumps(json.loads(GOOD.read_text()) | {"author": "Someone"}).encode()
     (folder / "tools" / content_name(plain, "tools")).write_bytes(plain)
 
-    sam.qtbot.waitUntil(lambda: len(sam.session.team.view.tools) == 2, timeout=15_000)
+    def both_seen() -> bool:
+        states = {t.state for t in sam.session.team.view.tools}
+        return states == {"changed", "unsigned"}
+
+    sam.qtbot.waitUntil(both_seen, timeout=15_000)
     states = {t.state: t for t in sam.session.team.view.tools}
-    assert set(states) == {"changed", "new"}
-    changed, unsigned = states["changed"], states["new"]
-    assert not changed.offered and "changed after signing" in sam.session.team.describe(changed)
-    assert unsigned.key == "" and "(not signed)" in sam.session.team.describe(unsigned)
-    assert sam.session.team.status == "1 new tool from your team"
+    changed, unsigned = states["changed"], states["unsigned"]
+    assert not changed.offered and "Changed after signing" in sam.session.team.describe(changed)
+    # Nobody signed it: it is said first, and no name is given as its author's.
+    words = sam.session.team.describe(unsigned)
+    assert unsigned.key == "" and unsigned.author == ""
+    assert words.startswith("⚠ Nobody signed this: anyone with access to the folder")
+    assert "Someone" not in words
+    assert sam.session.team.status == "Team library: nothing new"  # not counted as new
 
     # The changed file cannot be imported by any path; nothing is changed.
     packs = sam.window.packs
     shown: list[str] = []
     packs._show_problem = lambda _title, message: shown.append(message)
     with sam.qtbot.waitSignal(packs.import_failed, timeout=10_000) as failed:
-        packs.import_data(changed.file.data, changed.file.name, confirm=False)
+        packs.import_data(
+            (folder / "tools" / changed.file.name).read_bytes(), changed.file.name, confirm=False
+        )
     assert failed.args[0].startswith("Changed after signing") and shown
     assert sam.library.tools() == []
 
     text = review_and_accept(sam, unsigned, click=False)
-    assert "Not signed: anyone could have made this file" in text
+    assert "nobody signed it: anyone with access to the folder could have put it here" in text
+    assert "Someone" not in text
     assert sam.library.tools() == []
+    # Accepted, it is in the library and is never offered as new again.
+    review_and_accept(sam, unsigned)
+    assert sam.library.get("assign_refund") is not None
+    sam.qtbot.waitUntil(lambda: not sam.session.team.view.offered, timeout=10_000)
+    (accepted,) = [t for t in sam.session.team.view.tools if t.file.digest == unsigned.file.digest]
+    assert accepted.state == "current"
 
 
 def test_a_known_name_with_a_new_key_is_warned_before_anything_else(console_factory, tmp_path):
@@ -338,9 +358,16 @@ def test_stale_tools_are_flagged_and_usage_counts_are_shared(console_factory, tm
         mine = [t for t in dana.session.team.view.tools if t.state == "mine"]
         return bool(mine) and mine[0].usage.runs == 1 and mine[0].usage.people == 1
 
+    # Dana does not trust Sam's key yet: his counts are left out, and the view says so.
+    dana.qtbot.waitUntil(lambda: dana.session.team.view.usage_ignored == 1, timeout=15_000)
+    assert not dana_sees()
+    assert "from 1 person you do not trust are not counted" in " ".join(
+        team_words.notes(dana.session.team.view)
+    )
+    dana.session.team.trust(sam.session.team.identity.public_key, "Sam Lee")
     dana.qtbot.waitUntil(dana_sees, timeout=15_000)
     mine = next(t for t in dana.session.team.view.tools if t.state == "mine")
-    assert "team: 1 run by 1 person" in dana.session.team.describe(mine)
+    assert "used 1 time by 1 person you trust" in dana.session.team.describe(mine)
     # A newer snapshot replaces Sam's older one.
     sam.run_tool("assign_refund", {"ticket_id": "T-1012"})
     sam.qtbot.waitUntil(lambda: sam.session.team.publish_usage(), timeout=10_000)
@@ -357,11 +384,13 @@ def test_team_screens_are_in_plain_words(console_factory, tmp_path):
     dana.session.team.share(["assign_refund"], "Dana Ortiz")
     offered(sam, 1)
     dialog = sam.window.team_menu.show_team()
-    sam.qtbot.waitUntil(lambda: dialog.items.count() == 1)
+    sam.qtbot.waitUntil(lambda: dialog.items.count() == 2)
     items = dialog.findChildren(QListWidget)[0]
-    text = widget_text(dialog) + "\n" + items.item(0).text()
-    assert "New: assign_refund, from Dana Ortiz (key " in text
-    assert "1 new tool from your team" in text
+    text = widget_text(dialog) + "\n" + items.item(0).text() + "\n" + items.item(1).text()
+    # Grouped: the heading, then the tool.
+    assert items.item(0).text() == "From people you do not trust yet (1)"
+    assert "assign_refund (version 1): from Dana Ortiz (key " in text
+    assert "1 new tool from someone you do not trust yet" in text
     assert internals(text) == []
     # Looked at by eye when this test was written (it shows the folder's full path, so it is
     # saved beside the test's files, not into docs/).
@@ -391,11 +420,22 @@ def test_a_person_can_stop_trusting_an_author(console_factory, tmp_path):
     assert (
         settings.trusted.item(0).text() == f"Dana Ortiz (key {dana.session.team.identity.key_id})"
     )
+    told: list[str] = []
+    team._notify = told.append
     settings.trusted.setCurrentRow(0)
     settings.distrust_button.click()
     sam.qtbot.waitUntil(lambda: team.decisions.trusted() == {})
-    # Her tool stays; her next one waits for Sam to decide about her again.
+    # Her tool stays in the library, turned off, with a message that says how to get it back.
+    sam.qtbot.waitUntil(lambda: sam.library.get("assign_refund").status == "disabled")
+    assert sam.library.callable("assign_refund") is None
+    assert "assign_refund" not in sam.listed()
+    assert any("You no longer trust Dana Ortiz" in t and "turn it on" in t for t in told)
+    # The way back: turned on again (through the usual approval), it runs.
+    tool = sam.library.get("assign_refund")
+    grant = command_line_grant(ENABLE_TOOL.name, tool_args(tool))
+    sam.wait_for(lambda done: sam.library.enable("assign_refund", grant, done))
     assert sam.library.callable("assign_refund") is not None
+    # Her next one waits for Sam to decide about her again.
     dana.session.team.share(["assign_refund_2"], "Dana Ortiz")
     (item,) = offered(sam, 1)
     assert not item.trusted and "waits for you to trust its author" in team.describe(item)

@@ -68,7 +68,7 @@ def test_another_app_process_sees_a_share_lists_nothing_from_it_and_survives_a_k
         wait_for(lambda: (r := read_runtime(sam_data)) is not None and r.pid == sam.pid)
         wait_for(lambda: log_says(sam_data, "team library status: Team library: nothing new"))
         assert dana.session.team.share(["assign_refund"], "Dana Ortiz") == 1
-        wait_for(lambda: log_says(sam_data, "1 new tool from your team"), 30)
+        wait_for(lambda: log_says(sam_data, "1 new tool from someone you do not trust yet"), 30)
         # Seen, not callable: nothing from the folder reaches agents before Sam accepts it.
         names = listed_names(dana, sam_data)
         assert names and all(n.startswith(BUILTIN_PREFIX) for n in names)
@@ -76,11 +76,18 @@ def test_another_app_process_sees_a_share_lists_nothing_from_it_and_survives_a_k
         sam.send_signal(signal.SIGKILL)  # a crash
         sam.wait(timeout=30)
         log = sam_data / "logs" / "understudy.log"
-        before = log.read_text(encoding="utf-8").count("1 new tool from your team")
+        before = log.read_text(encoding="utf-8").count(
+            "1 new tool from someone you do not trust yet"
+        )
         sam = start_app(sam_data)  # no --team-folder: the folder was remembered
         wait_for(lambda: (r := read_runtime(sam_data)) is not None and r.pid == sam.pid)
         wait_for(
-            lambda: log.read_text(encoding="utf-8").count("1 new tool from your team") > before
+            lambda: (
+                log.read_text(encoding="utf-8").count(
+                    "1 new tool from someone you do not trust yet"
+                )
+                > before
+            )
         )
         names = listed_names(dana, sam_data)
         assert names and all(n.startswith(BUILTIN_PREFIX) for n in names)

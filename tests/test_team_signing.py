@@ -9,6 +9,7 @@ import os
 import re
 import stat
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,8 @@ KEY_C = Ed25519PrivateKey.from_private_bytes(bytes(range(64, 96)))
 PUB_A, PUB_B, PUB_C = (signing.public_hex(k) for k in (KEY_A, KEY_B, KEY_C))
 
 SIGNED = signing.sign(PACK, KEY_A)
-KEY_ID = re.compile(r"^[0-9A-F]{4} [0-9A-F]{4}$")
+KEY_ID = re.compile(r"^[0-9A-F]{4}( [0-9A-F]{4}){3}$")
+FINGERPRINT = re.compile(r"^[0-9A-F]{4}( [0-9A-F]{4}){15}$")
 FUZZ = settings(
     max_examples=2000,
     deadline=None,
@@ -82,8 +84,18 @@ def view_of(
     trusted: dict[str, str] | None = None,
     installed: list[inbox.Installed] | None = None,
     declined: set[str] | None = None,
+    **more: Any,
 ) -> inbox.TeamView:
-    return inbox.team_view(scan_of(*files), mine, trusted or {}, installed or [], declined or set())
+    return inbox.team_view(
+        scan_of(*files),
+        inbox.Decisions(
+            mine=mine,
+            trusted=trusted or {},
+            installed=tuple(installed or []),
+            declined=frozenset(declined or set()),
+            **more,
+        ),
+    )
 
 
 def only_tool(view: inbox.TeamView) -> inbox.TeamTool:
@@ -121,9 +133,12 @@ def test_importer_accepts_a_signed_pack():
     assert [t["name"] for t in pack["tools"]] == ["assign_refund"]
 
 
-def test_key_id_is_two_groups_of_uppercase_hex():
+def test_key_id_is_four_groups_and_the_fingerprint_sixteen():
     for public in (PUB_A, PUB_B, PUB_C):
         assert KEY_ID.match(signing.key_id(public))
+        assert FINGERPRINT.match(signing.fingerprint(public))
+        # The short id is the start of the fingerprint: one is a part of the other.
+        assert signing.fingerprint(public).startswith(signing.key_id(public))
     assert len({signing.key_id(p) for p in (PUB_A, PUB_B, PUB_C)}) == 3
     assert signing.Checked("unsigned", None).key_id == ""
 
@@ -306,7 +321,7 @@ def test_written_file_is_found_signed(tmp_path):
     assert found.key == PUB_A
     assert found.author == "test"
     assert found.created == "2026-11-30T10:00:00Z"
-    assert found.data == SIGNED
+    assert folder.load(tmp_path, found) == SIGNED  # read again when needed, not kept
     assert scan.of("tools") == [found]
     assert scan.of("usage") == []
 
@@ -338,7 +353,10 @@ def test_file_changed_under_its_hash_name_is_changed(tmp_path):
     tampered = SIGNED.replace(b'"priya"', b'"mallo"')
     assert tampered != SIGNED and len(tampered) == len(SIGNED)
     path.write_bytes(tampered)
-    [found] = FolderReader().scan(tmp_path).files
+    reader = FolderReader()
+    first = reader.scan(tmp_path)  # just written: it may still be arriving
+    assert first.files == [] and first.arriving == 1
+    [found] = reader.scan(tmp_path).files  # it stayed as it is: changed
     assert found.verdict == "changed"
     assert found.key == ""
 
@@ -346,9 +364,11 @@ def test_file_changed_under_its_hash_name_is_changed(tmp_path):
 def test_validly_signed_file_under_another_files_name_is_changed(tmp_path):
     other = signed_pack(created="2027-01-01T00:00:00Z")
     (tmp_path / "tools").mkdir()
-    (tmp_path / "tools" / folder.content_name(other, "tools")).write_bytes(SIGNED)
+    path = tmp_path / "tools" / folder.content_name(other, "tools")
+    path.write_bytes(SIGNED)
+    os.utime(path, (0, 0))  # long since written: not still arriving
     [found] = FolderReader().scan(tmp_path).files
-    assert signing.check(found.data).verdict == "signed"  # the bytes alone verify...
+    assert signing.check(path.read_bytes()).verdict == "signed"  # the bytes alone verify...
     assert found.verdict == "changed"  # ...but are not the ones the file was named for
     assert found.key == ""
 
@@ -451,7 +471,7 @@ def test_second_scan_of_an_unchanged_folder_reads_no_file(tmp_path, monkeypatch)
 def test_new_tool_from_an_untrusted_author():
     file = shared("tools", signed_pack())
     tool = only_tool(view_of(file))
-    assert tool.state == "new"
+    assert tool.state == "untrusted"
     assert tool.offered
     assert tool.trusted is False
     assert tool.key == PUB_A
@@ -460,7 +480,7 @@ def test_new_tool_from_an_untrusted_author():
     assert tool.tool == "assign_refund"
     assert tool.impostor_of == ""
     assert tool.installed is None
-    assert view_of(file).waiting_for_trust == [tool]
+    assert view_of(file).new_from_team == []  # not "from your team" until trusted
 
 
 def test_new_tool_from_a_trusted_author():
@@ -470,7 +490,7 @@ def test_new_tool_from_a_trusted_author():
     assert tool.trusted is True
     assert tool.impostor_of == ""
     assert view.offered == [tool]
-    assert view.waiting_for_trust == []
+    assert view.new_from_team == [tool]
 
 
 def test_latest_version_is_offered_as_an_update_of_the_installed_one():
@@ -501,7 +521,7 @@ def test_installed_tool_of_another_author_does_not_make_this_one_current():
     file = shared("tools", signed_pack())
     theirs = inbox.Installed("assign_refund", PUB_B, "assign_refund", file.digest, file.created)
     tool = only_tool(view_of(file, installed=[theirs]))
-    assert tool.state == "new"
+    assert tool.state == "untrusted"
     assert tool.installed is None
 
 
@@ -511,7 +531,7 @@ def test_declined_file_is_declined_until_a_newer_version():
     assert tool.state == "declined"
     assert not tool.offered
     new = shared("tools", signed_pack(created="2026-12-02T10:00:00Z"))
-    assert only_tool(view_of(old, new, declined={old.digest})).state == "new"
+    assert only_tool(view_of(old, new, declined={old.digest})).state == "untrusted"
 
 
 def test_own_tool_is_mine():
@@ -551,7 +571,7 @@ def test_changed_file_is_shown_as_changed():
 
 def test_unreachable_scan_has_no_tools():
     scan = FolderScan(Path("gone"), reachable=False, files=[shared("tools", signed_pack())])
-    view = inbox.team_view(scan, PUB_C, {}, [], set())
+    view = inbox.team_view(scan, inbox.Decisions(mine=PUB_C))
     assert view.reachable is False
     assert view.tools == []
 
@@ -584,7 +604,7 @@ def test_withdrawal_covers_only_versions_shared_before_it():
     stop = shared("withdrawn", withdrawal(KEY_A, "assign_refund", "2026-12-05T10:00:00Z"))
     new = shared("tools", signed_pack(created="2026-12-06T10:00:00Z"))
     tool = only_tool(view_of(old, stop, new))
-    assert tool.state == "new"
+    assert tool.state == "untrusted"
     assert tool.file.digest == new.digest
 
 
@@ -597,7 +617,7 @@ def test_withdrawal_signed_by_another_key_is_ignored():
     view = view_of(file, forged, trusted={PUB_A: "Priya"}, installed=[installed])
     assert only_tool(view).state == "current"
     assert view.withdraw == []
-    assert only_tool(view_of(file, forged)).state == "new"
+    assert only_tool(view_of(file, forged)).state == "untrusted"
 
 
 def test_unsigned_withdrawal_is_ignored():
@@ -606,19 +626,19 @@ def test_unsigned_withdrawal_is_ignored():
     doc.update(created="2026-12-05T10:00:00Z", authorKey=PUB_A)
     unsigned = shared("withdrawn", signing.canonical(doc))
     assert unsigned.verdict == "unsigned"
-    assert only_tool(view_of(file, unsigned)).state == "new"
+    assert only_tool(view_of(file, unsigned)).state == "untrusted"
 
 
 def test_known_name_with_another_key_is_flagged():
     forged = shared("tools", signed_pack(KEY_B, author="Priya"))
     view = view_of(forged, trusted={PUB_A: "Priya"})
     tool = only_tool(view)
-    assert tool.state == "new"
+    assert tool.state == "untrusted"
     assert tool.trusted is False
     assert tool.key == PUB_B
     assert tool.impostor_of == signing.key_id(PUB_A)
     assert tool.impostor_of != tool.key_id
-    assert view.waiting_for_trust == [tool]
+    assert view.offered == [tool] and view.new_from_team == []
     # The same key under another name is not an impostor; a trusted key never is.
     assert only_tool(view_of(forged, trusted={PUB_A: "Sam"})).impostor_of == ""
     assert only_tool(view_of(forged, trusted={PUB_A: "Priya", PUB_B: "Priya"})).impostor_of == ""
@@ -647,8 +667,13 @@ def test_usage_sums_each_persons_latest_counts(older_first):
     # Someone who never ran it is not one of the people who use it.
     idle = shared("usage", usage(KEY_A, "2026-12-05T10:00:00Z", [_counts(0, 0, "")]))
     files = [b_old, b_new] if older_first else [b_new, b_old]
-    tool = only_tool(view_of(pack, *files, c_new, forged, idle, mine="0" * 64))
+    # Only the people this person trusts count, one person per key: B and C, not A.
+    view = view_of(
+        pack, *files, c_new, forged, idle, mine="0" * 64, trusted={PUB_B: "B", PUB_C: "C"}
+    )
+    tool = only_tool(view)
     assert tool.usage == inbox.TeamUsage(runs=7, failures=1, people=2, last_used="2026-12-06")
+    assert view.usage_ignored == 1  # A's counts, left out and said to be
 
 
 def test_no_usage_is_zero():
@@ -783,13 +808,18 @@ def test_keystore_key_made_beside_a_corrupt_key_file_is_the_one_loaded_next(tmp_
 
 def test_a_file_edited_in_place_at_the_same_size_is_read_again(tmp_path):
     path = folder.write_shared(tmp_path, "tools", SIGNED)
-    reader = folder.FolderReader()
+    now = [time.time() + 10]
+    reader = folder.FolderReader(clock=lambda: now[0])
     assert reader.scan(tmp_path).files[0].verdict == "signed"
     data = bytearray(path.read_bytes())
     data[data.index(b"priya")] = ord("q")
     before = path.stat().st_mtime_ns
     path.write_bytes(bytes(data))
     os.utime(path, ns=(before + 2_000_000_000, before + 2_000_000_000))
+    # The folder's own time did not change: it is listed again within a minute.
+    now[0] += folder.RELIST_S + 1
+    assert reader.scan(tmp_path).arriving == 1  # modified lately: it may still be arriving
+    now[0] += folder.ARRIVING_S + 1
     assert reader.scan(tmp_path).files[0].verdict == "changed"
 
 

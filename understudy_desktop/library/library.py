@@ -243,13 +243,20 @@ class Library(QObject):
         if old is None:
             done(LibraryError("not_found", "There is no tool with that name to repair."))
             return
+        if _team_off(old, done):
+            return
         digest = definition_hash(definition)
         if not self._covered(grant, REPAIR_TOOL, repair_args(name, digest, old.digest), done):
             return
         now = time.time()
         status: Status = "disabled" if old.status == "disabled" else "active"
         fixed = old.but(
-            definition=definition, digest=digest, approved_at=now, status=status, review_reason=""
+            definition=definition,
+            digest=digest,
+            approved_at=now,
+            status=status,
+            review_reason="",
+            held="",
         )
         self._replace_one(self.sealed(fixed), done, reset_failure=True)
 
@@ -258,6 +265,8 @@ class Library(QObject):
         tool = self.get(name)
         if tool is None:
             done(LibraryError("not_found", "That tool is gone."))
+            return
+        if _team_off(tool, done):
             return
         current = definition_hash(tool.definition)
         args = {"name": name, "definition": current}
@@ -270,6 +279,7 @@ class Library(QObject):
             digest=current,
             status="active",
             review_reason="",
+            held="",
             approved_at=time.time(),
         )
         self._replace_one(self.sealed(approved), done, count_active=tool.status != "active")
@@ -340,12 +350,15 @@ class Library(QObject):
             return
         self._replace_one(tool.but(ask_every_time=True), done)
 
-    def hold_back(self, name: str, reason: str, done: Done) -> None:
+    def hold_back(self, name: str, reason: str, done: Done, held: str = "") -> None:
+        """Take the tool away from agents until the person reviews it again; `held` says
+        when the team did (see TaughtTool.held), for what a caller is told."""
         tool = self.get(name)
         if tool is None:
             done(LibraryError("not_found", "No taught tool has that name."))
             return
-        self._replace_one(tool.but(status="needs_review", review_reason=reason), done)
+        self.closing.emit(name, "disabled")
+        self._replace_one(tool.but(status="needs_review", review_reason=reason, held=held), done)
 
     # --- usage (never touches a definition) -----------------------------------------------
     def record_run(self, name: str, ok: bool, failure: dict[str, Any] | None) -> None:
@@ -519,3 +532,17 @@ class Library(QObject):
             done(None)
 
         future.add_done_callback(lambda _f: call_on_main(settled))
+
+
+def _team_off(tool: TaughtTool, done: Done) -> bool:
+    """A tool the team lead turned off for the team comes back only when they turn it on."""
+    if tool.held != "team_off":
+        return False
+    done(
+        LibraryError(
+            "approval_changed",
+            "Your team lead turned this tool off for the whole team. It can be used again "
+            "once they turn it back on.",
+        )
+    )
+    return True

@@ -16,6 +16,7 @@ class ToolState:
 
     status: str  # active, disabled, needs_review
     digest: str  # what the approved definition hashes to
+    held: str = ""  # why the team took it away (withdrawn, team_off), for a tool held back
 
 
 def may_run(
@@ -29,6 +30,16 @@ def may_run(
     the answer its caller gets, with a stable code."""
     if state is None:
         return _no("not_found", f"{name} is not in the person's library (it was revoked).")
+    if state.status == "needs_review" and state.held == "withdrawn":
+        return _no(
+            "approval_changed",
+            f"{name} was withdrawn from the team library by its author, so it no longer runs.",
+        )
+    if state.status == "needs_review" and state.held == "team_off":
+        return _no(
+            "approval_changed",
+            f"{name} was turned off for the whole team by the team lead, so it does not run.",
+        )
     if state.status == "needs_review" or state.digest != approved:
         return _no(
             "approval_changed",
@@ -44,8 +55,8 @@ def may_run(
 
 def stored_state(conn: sqlite3.Connection, name: str) -> ToolState | None:
     """The tool's approval as the database holds it now (inside a transaction)."""
-    row = conn.execute("SELECT status, digest FROM tools WHERE name = ?", (name,)).fetchone()
-    return ToolState(str(row[0]), str(row[1])) if row is not None else None
+    row = conn.execute("SELECT status, digest, held FROM tools WHERE name = ?", (name,)).fetchone()
+    return ToolState(str(row[0]), str(row[1]), str(row[2])) if row is not None else None
 
 
 def _no(code: str, message: str) -> dict[str, Any]:

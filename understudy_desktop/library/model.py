@@ -79,6 +79,9 @@ class TaughtTool:
     review_reason: str = ""
     note: str = ""
     seal: str = ""  # HMAC of (name, digest) under the user's key: the approval was made here
+    # Why the team took it away, for a tool held back: "withdrawn" (its author withdrew it),
+    # "team_off" (the team lead turned it off for the team); '' otherwise.
+    held: str = ""
 
     @property
     def intact(self) -> bool:

@@ -78,7 +78,7 @@ def tool_state(tool: TaughtTool | None) -> ToolState | None:
         return None
     # A definition that no longer hashes to its approval is not the approved tool.
     status = tool.status if tool.intact else "needs_review"
-    return ToolState(status, tool.digest)
+    return ToolState(status, tool.digest, tool.held)
 
 
 class ToolRunner(QObject):

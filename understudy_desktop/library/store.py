@@ -50,6 +50,7 @@ def load(db: Database) -> Loaded:
                 review_reason=str(row["review_reason"]),
                 note=str(row["note"]),
                 seal=str(row["seal"]),
+                held=str(row["held"]),
             )
         except (ValueError, TypeError, KeyError) as exc:
             loaded.problems.append(f"{str(row['name'])[:40]}: {exc}")
@@ -71,7 +72,8 @@ def load(db: Database) -> Loaded:
 def write_tool(conn: sqlite3.Connection, tool: TaughtTool) -> None:
     conn.execute(
         "INSERT OR REPLACE INTO tools (name, definition, digest, status, review_reason, note,"
-        " ask_every_time, origin, created_at, approved_at, seal) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        " ask_every_time, origin, created_at, approved_at, seal, held)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             tool.name,
             _dumps(tool.definition),
@@ -84,6 +86,7 @@ def write_tool(conn: sqlite3.Connection, tool: TaughtTool) -> None:
             tool.created_at,
             tool.approved_at,
             tool.seal,
+            tool.held,
         ),
     )
 

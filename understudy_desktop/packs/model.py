@@ -45,4 +45,5 @@ class Pack(BaseModel):
     authorKey: str | None = None  # noqa: N815 (signed packs: team/signing.py)
     signature: str | None = None
     created: str
+    teamVersion: int | None = Field(default=None, ge=1, le=10**9)  # noqa: N815 (team/)
     tools: list[PackTool] = Field(min_length=1, max_length=16)

@@ -85,6 +85,7 @@ def tools_to_import(
 
 class PackActions(QObject):
     imported = Signal(list)
+    accepted_from_team = Signal(object)  # the Provenance of a shared version now accepted
     import_failed = Signal(str)
     exported = Signal(str)
     export_failed = Signal(str)
@@ -261,10 +262,16 @@ class PackActions(QObject):
         transaction, so a crash leaves both or neither."""
         decisions = self._decisions
         trusting = trust if trust is not None and trust.asks_trust else None
+        shared = trust if trust is not None and trust.team_file else None
 
         def also(conn: sqlite3.Connection) -> None:
             if trusting is not None:
                 TeamDecisions.write_trust(conn, trusting.key, trusting.author)
+            if shared is not None:
+                # Accepted, in the same transaction: never offered as new again.
+                TeamDecisions.write_accepted(
+                    conn, shared.team_file.split(".", 1)[0], shared.key, shared.shared_as
+                )
 
         def done(err: LibraryError | None) -> None:
             if err is not None:
@@ -272,14 +279,20 @@ class PackActions(QObject):
                 return
             if trusting is not None and decisions is not None:
                 decisions.trusted_now(trusting.key, trusting.author)
+            if shared is not None and decisions is not None:
+                decisions.accepted_now(shared.team_file.split(".", 1)[0])
             names = [t.name for t in tools]
             if trust is not None and trust.team_file:
                 self._notify(f"Accepted {filename}. It is in your library now.")
             else:
                 self._notify(f"Imported {len(names)} tool(s) from {filename}.")
             self.imported.emit(names)
+            if shared is not None:
+                self.accepted_from_team.emit(shared)
 
-        self._library.import_tools(tools, replacing, grant, done, also if trusting else None)
+        self._library.import_tools(
+            tools, replacing, grant, done, also if trusting or shared else None
+        )
 
     def _fail(self, message: str) -> None:
         self._show_problem("This Tool Pack could not be imported", message)

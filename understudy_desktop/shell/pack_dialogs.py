@@ -171,14 +171,24 @@ class ImportPackDialog(QDialog):
         when = f" on {day_words(plan.created)}" if plan.created else ""
         button = self._import_words(provenance)
         if provenance is not None and provenance.team_file and count == 1:
-            who = plan.author or "Someone who gave no name"
             tool = str(plan.definitions[0].get("name", ""))
+            if provenance.verdict != "signed":
+                # No name at all: an unsigned file could say it is from anyone.
+                return (
+                    f"“{tool}” is in your team library, but nobody signed it: anyone with "
+                    "access to the folder could have put it here. Read what it does: accepting "
+                    f"makes it available to you and to agents, and clicking {button} is your "
+                    "approval."
+                )
+            who = provenance.author or "Someone who gave no name"
             return (
                 f"{who} shared “{tool}” with your team{when}. Read what it does: accepting "
                 f"makes it available to you and to agents, and clicking {button} is your "
                 "approval."
             )
         who = f", made by {plan.author}" if plan.author else ", made by someone who gave no name"
+        if provenance is not None and provenance.verdict != "signed" and plan.author:
+            who = f", which says it was made by {plan.author} (nobody signed it)"
         return (
             f"{filename}{who}{when}, has {count} tool{'s' if count != 1 else ''}. Read what "
             f"{'each one does' if count != 1 else 'it does'}: importing makes "

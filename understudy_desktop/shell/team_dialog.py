@@ -1,12 +1,15 @@
-"""View › Team library: what colleagues shared, in words, with Review… and Not for me; and
-Share my tools… to put this person's tools into the folder. Everything from the folder is
-shown as plain text (it is someone else's file)."""
+"""View › Team library: what colleagues shared, in groups (new, updates, from people not
+trusted yet, not signed, withdrawn...), each tool's warning first; Review… and Not for me;
+Share my tools… to put this person's tools into the folder; the team's history; and, for the
+team lead, Turn off for the team. Everything from the folder is shown as plain text (it is
+someone else's file)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -19,12 +22,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from understudy_desktop.shell.pack_dialogs import ExportPackDialog
+from understudy_desktop.shell import team_words
+from understudy_desktop.shell.pack_dialogs import ExportPackDialog, day_words
 from understudy_desktop.shell.team_library import TeamLibrary
 from understudy_desktop.team.inbox import TeamTool, TeamView
 from understudy_desktop.text import visible_controls
-
-ORDER = {"update": 0, "new": 1, "changed": 2, "current": 3, "mine": 4, "withdrawn": 5}
 
 
 class TeamDialog(QDialog):
@@ -57,7 +59,19 @@ class TeamDialog(QDialog):
         self.share_button.clicked.connect(self.choose_and_share)
         self.folder_button = QPushButton("Choose the &folder…")
         self.folder_button.clicked.connect(lambda: self._open_settings())
-        for button in (self.review_button, self.decline_button, self.share_button):
+        self.history_button = QPushButton("&History…")
+        self.history_button.setToolTip("Who shared, accepted, withdrew and turned off what.")
+        self.history_button.clicked.connect(self.show_history)
+        self.team_off_button = QPushButton("Turn &off for the team")
+        self.team_off_button.setToolTip("As the team lead: nobody's app runs this tool.")
+        self.team_off_button.clicked.connect(self._turn_off_for_team)
+        for button in (
+            self.review_button,
+            self.decline_button,
+            self.share_button,
+            self.history_button,
+            self.team_off_button,
+        ):
             row.addWidget(button)
         row.addStretch(1)
         row.addWidget(self.folder_button)
@@ -79,17 +93,33 @@ class TeamDialog(QDialog):
         else:
             status = self._team.status or "Reading the folder…"
             self.status.setText(visible_controls(f"{folder}\n{status}"))
+        notes = team_words.notes(view)
+        if notes and folder is not None:
+            self.status.setText(self.status.text() + "\n" + "\n".join(notes))
         chosen = self._current()
         self.items.clear()
-        shown = [t for t in view.tools if t.state in ORDER]
-        for tool in sorted(shown, key=lambda t: (ORDER[t.state], t.tool)):
-            item = QListWidgetItem(visible_controls(self._team.describe(tool)))
-            item.setData(Qt.ItemDataRole.UserRole, tool)
-            self.items.addItem(item)
-            if chosen is not None and tool.file.name == chosen.file.name:
-                self.items.setCurrentItem(item)
-        if self.items.currentItem() is None and self.items.count():
-            self.items.setCurrentRow(0)
+        heading_font = QFont(self.font())
+        heading_font.setBold(True)
+        for heading, states in team_words.GROUPS:
+            members = sorted((t for t in view.tools if t.state in states), key=lambda t: t.tool)
+            if not members:
+                continue
+            header = QListWidgetItem(f"{heading} ({len(members)})")
+            header.setFlags(Qt.ItemFlag.NoItemFlags)
+            header.setFont(heading_font)
+            self.items.addItem(header)
+            for tool in members:
+                item = QListWidgetItem(visible_controls(self._team.describe(tool)))
+                item.setData(Qt.ItemDataRole.UserRole, tool)
+                item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{heading}: {item.text()}")
+                self.items.addItem(item)
+                if chosen is not None and tool.file.name == chosen.file.name:
+                    self.items.setCurrentItem(item)
+        if self.items.currentItem() is None:
+            for row in range(self.items.count()):
+                if self.items.item(row).flags() & Qt.ItemFlag.ItemIsEnabled:
+                    self.items.setCurrentRow(row)
+                    break
         self._update_buttons()
 
     def _current(self) -> TeamTool | None:
@@ -103,6 +133,15 @@ class TeamDialog(QDialog):
         self.review_button.setEnabled(reviewable)
         self.decline_button.setEnabled(tool is not None and tool.offered)
         self.share_button.setEnabled(self._team.folder is not None)
+        lead = self._team.is_lead()
+        self.team_off_button.setVisible(lead)
+        self.team_off_button.setEnabled(
+            lead and tool is not None and bool(tool.key) and tool.state != "changed"
+        )
+        if tool is not None and tool.state == "turned_off":
+            self.team_off_button.setText("Turn &on for the team")
+        else:
+            self.team_off_button.setText("Turn &off for the team")
 
     def _review(self) -> None:
         tool = self._current()
@@ -113,6 +152,39 @@ class TeamDialog(QDialog):
         tool = self._current()
         if tool is not None and tool.offered:
             self._team.decline(tool)
+
+    def _turn_off_for_team(self) -> None:
+        tool = self._current()
+        if tool is not None and self._team.is_lead():
+            self._team.turn_off_for_team(tool, off=tool.state != "turned_off")
+
+    def show_history(self) -> QDialog:
+        """The team's history, newest first, from the signed files in the folder."""
+        dialog = QDialog(self)
+        dialog.setWindowTitle("Team library history")
+        dialog.resize(640, 420)
+        layout = QVBoxLayout(dialog)
+        intro = QLabel(
+            "Who shared, accepted, withdrew and turned off what, newest first. Only signed "
+            "files are listed, under the names you trust their keys as."
+        )
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        lines = QListWidget()
+        lines.setWordWrap(True)
+        lines.setAccessibleName("Team library history")
+        for entry in self._team.view.audit[:2000]:
+            when = day_words(entry.when) if entry.when else "at an unknown time"
+            lines.addItem(visible_controls(f"{when}: {entry.who} {entry.what}"))
+        if not lines.count():
+            lines.addItem("Nothing yet.")
+        layout.addWidget(lines, 1)
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        close.rejected.connect(dialog.reject)
+        layout.addWidget(close)
+        dialog.show()
+        self.history = dialog
+        return dialog
 
     def choose_and_share(self) -> None:
         dialog = ExportPackDialog(

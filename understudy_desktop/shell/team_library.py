@@ -8,6 +8,7 @@ only a withdrawal read from the folder, signed by the tool's author, turns one o
 from __future__ import annotations
 
 import errno
+import hashlib
 import logging
 import time
 from collections.abc import Callable
@@ -16,18 +17,33 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import rfc8785
 from PySide6.QtCore import QObject, Signal
 
 from understudy_desktop.library.library import Library
+from understudy_desktop.library.model import definition_hash
 from understudy_desktop.packs.export import ExportError, build_pack
+from understudy_desktop.shell import team_words
 from understudy_desktop.shell.pack_actions import PackActions
-from understudy_desktop.shell.pack_dialogs import day_words
 from understudy_desktop.store.settings import Settings
-from understudy_desktop.team.documents import usage_document, withdrawal_document
-from understudy_desktop.team.folder import FolderScan, Kind, remove_own, write_shared
+from understudy_desktop.team.documents import (
+    policy_document,
+    review_document,
+    usage_document,
+    withdrawal_document,
+)
+from understudy_desktop.team.folder import FolderScan, Kind, load, remove_own, write_shared
 from understudy_desktop.team.identity import Identity
-from understudy_desktop.team.inbox import Installed, TeamTool, TeamView, team_view
+from understudy_desktop.team.inbox import (
+    Decisions,
+    Installed,
+    TeamTool,
+    TeamView,
+    team_view,
+)
+from understudy_desktop.team.no_links import LinkRefusedError
 from understudy_desktop.team.provenance import Provenance
+from understudy_desktop.team.signing import key_id
 from understudy_desktop.team.trust import TeamDecisions
 from understudy_desktop.team.watcher import POLL_MS, TeamWatcher
 
@@ -43,6 +59,17 @@ SHARED_BY_ME = "team_shared_by_me"
 WITHDRAW_PENDING = "team_withdrawals_pending"
 # The folder once seen in use: if it is later there but empty, it is taken as unmounted.
 LAID_OUT = "team_folder_laid_out"
+# Reviews (this person accepted a shared version) not written to the folder yet.
+REVIEWS_PENDING = "team_reviews_pending"
+# Key hand-overs (this person moved to a new key) not written to the folder yet.
+HANDOVERS_PENDING = "team_handovers_pending"
+# The team lead's key this person chose to follow ('' none).
+TEAM_LEAD = "team_lead_key"
+LINK_WORDS = (
+    "The team folder has a link where Understudy keeps its files, so nothing was written: a "
+    "link could send it to another folder of this computer. Ask whoever looks after the "
+    "folder to remove the link."
+)
 UNREACHABLE = (
     "Team library: the folder is not reachable just now. Your tools work as usual; "
     "Understudy checks again by itself."
@@ -50,18 +77,30 @@ UNREACHABLE = (
 
 
 def offered_words(view: TeamView) -> str:
-    new = sum(1 for t in view.offered if t.state == "new")
-    updates = sum(1 for t in view.offered if t.state == "update")
+    """What the status bar says. Only tools signed by people this person trusts are "from
+    your team"; signed by a key they do not trust yet is said apart; unsigned ones are not
+    counted (the team window lists them, with their warning)."""
+    new = sum(1 for t in view.new_from_team if t.state == "new")
+    updates = sum(1 for t in view.new_from_team if t.state == "update")
+    strangers = sum(1 for t in view.tools if t.state == "untrusted")
     parts = []
     if new:
         parts.append(f"{new} new tool{'s' if new != 1 else ''}")
     if updates:
         parts.append(f"{updates} update{'s' if updates != 1 else ''}")
-    return " and ".join(parts) + " from your team" if parts else ""
+    words = " and ".join(parts) + " from your team" if parts else ""
+    if strangers:
+        theirs = (
+            f"{strangers} new tool{'s' if strangers != 1 else ''} from someone you do not "
+            "trust yet"
+        )
+        words = f"{words}; {theirs}" if words else theirs
+    return words
 
 
-def _same_tool(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    return a.get("tools") == b.get("tools") and a.get("author") == b.get("author")
+def _same_as(pack: dict[str, Any]) -> str:
+    """What a share is, to tell an unchanged one (the same as team/folder.py's `same`)."""
+    return hashlib.sha256(rfc8785.dumps([pack.get("tools"), pack.get("author")])).hexdigest()
 
 
 class TeamLibrary(QObject):
@@ -92,13 +131,15 @@ class TeamLibrary(QObject):
         self.view = TeamView(reachable=False)
         self.status = ""
         self._announced: set[str] = set()
-        self._withdrawn_here: set[str] = set()
+        self._links_told = False
+        self._withdrawn_here: set[tuple[str, str]] = set()
         self._usage_published: list[dict[str, Any]] = []
         self._usage_published_at = -USAGE_EVERY_S
         self.watcher = TeamWatcher(self, poll_ms)
         self.watcher.scanned.connect(self._on_scan)
         library.changed.connect(self.refresh)
         library.removed.connect(self._on_removed)
+        packs.accepted_from_team.connect(self._on_accepted)
         folder = settings.get(TEAM_FOLDER)
         if folder:
             self.watcher.watch(Path(str(folder)))
@@ -130,12 +171,47 @@ class TeamLibrary(QObject):
     # --- what the folder means here --------------------------------------------------------
     def installed(self) -> list[Installed]:
         return [
-            Installed(t.name, t.origin.key, t.origin.shared_as, t.origin.version, t.origin.created)
+            Installed(
+                t.name,
+                t.origin.key,
+                t.origin.shared_as,
+                t.origin.version,
+                t.origin.created,
+                t.held,
+            )
             for t in self._library.tools()
-            if t.origin.by == "team" and t.origin.key
+            if t.origin.by == "team"
         ]
 
+    @property
+    def lead(self) -> str:
+        return str(self._settings.get(TEAM_LEAD, "") or "")
+
+    def follow_lead(self, key: str) -> None:
+        """Follow the policy signed by this key ('' : follow none)."""
+        self._settings.set(TEAM_LEAD, key or None)
+        self.refresh()
+
+    def decisions_now(self) -> Decisions:
+        return Decisions(
+            mine=self.identity.public_key,
+            former=self.identity.former_keys,
+            trusted=self.decisions.trusted(),
+            installed=tuple(self.installed()),
+            accepted=self.decisions.accepted(),
+            declined=frozenset(self.decisions.declined()),
+            seen=self.decisions.seen(),
+            have={definition_hash(t.definition): t.name for t in self._library.tools()},
+            lead=self.lead,
+            my_name=self._packs.author(),
+        )
+
     def _on_scan(self, scan: FolderScan) -> None:
+        if scan.same_as_before and self._scan is not None and self._scan.reachable:
+            # Nothing was added or removed: the view stays what it is (an idle folder of
+            # thousands of files costs a few directory reads a poll, nothing more).
+            self._publish_usage_when_due()
+            return
         if scan.reachable and scan.laid_out and not self._expect_layout():
             self._settings.set(LAID_OUT, str(scan.folder))
         elif scan.reachable and not scan.laid_out and self._expect_layout():
@@ -157,83 +233,167 @@ class TeamLibrary(QObject):
     def refresh(self) -> None:
         if self._scan is None:
             return
-        self.view = team_view(
-            self._scan,
-            self.identity.public_key,
-            self.decisions.trusted(),
-            self.installed(),
-            self.decisions.declined(),
-        )
-        for item in self.view.withdraw:
-            self._withdraw_here(item)
+        self.view = team_view(self._scan, self.decisions_now())
+        self._act_on(self.view)
         if self.view.reachable:
             self._remember_mine()
             self._write_pending_withdrawals()
+            self._write_pending_reviews()
+            self._write_pending_handovers()
         self._publish_usage_when_due()
+        if self.view.links and not self._links_told:
+            self._links_told = True
+            self._notify(
+                "The team folder has a link in place of one of its folders; Understudy does "
+                "not follow it and does not write through it. Ask whoever looks after the "
+                "folder to remove it."
+            )
         if not self.view.reachable:
             self._set_status(UNREACHABLE)
         else:
             words = offered_words(self.view)
             self._set_status(words or "Team library: nothing new")
-            fresh = {t.file.digest for t in self.view.offered} - self._announced
+            counted = [t for t in self.view.tools if t.state in ("new", "update", "untrusted")]
+            fresh = {t.file.digest for t in counted} - self._announced
             if fresh and words:
                 self._announced |= fresh
                 self._notify(f"{words}. Open View › Team library to review them.")
         self.view_changed.emit(self.view)
 
-    def _set_status(self, text: str) -> None:
-        if text != self.status:
-            self.status = text
-            # In the log too: "it said 3 new tools" is what a person reports to whoever helps.
-            log.info("team library status: %s", text or "no folder chosen")
-            self.status_changed.emit(text)
+    def _act_on(self, view: TeamView) -> None:
+        """What the folder says that changes this person's library or memory."""
+        for item in view.withdraw:
+            self._take_away(item, "withdrawn")
+        for item in view.turn_off:
+            self._take_away(item, "team_off")
+        for here in view.turn_back:
+            if ("back", here.version) in self._withdrawn_here:
+                continue
+            self._withdrawn_here.add(("back", here.version))
+            self._library.hold_back(
+                here.local_name,
+                "your team lead turned it back on for the team; review it to use it again",
+                lambda _err: None,
+            )
+            self._notify(
+                f"Your team lead turned “{here.local_name}” back on for the team. Review it in "
+                "your library to use it again."
+            )
+        if view.seen:
+            self.decisions.note_versions(view.seen)
+        trusted = self.decisions.trusted()
+        for new, (old, name) in view.vouched.items():
+            if new not in trusted and old in trusted:
+                self.decisions.trust(new, name, lambda _e: self.refresh())
+                self._notify(
+                    f"{name} moved to a new key, vouched for by the key you trust for them: "
+                    "their tools keep saying they are from them."
+                )
 
-    def _withdraw_here(self, item: TeamTool) -> None:
+    def _take_away(self, item: TeamTool, why: str) -> None:
         here = item.installed
-        if here is None or item.file.digest in self._withdrawn_here:
+        if here is None or (why, item.file.digest) in self._withdrawn_here:
             return
         tool = self._library.get(here.local_name)
-        if tool is None or tool.status == "needs_review":
+        if tool is None:
             return
-        self._withdrawn_here.add(item.file.digest)
-        reason = f"{item.author or 'its author'} withdrew it from the team library"
-        self._library.hold_back(here.local_name, reason, lambda _err: None)
-        self._notify(
-            f"{item.author or 'Its author'} withdrew “{here.local_name}” from the team library. "
-            "It is turned off here; you can remove it from your library."
-        )
+        self._withdrawn_here.add((why, item.file.digest))
+        who = item.author or "Its author"
+        if why == "withdrawn":
+            reason = f"{item.author or 'its author'} withdrew it from the team library"
+            told = (
+                f"{who} withdrew “{here.local_name}” from the team library. It is turned off "
+                "here; you can remove it from your library."
+            )
+        else:
+            reason = "your team lead turned it off for the whole team"
+            told = (
+                f"Your team lead turned “{here.local_name}” off for the whole team. It is "
+                "turned off here too, until they turn it back on."
+            )
+        self._library.hold_back(here.local_name, reason, lambda _err: None, held=why)
+        self._notify(told)
 
     # --- reviewing what colleagues shared ---------------------------------------------------
     def review(self, item: TeamTool) -> None:
         """The import preview for one shared tool: signature, trust, and old → new for an
         update. Accepting imports it (and trusts its key, if the person was asked)."""
-        if item.offered or item.state == "declined":
+        if not (item.offered or item.state == "declined"):
+            return
+        data = self._bytes(item)
+        if data is not None:
             self._packs.import_data(
-                item.file.data, self._label(item), confirm=True, source=self._source(item)
+                data, self._label(item), confirm=True, source=self._source(item, data)
             )
 
     def accept_without_asking(self, item: TeamTool) -> None:
         """For the command line's --yes and tests: the same import, approved by the caller."""
-        self._packs.import_data(
-            item.file.data, self._label(item), confirm=False, source=self._source(item)
-        )
+        data = self._bytes(item)
+        if data is not None:
+            self._packs.import_data(
+                data, self._label(item), confirm=False, source=self._source(item, data)
+            )
+
+    def _bytes(self, item: TeamTool) -> bytes | None:
+        folder = self.folder
+        data = load(folder, item.file) if folder is not None else None
+        if data is None:
+            self._show_problem(
+                "Not available",
+                f"{self._label(item)} is no longer in the team folder as it was (it was removed "
+                "or changed). Nothing was changed here.",
+            )
+        return data
 
     @staticmethod
     def _label(item: TeamTool) -> str:
         """What messages call a shared tool: its name, not its file's (a hash)."""
         return f"“{item.tool or 'a tool'}” from your team library"
 
-    def _source(self, item: TeamTool) -> Provenance:
-        base = self._packs.provenance(item.file.data, item.author)
+    def _source(self, item: TeamTool, data: bytes) -> Provenance:
+        base = self._packs.provenance(data, item.file.author if item.key else "")
         here = item.installed if item.state == "update" else None
         old = self._library.get(here.local_name) if here is not None else None
         return replace(
             base,
             team_file=item.file.name,
+            shared_as=item.tool,
             created=item.file.created,
             update_of=here.local_name if here is not None else "",
             old_definition=old.definition if old is not None else None,
         )
+
+    def _on_accepted(self, accepted: Provenance) -> None:
+        """A shared version was accepted here: a signed review goes to the folder (the
+        team's record of who accepted what, and the second review a policy may ask for)."""
+        if not accepted.key:
+            self.refresh()
+            return  # an unsigned file has no author to name in a review
+        document = review_document(
+            self._packs.author() or "Someone",
+            accepted.shared_as,
+            accepted.key,
+            accepted.team_file.split(".", 1)[0],
+        )
+        pending = list(self._settings.get(REVIEWS_PENDING, []))
+        self._settings.set(REVIEWS_PENDING, [*pending, document])
+        self._write_pending_reviews()
+        self.refresh()
+
+    def _write_pending_reviews(self) -> None:
+        pending = list(self._settings.get(REVIEWS_PENDING, []))
+        if self.folder is None or not pending:
+            return
+        left = []
+        for document in pending:
+            try:
+                self._write("reviews", self.identity.sign(dict(document)))
+            except OSError as exc:
+                log.info("review not written yet: %s", exc)
+                left.append(document)
+        if len(left) < len(pending):
+            self._settings.set(REVIEWS_PENDING, left)
+            self.watcher.scan_now()
 
     def decline(self, item: TeamTool) -> None:
         self.decisions.decline(item.file.digest, lambda _e: self.refresh())
@@ -241,8 +401,25 @@ class TeamLibrary(QObject):
     def trust(self, key: str, name: str) -> None:
         self.decisions.trust(key, name, lambda _e: self.refresh())
 
-    def distrust(self, key: str) -> None:
+    def distrust(self, key: str) -> list[str]:
+        """Stop trusting an author: what was accepted from them is turned off (kept, so it
+        can be turned on again). Returns those tools' names."""
+        name = self.decisions.trusted().get(key, "this author")
+        off = [
+            t.name
+            for t in self._library.tools()
+            if t.origin.by == "team" and t.origin.key == key and t.status == "active"
+        ]
+        for tool in off:
+            self._library.disable(tool, lambda _e: None)
         self.decisions.distrust(key, lambda _e: self.refresh())
+        if off:
+            listed = ", ".join(f"“{t}”" for t in off)
+            self._notify(
+                f"You no longer trust {name}. What you accepted from them is turned off: "
+                f"{listed}. To use it again, turn it on in your library (it asks you first)."
+            )
+        return off
 
     # --- sharing ------------------------------------------------------------------------------
     def shareable(self) -> list[dict[str, Any]]:
@@ -264,6 +441,10 @@ class TeamLibrary(QObject):
                 "No team library yet", "Choose the team's folder in Settings › Team library first."
             )
             return 0
+        refused = self._may_not_publish()
+        if refused:
+            self._show_problem("Not shared", refused)
+            return 0
         mine = self._my_latest()
         written = 0
         try:
@@ -272,12 +453,19 @@ class TeamLibrary(QObject):
                 if tool is None:
                     continue
                 pack = build_pack([tool.definition], self._library.catalogue, author)
-                if name in mine and _same_tool(mine[name], pack):
+                same, version = mine.get(name, ("", 0))
+                if same and same == _same_as(pack):
                     continue  # shared before, unchanged: no new version
+                # Each version is numbered, one more than any this person shared of it, and
+                # the number is signed: nobody can make an older one pass for the newest.
+                seen = self.decisions.seen().get((self.identity.public_key, name), 0)
+                pack["teamVersion"] = max(version, seen) + 1
                 self._write("tools", self.identity.sign(pack))
                 written += 1
         except ExportError as exc:
             self._show_problem("Not shared", str(exc))
+        except LinkRefusedError:
+            self._show_problem("Not shared", f"{LINK_WORDS} {self._shared_so_far(written)}")
         except FileNotFoundError:
             self._show_problem(
                 "Not shared",
@@ -303,9 +491,135 @@ class TeamLibrary(QObject):
             return "Nothing was shared. "
         return f"{written} tool{'s were' if written != 1 else ' was'} shared before it stopped. "
 
-    def _my_latest(self) -> dict[str, dict[str, Any]]:
-        mine = [t for t in self.view.tools if t.state == "mine"]
-        return {t.tool: t.file.document or {} for t in mine}
+    def _my_latest(self) -> dict[str, tuple[str, int]]:
+        """This person's shared tools in the folder: what each one is, and its number."""
+        mine = self.identity.public_key
+        out: dict[str, tuple[str, int]] = {}
+        for t in self.view.tools:
+            if t.key == mine and mine and t.state in ("mine", "withdrawn", "turned_off"):
+                out[t.tool] = (t.file.same if t.state == "mine" else "", t.file.version)
+        return out
+
+    def _may_not_publish(self) -> str:
+        """Why the team lead's policy does not let this person share ('' when it does)."""
+        policy = self.view.policy
+        mine = self.identity.public_key
+        if policy is None or policy.publishers is None or (mine and mine == self.lead):
+            return ""
+        if mine and mine in policy.publishers:
+            return ""
+        return (
+            "Your team lead lets only some people share tools with the team, and you are not "
+            "one of them yet. Ask your team lead to add you. Nothing was shared."
+        )
+
+    def _set_status(self, text: str) -> None:
+        if text != self.status:
+            self.status = text
+            # In the log too: "it said 3 new tools" is what a person reports to whoever helps.
+            log.info("team library status: %s", text or "no folder chosen")
+            self.status_changed.emit(text)
+
+    # --- this person's key ------------------------------------------------------------------
+    def move_to_new_key(self) -> bool:
+        """Make a new key, vouched for by the old one in the team folder: colleagues who
+        trust the old key trust the new one, unwarned. Problems are shown; True when done."""
+        if self.folder is None or not self.view.reachable:
+            self._show_problem(
+                "No new key yet",
+                "The team folder is not reachable just now. Colleagues learn of a new key from "
+                "the folder, so try again when it is back. Nothing was changed.",
+            )
+            return False
+        if not self.identity.public_key:
+            self._show_problem(
+                "No new key needed",
+                "You have no key yet: one is made the first time you share a tool.",
+            )
+            return False
+        old = self.identity.public_key
+        handover = self.identity.new_key(self._packs.author() or "Someone")
+        try:
+            self._write("keys", handover)
+        except OSError as exc:
+            log.warning("the key hand-over was not written: %s", exc)
+            # The new key stays; without the hand-over colleagues are warned, as for a
+            # new computer. Written again at the next chance.
+            pending = list(self._settings.get(HANDOVERS_PENDING, []))
+            self._settings.set(HANDOVERS_PENDING, [*pending, handover.decode("utf-8")])
+        self._notify(
+            "You have a new signing key. Colleagues who trusted your old key trust this one "
+            f"too. Old key: {key_id(old)}; new key: {self.identity.key_id}."
+        )
+        self.refresh()
+        return True
+
+    def _write_pending_handovers(self) -> None:
+        pending = list(self._settings.get(HANDOVERS_PENDING, []))
+        if not pending:
+            return
+        left = []
+        for text in pending:
+            try:
+                self._write("keys", str(text).encode("utf-8"))
+            except OSError:
+                left.append(text)
+        if len(left) < len(pending):
+            self._settings.set(HANDOVERS_PENDING, left)
+
+    # --- the team lead ------------------------------------------------------------------------
+    def is_lead(self) -> bool:
+        mine = self.identity.public_key
+        return bool(mine) and mine == self.lead
+
+    def write_policy(
+        self,
+        publishers: list[str] | None,
+        second_review: bool,
+        turned_off: list[tuple[str, str]],
+    ) -> bool:
+        """As the team lead: sign and write the team's rules (the next number). This person
+        follows their own policy from then on. Problems are shown; True when written."""
+        mine = [
+            f.info.sequence
+            for f in self.view.policies
+            if f.key == self.identity.public_key and f.info is not None
+        ]
+        document = policy_document(
+            self._packs.author() or "Team lead",
+            max(mine, default=0) + 1,
+            publishers,
+            second_review,
+            turned_off,
+        )
+        try:
+            self._write("policy", self.identity.sign(document))
+        except LinkRefusedError:
+            self._show_problem("The team's rules were not saved", LINK_WORDS)
+            return False
+        except OSError as exc:
+            self._show_problem(
+                "The team's rules were not saved",
+                f"The team folder could not be written ({exc.strerror or exc}). Try again when "
+                "it is reachable.",
+            )
+            return False
+        self._settings.set(TEAM_LEAD, self.identity.public_key)
+        self._notify("The team's rules are saved in the team folder.")
+        self.watcher.scan_now()
+        return True
+
+    def turn_off_for_team(self, item: TeamTool, off: bool = True) -> bool:
+        """As the team lead: turn one shared tool off (or on again) for every member."""
+        policy = self.view.policy
+        current = {(t.sharedBy, t.tool) for t in policy.turnedOff} if policy else set()
+        pair = (item.key, item.tool)
+        wanted = current | {pair} if off else current - {pair}
+        return self.write_policy(
+            policy.publishers if policy else None,
+            policy.secondReview if policy else False,
+            sorted(wanted),
+        )
 
     def _remember_mine(self) -> None:
         mine = sorted({t.tool for t in self.view.tools if t.state == "mine"})
@@ -409,34 +723,7 @@ class TeamLibrary(QObject):
         self.watcher.scan_now()
         return True
 
-    def describe(self, item: TeamTool) -> str:
-        """One line for the team window."""
-        who = item.author or "someone who gave no name"
-        when = f", shared {day_words(item.file.created)}" if item.file.created else ""
-        used = (
-            f" · team: {item.usage.runs} run{'s' if item.usage.runs != 1 else ''} by "
-            f"{item.usage.people} {'person' if item.usage.people == 1 else 'people'}"
-            if item.usage.runs
-            else ""
-        )
-        name = item.tool or "a tool"
-        match item.state:
-            case "changed":
-                return f"⚠ {name}: changed after signing, so it cannot be used."
-            case "mine":
-                return f"{name}: shared by you{when}{used}"
-            case "withdrawn":
-                return f"{name}: withdrawn by {who}"
-            case "current":
-                return f"{name}: from {who}{when}, in your library{used}"
-            case "declined":
-                return f"{name}: from {who}{when}; you chose not to use it"
-        signed = f" (key {item.key_id})" if item.key else " (not signed)"
-        wait = "" if item.trusted or not item.key else "; waits for you to trust its author"
-        if item.impostor_of:
-            wait = (
-                f"; ⚠ not the key you trust for {who} ({item.impostor_of}): ask them before "
-                "you review it"
-            )
-        label = "Update" if item.state == "update" else "New"
-        return f"{label}: {name}, from {who}{signed}{when}{wait}{used}"
+    @staticmethod
+    def describe(item: TeamTool) -> str:
+        """The team window's words for one tool: its warning first (team_words.py)."""
+        return team_words.describe(item)

@@ -167,6 +167,27 @@ MIGRATIONS: tuple[Migration, ...] = (
     )
     """,
     _split_tickets,
+    # 7: the team library a team can trust (team/): why a tool is held back when the team
+    # took it away (its author withdrew it, the team lead turned it off), the shared files
+    # this person accepted (never offered as new again), the newest version seen of each
+    # shared tool (an older one is never offered after it, even once the newer file is gone),
+    # and an author's keys vouched for by their earlier key.
+    """
+    ALTER TABLE tools ADD COLUMN held TEXT NOT NULL DEFAULT '';
+    CREATE TABLE team_accepted (
+        file TEXT PRIMARY KEY,
+        key TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        at REAL NOT NULL
+    );
+    CREATE TABLE team_versions (
+        key TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        file TEXT NOT NULL,
+        PRIMARY KEY (key, tool)
+    )
+    """,
 )
 
 

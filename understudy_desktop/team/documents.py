@@ -1,5 +1,7 @@
-"""The documents of the team folder besides packs: a withdrawal and a person's usage counts.
-Typed with pydantic; a file that does not fit is ignored, never half-read."""
+"""The documents of the team folder besides packs: a withdrawal, a person's usage counts, a
+review (a member accepted a shared version), a key hand-over (an author's new key, vouched for
+by their earlier one) and the team lead's policy. Typed with pydantic; a file that does not fit
+is ignored, never half-read."""
 
 from __future__ import annotations
 
@@ -80,3 +82,116 @@ def as_usage(document: dict[str, Any] | None) -> UsageCounts | None:
         return UsageCounts.model_validate(document)
     except ValidationError:
         return None
+
+
+class Review(BaseModel):
+    """A member accepted one shared version of a tool after looking at it: the audit's
+    "accepted", and the second review a team policy may ask for."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reviewVersion: Literal[1]  # noqa: N815
+    author: str = Field(max_length=120)
+    created: str = Field(max_length=40)
+    tool: str = Field(min_length=1, max_length=200)
+    sharedBy: str = Field(pattern=HEX_KEY)  # noqa: N815 (the tool's author's key)
+    file: str = Field(pattern=r"^[0-9a-f]{64}$")  # the version reviewed: its file's digest
+    authorKey: str = Field(pattern=HEX_KEY)  # noqa: N815
+    signature: str
+
+
+class KeyHandover(BaseModel):
+    """An author moves to a new key (a new computer, a key thought lost): signed by the old
+    key, so whoever trusts the old one trusts the new one under the same name, unwarned."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    handoverVersion: Literal[1]  # noqa: N815
+    author: str = Field(max_length=120)
+    created: str = Field(max_length=40)
+    newKey: str = Field(pattern=HEX_KEY)  # noqa: N815
+    authorKey: str = Field(pattern=HEX_KEY)  # noqa: N815 (the old key, which signs)
+    signature: str
+
+
+class TurnedOff(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    sharedBy: str = Field(pattern=HEX_KEY)  # noqa: N815
+    tool: str = Field(min_length=1, max_length=200)
+
+
+class Policy(BaseModel):
+    """The team lead's rules for the folder, signed by the lead's key; each member chooses
+    once to follow that key. The highest `sequence` the lead signed is the one in force."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    policyVersion: Literal[1]  # noqa: N815
+    author: str = Field(max_length=120)
+    created: str = Field(max_length=40)
+    sequence: int = Field(ge=1, le=10**9)
+    # Who may publish to the team (keys); None: anyone.
+    publishers: list[str] | None = Field(default=None, max_length=500)
+    # A second member must accept a version before the rest of the team is offered it.
+    secondReview: bool = False  # noqa: N815
+    turnedOff: list[TurnedOff] = Field(default_factory=list, max_length=2000)  # noqa: N815
+    authorKey: str = Field(pattern=HEX_KEY)  # noqa: N815
+    signature: str
+
+
+def review_document(author: str, tool: str, shared_by: str, file: str) -> dict[str, Any]:
+    return {
+        "reviewVersion": 1,
+        "author": author[:120],
+        "created": now_iso(),
+        "tool": tool,
+        "sharedBy": shared_by,
+        "file": file,
+    }
+
+
+def handover_document(author: str, new_key: str) -> dict[str, Any]:
+    return {"handoverVersion": 1, "author": author[:120], "created": now_iso(), "newKey": new_key}
+
+
+def policy_document(
+    author: str,
+    sequence: int,
+    publishers: list[str] | None,
+    second_review: bool,
+    turned_off: list[tuple[str, str]],
+) -> dict[str, Any]:
+    document: dict[str, Any] = {
+        "policyVersion": 1,
+        "author": author[:120],
+        "created": now_iso(),
+        "sequence": sequence,
+        "secondReview": second_review,
+        "turnedOff": [{"sharedBy": k, "tool": t} for k, t in turned_off],
+    }
+    if publishers is not None:
+        document["publishers"] = sorted(set(publishers))
+    return document
+
+
+def _typed(model: type[BaseModel], document: dict[str, Any] | None) -> Any:
+    try:
+        return model.model_validate(document)
+    except ValidationError:
+        return None
+
+
+def as_review(document: dict[str, Any] | None) -> Review | None:
+    found: Review | None = _typed(Review, document)
+    return found
+
+
+def as_handover(document: dict[str, Any] | None) -> KeyHandover | None:
+    found: KeyHandover | None = _typed(KeyHandover, document)
+    return found
+
+
+def as_policy(document: dict[str, Any] | None) -> Policy | None:
+    found: Policy | None = _typed(Policy, document)
+    return found

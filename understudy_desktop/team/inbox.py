@@ -1,18 +1,40 @@
 """What the team folder means for this person: which tools are new, which are updates of tools
-they accepted, which wait for a decision about their author, which were withdrawn, and which
-files were changed after signing. Pure: computed from a scan and the local decisions."""
+they accepted, which are signed by people they do not trust (or by nobody), which were
+withdrawn or turned off for the team, and which files were changed after signing. Pure:
+computed from a scan and the local decisions (tests/test_team_signing.py, test_team_trust.py).
+
+Trust is by key. A name is only what a file says: it is compared with the names this person
+knows by its look (team/names.py), so a look-alike of a trusted name under another key gets
+the same warning as the name itself, and one key signing under several names is flagged.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Literal
 
-from understudy_desktop.team.documents import as_usage, as_withdrawal, when
+from understudy_desktop.team import names
+from understudy_desktop.team.documents import KeyHandover, Policy, Review, UsageCounts, when
 from understudy_desktop.team.folder import FolderScan, SharedFile
 from understudy_desktop.team.signing import key_id
 
-State = Literal["new", "update", "current", "declined", "changed", "withdrawn", "mine"]
-OFFERED: tuple[State, ...] = ("new", "update")
+State = Literal[
+    "new",  # signed by someone this person trusts, not in their library
+    "update",  # a newer version of a tool they accepted
+    "untrusted",  # signed by a key they do not trust (yet)
+    "unsigned",  # nobody signed it
+    "current",  # in their library as it is
+    "declined",  # they chose not to use it
+    "changed",  # changed after signing: cannot be used
+    "withdrawn",  # its author withdrew it
+    "turned_off",  # the team lead turned it off for the team
+    "not_allowed",  # the team lead does not let its author publish to the team
+    "awaiting_review",  # the team asks for a second member's review first
+    "older",  # a newer version was seen here before: this one is not offered
+    "mine",  # shared by this person
+]
+OFFERED: tuple[State, ...] = ("new", "update", "untrusted", "unsigned")
+UNSIGNED_WORDS = "Nobody signed this: anyone with access to the folder could have put it here."
 
 
 @dataclass(frozen=True)
@@ -20,10 +42,11 @@ class Installed:
     """A tool in this person's library that came from the team folder."""
 
     local_name: str
-    key: str  # its author's key
+    key: str  # its author's key ('' for an unsigned one)
     shared_as: str  # its name in the team folder
     version: str  # the digest of the file it came from
     created: str  # when that version was shared
+    held: str = ""  # why the team took it away here ('' when it did not)
 
 
 @dataclass(frozen=True)
@@ -35,18 +58,40 @@ class TeamUsage:
 
 
 @dataclass(frozen=True)
+class Decisions:
+    """What this person decided, and what their app remembers, that the view depends on."""
+
+    mine: str = ""  # their own key
+    former: frozenset[str] = frozenset()  # keys they used before (their files stay theirs)
+    trusted: dict[str, str] = field(default_factory=dict)  # key -> the name trusted as
+    installed: tuple[Installed, ...] = ()
+    accepted: frozenset[str] = frozenset()  # digests of files accepted here
+    declined: frozenset[str] = frozenset()
+    seen: dict[tuple[str, str], int] = field(default_factory=dict)  # newest version seen
+    have: dict[str, str] = field(default_factory=dict)  # definition digest -> local tool
+    lead: str = ""  # the team lead's key they chose to follow ('' none)
+    my_name: str = ""
+
+
+@dataclass(frozen=True)
 class TeamTool:
     """The latest version of one shared tool (one author, one name), and what it means here."""
 
     state: State
     file: SharedFile
     tool: str  # its name in the team folder
-    author: str
+    author: str  # the name shown: the trusted one for a trusted key, '' when unsigned
     key: str  # '' when not signed
     trusted: bool = False
-    impostor_of: str = ""  # the key id this person trusts under the same name, if another
+    named_in_file: str = ""  # the name the file gives, when it differs from `author`
+    impostor_of: str = ""  # the key id of a known person whose name this one looks like
+    looks_like: str = ""  # that person's name
+    other_names: tuple[str, ...] = ()  # other names the same key signed under
     installed: Installed | None = None
     usage: TeamUsage = field(default_factory=TeamUsage)
+    have_as: str = ""  # a tool of this person's library with the same definition
+    newer_seen: int = 0  # for "older": the version seen before
+    vouched_by: str = ""  # the earlier key that handed over to this one
 
     @property
     def offered(self) -> bool:
@@ -56,45 +101,100 @@ class TeamTool:
     def key_id(self) -> str:
         return key_id(self.key) if self.key else ""
 
+    @property
+    def warned(self) -> bool:
+        return bool(self.impostor_of or self.other_names) or self.state == "unsigned"
+
+
+@dataclass(frozen=True)
+class AuditLine:
+    when: str
+    who: str  # the signer's name, as this person knows it
+    key: str
+    what: str  # in words
+
 
 @dataclass
 class TeamView:
     reachable: bool
     tools: list[TeamTool] = field(default_factory=list)
     withdraw: list[TeamTool] = field(default_factory=list)  # accepted here, withdrawn there
+    turn_off: list[TeamTool] = field(default_factory=list)  # accepted here, off for the team
+    turn_back: list[Installed] = field(default_factory=list)  # off for the team no longer
+    seen: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)  # newer now
+    vouched: dict[str, tuple[str, str]] = field(default_factory=dict)  # new key -> (old, name)
+    policy: Policy | None = None
+    policies: list[SharedFile] = field(default_factory=list)  # signed policies, newest first
+    usage_ignored: int = 0  # usage files from keys this person does not trust
+    arriving: int = 0
+    links: list[str] = field(default_factory=list)
+    audit: list[AuditLine] = field(default_factory=list)
 
     @property
     def offered(self) -> list[TeamTool]:
         return [t for t in self.tools if t.offered]
 
     @property
-    def waiting_for_trust(self) -> list[TeamTool]:
-        return [t for t in self.offered if t.key and not t.trusted]
-
-
-def tool_name(file: SharedFile) -> str:
-    tools = (file.document or {}).get("tools")
-    if isinstance(tools, list) and tools and isinstance(tools[0], dict):
-        return str(tools[0].get("name", ""))[:200]
-    return ""
+    def new_from_team(self) -> list[TeamTool]:
+        """What the status bar counts: signed by people this person trusts."""
+        return [t for t in self.tools if t.state in ("new", "update")]
 
 
 def _latest(files: list[SharedFile]) -> SharedFile:
-    return max(files, key=lambda f: (when(f.created), f.name))
+    return max(files, key=lambda f: (f.version, when(f.created), f.name))
 
 
-def _usage(scan: FolderScan) -> dict[tuple[str, str], TeamUsage]:
-    """Each person's latest counts, added up per tool."""
-    latest: dict[str, tuple[str, SharedFile]] = {}
-    for file in scan.of("usage"):
-        if file.verdict == "signed" and (
-            file.key not in latest or when(file.created) > when(latest[file.key][0])
-        ):
-            latest[file.key] = (file.created, file)
+def _signed(scan: FolderScan, kind: str) -> list[SharedFile]:
+    return [f for f in scan.files if f.kind == kind and f.verdict == "signed" and f.info]
+
+
+def _handovers(scan: FolderScan, trusted: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """Keys vouched for by a key this person trusts (and, in turn, by those): new -> (old,
+    the name trusted)."""
+    vouched: dict[str, tuple[str, str]] = {}
+    offers: list[tuple[str, str]] = []
+    for file in _signed(scan, "keys"):
+        info = file.info
+        if isinstance(info, KeyHandover) and info.authorKey == file.key != info.newKey:
+            offers.append((file.key, info.newKey))
+    known = dict(trusted)
+    changed = True
+    while changed:  # a chain of hand-overs: old -> newer -> newest
+        changed = False
+        for old, new in offers:
+            if old in known and new not in known:
+                known[new] = known[old]
+                vouched[new] = (old, known[old])
+                changed = True
+    return vouched
+
+
+def _policy(scan: FolderScan, lead: str) -> tuple[Policy | None, list[SharedFile]]:
+    files = [
+        f
+        for f in _signed(scan, "policy")
+        if isinstance(f.info, Policy) and f.key == f.info.authorKey
+    ]
+    files.sort(key=lambda f: (f.info.sequence, when(f.created), f.name), reverse=True)
+    chosen = next((f.info for f in files if f.key == lead), None) if lead else None
+    return chosen, files
+
+
+def _usage(scan: FolderScan, counted: set[str]) -> tuple[dict[tuple[str, str], TeamUsage], int]:
+    """Each trusted person's latest counts, added up per tool: one person per trusted key.
+    Counts signed by any other key are left out, and counted as left out."""
+    latest: dict[str, SharedFile] = {}
+    ignored: set[str] = set()
+    for file in _signed(scan, "usage"):
+        if file.key not in counted:
+            ignored.add(file.key)
+            continue
+        if file.key not in latest or when(file.created) > when(latest[file.key].created):
+            latest[file.key] = file
     totals: dict[tuple[str, str], TeamUsage] = {}
-    for _created, file in latest.values():
-        counts = as_usage(file.document)
-        if counts is None:
+    for file in latest.values():
+        counts = file.info
+        if not isinstance(counts, UsageCounts):
             continue
         seen: set[tuple[str, str]] = set()
         for c in counts.tools:
@@ -108,73 +208,230 @@ def _usage(scan: FolderScan) -> dict[tuple[str, str], TeamUsage]:
                 before.people + (1 if c.runs else 0),
                 max(before.last_used, c.lastUsed),
             )
-    return totals
+    return totals, len(ignored)
 
 
-def _withdrawn(scan: FolderScan) -> dict[tuple[str, str], str]:
-    """(author key, tool) -> the latest time its author withdrew it (signed by that key)."""
+def _withdrawn(scan: FolderScan, same_person: dict[str, str]) -> dict[tuple[str, str], str]:
+    """(author key, tool) -> the latest time its author withdrew it (signed by that key, or by
+    a key it handed over to)."""
     out: dict[tuple[str, str], str] = {}
-    for file in scan.of("withdrawn"):
-        withdrawal = as_withdrawal(file.document) if file.verdict == "signed" else None
-        if withdrawal is None or withdrawal.authorKey != file.key:
+    for file in _signed(scan, "withdrawn"):
+        info = file.info
+        if info is None or getattr(info, "authorKey", None) != file.key or not file.tool:
             continue
-        key = (file.key, withdrawal.tool)
-        if key not in out or when(withdrawal.created) > when(out[key]):
-            out[key] = withdrawal.created
+        for key in {file.key, same_person.get(file.key, file.key)}:
+            pair = (key, file.tool)
+            if pair not in out or when(info.created) > when(out[pair]):
+                out[pair] = info.created
     return out
 
 
-def team_view(
-    scan: FolderScan,
-    mine: str,
-    trusted: dict[str, str],
-    installed: list[Installed],
-    declined: set[str],
-) -> TeamView:
-    view = TeamView(reachable=scan.reachable)
+def _reviewed(scan: FolderScan, reviewers: set[str] | None) -> dict[str, set[str]]:
+    """File digest -> the keys that accepted that version (a review), from `reviewers`
+    (None: anyone signed)."""
+    out: dict[str, set[str]] = {}
+    for file in _signed(scan, "reviews"):
+        info = file.info
+        if isinstance(info, Review) and (reviewers is None or file.key in reviewers):
+            out.setdefault(info.file, set()).add(file.key)
+    return out
+
+
+def _names_by_key(scan: FolderScan) -> dict[str, set[str]]:
+    """Each signing key and the distinct names (by their look) it signed under."""
+    out: dict[str, dict[frozenset[str], str]] = {}
+    for file in scan.files:
+        if file.verdict == "signed" and file.author:
+            out.setdefault(file.key, {}).setdefault(names.folds(file.author), file.author)
+    return {key: set(by_look.values()) for key, by_look in out.items()}
+
+
+def team_view(scan: FolderScan, d: Decisions) -> TeamView:
+    view = TeamView(reachable=scan.reachable, arriving=scan.arriving, links=list(scan.links))
     if not scan.reachable:
         return view
+    me = ({d.mine} if d.mine else set()) | set(d.former)
+    view.vouched = _handovers(scan, {**d.trusted, **{k: d.my_name for k in me}})
+    trusted = {**d.trusted, **{new: name for new, (_old, name) in view.vouched.items()}}
+    successor = {old: new for new, (old, _n) in view.vouched.items()}
+    same_person = {**successor, **{new: old for new, (old, _n) in view.vouched.items()}}
+    policy, view.policies = _policy(scan, d.lead)
+    view.policy = policy
+    counted = set(trusted) | me
+    usage, view.usage_ignored = _usage(scan, counted)
+    withdrawn = _withdrawn(scan, same_person)
+    publishers = set(policy.publishers) if policy and policy.publishers is not None else None
+    if publishers is not None and d.lead:
+        publishers.add(d.lead)
+    reviewers = (publishers if publishers is not None else counted) | ({d.lead} - {""})
+    reviewed = _reviewed(scan, reviewers)
+    off = {(t.sharedBy, t.tool) for t in policy.turnedOff} if policy else set()
+    by_key_names = _names_by_key(scan)
+    # The names this person knows, each with its key: to spot a look-alike under another key.
+    known = {**trusted, **({k: d.my_name for k in me} if d.my_name else {})}
+    by_team_name = {(i.key, i.shared_as): i for i in d.installed}
+    installed_by_version = {i.version: i for i in d.installed}
+
     groups: dict[tuple[str, str], list[SharedFile]] = {}
     for file in scan.of("tools"):
         if file.verdict == "changed":
-            view.tools.append(TeamTool("changed", file, tool_name(file), file.author, ""))
+            view.tools.append(TeamTool("changed", file, file.tool, "", ""))
             continue
-        if not tool_name(file):
-            continue  # not a pack with a tool in it: nothing to offer (a stray file)
-        groups.setdefault((file.key, tool_name(file)), []).append(file)
-    withdrawn = _withdrawn(scan)
-    usage = _usage(scan)
-    by_team_name = {(i.key, i.shared_as): i for i in installed}
-    trusted_names = {name: key for key, name in trusted.items()}
-    for (key, name), files in sorted(groups.items(), key=lambda g: (g[0][1], g[0][0])):
+        if not file.tool:
+            continue  # not one valid tool: nothing to offer or count (a stray file)
+        # An unsigned file has no author to group its versions by: each is its own.
+        group = (file.key, file.tool) if file.key else (f"unsigned:{file.digest}", file.tool)
+        groups.setdefault(group, []).append(file)
+
+    for (_group, name), files in sorted(groups.items(), key=lambda g: (g[0][1], g[0][0])):
         latest = _latest(files)
-        here = by_team_name.get((key, name)) if key else None
+        key = latest.key
+        # An unsigned file is this person's only as that very file (anyone can use a name).
+        here = installed_by_version.get(latest.digest) if not key else None
+        if key:
+            here = by_team_name.get((key, name)) or by_team_name.get(
+                (same_person.get(key, ""), name)
+            )
+        is_trusted = bool(key) and key in trusted
+        shown = trusted.get(key, latest.author) if key else ""
+        looks_key = names.same_as_any(latest.author, {k: v for k, v in known.items() if k != key})
+        if key and same_person.get(key) and looks_key == same_person.get(key):
+            looks_key = ""
+        other_names = (
+            tuple(
+                sorted(n for n in by_key_names.get(key, set()) if not names.alike(n, latest.author))
+            )
+            if key and not is_trusted
+            else ()
+        )
+        seen_version = d.seen.get((key, name), 0) if key else 0
+        if key and latest.version > seen_version:
+            view.seen[(key, name)] = (latest.version, latest.digest)
         stopped = withdrawn.get((key, name)) if key else None
         state: State
         if stopped is not None and when(stopped) >= when(latest.created):
             state = "withdrawn"  # this person's own too, once they withdrew it
-        elif key and key == mine:
+        elif key and (key, name) in off:
+            state = "turned_off"
+        elif key and key in me:
             state = "mine"
-        elif here is not None:
-            newer = here.version != latest.digest and when(latest.created) > when(here.created)
-            state = "update" if newer else "current"
-        elif latest.digest in declined:
+        elif key and latest.version < seen_version:
+            state = "older"
+        elif here is not None or latest.digest in d.accepted:
+            newer = (
+                here is not None
+                and here.version != latest.digest
+                and latest.digest not in d.accepted
+                and (latest.version, when(latest.created)) > _installed_order(here, files)
+            )
+            state = "update" if newer and is_trusted else "current"
+        elif latest.digest in d.declined:
             state = "declined"
+        elif publishers is not None and key not in publishers:
+            state = "not_allowed"
+        elif (
+            policy is not None
+            and policy.secondReview
+            and key
+            and not _second_review_done(latest, reviewed, d.mine, reviewers)
+        ):
+            state = "awaiting_review"
+        elif d.have.get(latest.definition):
+            state = "current"
+        elif not key:
+            state = "unsigned"
         else:
-            state = "new"
-        other = trusted_names.get(latest.author, key) if key else key
+            state = "new" if is_trusted else "untrusted"
         item = TeamTool(
             state=state,
             file=latest,
             tool=name,
-            author=latest.author,
+            author=shown,
             key=key,
-            trusted=bool(key) and key in trusted,
-            impostor_of=key_id(other) if key and other != key and key not in trusted else "",
+            trusted=is_trusted,
+            named_in_file=latest.author if key and latest.author != shown else "",
+            impostor_of=key_id(looks_key) if looks_key and not is_trusted else "",
+            looks_like=known.get(looks_key, "") if looks_key and not is_trusted else "",
+            other_names=other_names,
             installed=here,
-            usage=usage.get((key, name), TeamUsage()),
+            usage=usage.get((key, name), TeamUsage()) if key else TeamUsage(),
+            have_as=d.have.get(latest.definition, "") if here is None else "",
+            newer_seen=seen_version if state == "older" else 0,
+            vouched_by=view.vouched[key][0] if key in view.vouched else "",
         )
         view.tools.append(item)
-        if state == "withdrawn" and here is not None:
+        if here is not None and state == "withdrawn" and here.held != "withdrawn":
             view.withdraw.append(item)
+        if here is not None and state == "turned_off" and here.held != "team_off":
+            view.turn_off.append(item)
+    off_installed = {
+        (t.key, t.installed.shared_as)
+        for t in view.tools
+        if t.state == "turned_off" and t.installed
+    }
+    view.turn_back = [
+        i for i in d.installed if i.held == "team_off" and (i.key, i.shared_as) not in off_installed
+    ]
+    view.audit = audit_lines(scan, trusted, policy)
     return view
+
+
+def _installed_order(here: Installed, files: list[SharedFile]) -> tuple[int, object]:
+    mine = next((f for f in files if f.digest == here.version), None)
+    return (mine.version if mine else 0, when(here.created))
+
+
+def _second_review_done(
+    file: SharedFile, reviewed: dict[str, set[str]], mine: str, reviewers: set[str]
+) -> bool:
+    """Someone other than its author accepted this version, or this person may review it."""
+    if reviewed.get(file.digest, set()) - {file.key}:
+        return True
+    return bool(mine) and mine in reviewers and mine != file.key
+
+
+def audit_lines(
+    scan: FolderScan, trusted: dict[str, str], policy: Policy | None
+) -> list[AuditLine]:
+    """Who shared, accepted, withdrew and turned off what, from the signed files only."""
+    lines: list[AuditLine] = []
+
+    def who(file: SharedFile) -> str:
+        return trusted.get(file.key) or f"{file.author or 'someone'} (not trusted by you)"
+
+    for file in scan.files:
+        if file.verdict != "signed":
+            continue
+        info = file.info
+        if file.kind == "tools" and file.tool:
+            version = f" (version {file.version})" if file.version else ""
+            lines.append(
+                AuditLine(file.created, who(file), file.key, f"shared {file.tool}{version}")
+            )
+        elif file.kind == "withdrawn" and file.tool:
+            lines.append(AuditLine(file.created, who(file), file.key, f"withdrew {file.tool}"))
+        elif file.kind == "reviews" and isinstance(info, Review):
+            by = trusted.get(info.sharedBy) or f"key {key_id(info.sharedBy)}"
+            lines.append(
+                AuditLine(file.created, who(file), file.key, f"accepted {info.tool} from {by}")
+            )
+        elif file.kind == "keys" and isinstance(info, KeyHandover):
+            lines.append(
+                AuditLine(
+                    file.created, who(file), file.key, f"moved to a new key ({key_id(info.newKey)})"
+                )
+            )
+        elif file.kind == "policy" and isinstance(info, Policy):
+            off = ", ".join(sorted(t.tool for t in info.turnedOff)) or "nothing"
+            lines.append(
+                AuditLine(
+                    file.created,
+                    who(file),
+                    file.key,
+                    f"set the team's rules (number {info.sequence}); turned off for the "
+                    f"team: {off}",
+                )
+            )
+    lines.sort(key=lambda line: when(line.when), reverse=True)
+    del policy
+    return lines

@@ -9,6 +9,7 @@ colleague's never needs the keyring.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 from pathlib import Path
@@ -65,6 +66,18 @@ class KeyStore:
                 write_atomically(self._data_dir / KEY_FILE, text.encode("ascii"), mode=0o600)
             self.where = "file"
         return key
+
+    def replace(self, key: Ed25519PrivateKey) -> None:
+        """Keep `key` instead of the one kept now (a key brought from another computer, or
+        a new one this person moved to). OSError when it cannot be kept."""
+        text = key.private_bytes_raw().hex()
+        if self._to_keyring(text):
+            # The file fallback, if any, must not bring the old key back on a later start.
+            with contextlib.suppress(FileNotFoundError):
+                (self._data_dir / KEY_FILE).unlink()
+            return
+        write_atomically(self._data_dir / KEY_FILE, text.encode("ascii"), mode=0o600)
+        self.where = "file"
 
     # --- the keyring -------------------------------------------------------------------------
     def _keyring_usable(self) -> bool:

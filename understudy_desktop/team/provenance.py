@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from understudy_desktop.team.signing import Checked, Verdict, key_id
+from understudy_desktop.team import names
+from understudy_desktop.team.signing import Checked, Verdict, fingerprint, key_id
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,7 @@ class Provenance:
     # From the team folder: the file's name and when it was shared; and, for an update, the
     # local tool it replaces with that tool's definition (to show old -> new).
     team_file: str = ""
+    shared_as: str = ""  # the tool's name in the team folder
     created: str = ""
     update_of: str = ""
     old_definition: dict[str, Any] | None = None
@@ -43,10 +45,11 @@ class Provenance:
             return ""
         name = self.author or "this author"
         return (
-            f"⚠ Careful: this says it is from {name}, but it was signed with a key you have "
-            f"not seen before (key {self.key_id}). The key you trust for {name} is "
-            f"{key_id(self.trusted_key_for_name)}. Someone else may be using their name, or "
-            f"they may have a new computer. Ask {name} before you go on."
+            f"⚠ Careful: this says it is from {name}, a name that looks like one you know, "
+            f"but it was signed with a key you have not seen before (key {self.key_id}). The "
+            f"key you trust for that name is {key_id(self.trusted_key_for_name)}. Someone "
+            f"else may be using their name, or they may have a new computer. Ask {name} "
+            "before you go on."
         )
 
     def signature_line(self) -> str:
@@ -57,6 +60,11 @@ class Provenance:
             if self.named_in_file:
                 line += f"; the file calls its author “{self.named_in_file}”"
             return line
+        if self.team_file:
+            return (
+                "Nobody signed this: anyone with access to the folder could have put it here. "
+                "Accept it only if you know where it came from."
+            )
         return (
             "Not signed: anyone could have made this file, under any name. Import it only if "
             "you know where it came from."
@@ -68,7 +76,9 @@ class Provenance:
         return (
             f"This is the first time you get tools signed with this key. Importing also trusts "
             f"it as {self.author or 'this author'}'s: later tools signed with it will say they "
-            "are from them. You can stop trusting it in Settings."
+            "are from them. You can stop trusting it in Settings.\n"
+            f"To be sure it is theirs, ask {self.author or 'them'} to read you their key's "
+            f"fingerprint from Settings › Team library and compare: {fingerprint(self.key)}"
         )
 
 
@@ -81,5 +91,6 @@ def provenance_of(checked: Checked, author: str, trusted: dict[str, str]) -> Pro
         known = trusted[checked.key]
         renamed = author if author != known else ""
         return Provenance("signed", known, checked.key, True, named_in_file=renamed)
-    other = next((k for k, name in trusted.items() if name == author), "")
+    # A name that looks like one this person trusts (whatever its letters) is that name.
+    other = names.same_as_any(author, trusted)
     return Provenance("signed", author, checked.key, False, other)

@@ -27,15 +27,26 @@ AUTHOR_KEY = "authorKey"
 Verdict = Literal["signed", "unsigned", "changed"]
 
 
-def key_id(public_hex: str) -> str:
-    """What a person compares: "3F2A 91C0", the first 32 bits of the SHA-256 of the key's
-    32 bytes."""
+def _key_digest(public_hex: str) -> str:
     try:
         raw = bytes.fromhex(public_hex)
     except ValueError:
         raw = public_hex.encode("utf-8")
-    digest = hashlib.sha256(raw).hexdigest()[:8].upper()
-    return f"{digest[:4]} {digest[4:]}"
+    return hashlib.sha256(raw).hexdigest().upper()
+
+
+def key_id(public_hex: str) -> str:
+    """A key's short name in sentences: "3F2A 91C0 7B1E 0D44", the first 64 bits of the
+    SHA-256 of its 32 bytes (far beyond making another key with the same id by trying)."""
+    digest = _key_digest(public_hex)[:16]
+    return " ".join(digest[i : i + 4] for i in range(0, 16, 4))
+
+
+def fingerprint(public_hex: str) -> str:
+    """What two people compare, by phone or side by side, before trusting a key: all of the
+    SHA-256, in 16 groups of four."""
+    digest = _key_digest(public_hex)
+    return " ".join(digest[i : i + 4] for i in range(0, 64, 4))
 
 
 def public_hex(key: Ed25519PrivateKey) -> str:

@@ -1,5 +1,6 @@
-"""Whom this person trusts (authors, by key) and which shared tools they turned down: in the
-database beside the library. Reads from memory; writes go through the database's writer and
+"""Whom this person trusts (authors, by key), which shared versions they accepted or turned
+down, and the newest version of each shared tool they have seen: in the database beside the
+library. Reads from memory; writes go through the database's writer and
 memory changes once they are committed, as in the library."""
 
 from __future__ import annotations
@@ -23,6 +24,54 @@ class TeamDecisions:
             str(r["key"]): str(r["name"]) for r in db.read("SELECT * FROM team_authors")
         }
         self._declined = {str(r["file"]) for r in db.read("SELECT file FROM team_declined")}
+        self._accepted = {str(r["file"]) for r in db.read("SELECT file FROM team_accepted")}
+        self._seen = {
+            (str(r["key"]), str(r["tool"])): int(r["version"])
+            for r in db.read("SELECT key, tool, version FROM team_versions")
+        }
+
+    def accepted(self) -> frozenset[str]:
+        with self._lock:
+            return frozenset(self._accepted)
+
+    def seen(self) -> dict[tuple[str, str], int]:
+        with self._lock:
+            return dict(self._seen)
+
+    @staticmethod
+    def write_accepted(conn: sqlite3.Connection, file_digest: str, key: str, tool: str) -> None:
+        """Inside the import's transaction: this shared version is in the library now."""
+        conn.execute(
+            "INSERT OR REPLACE INTO team_accepted (file, key, tool, at) VALUES (?, ?, ?, ?)",
+            (file_digest, key, tool, time.time()),
+        )
+
+    def accepted_now(self, file_digest: str) -> None:
+        with self._lock:
+            self._accepted.add(file_digest)
+
+    def note_versions(self, newer: dict[tuple[str, str], tuple[int, str]]) -> None:
+        """Remember the newest version seen of these tools: an older one is never offered
+        after it, even once the newer file is gone from the folder."""
+        with self._lock:
+            fresh = {k: v for k, v in newer.items() if v[0] > self._seen.get(k, 0)}
+        if not fresh:
+            return
+
+        def write(conn: sqlite3.Connection) -> None:
+            for (key, tool), (version, file) in fresh.items():
+                conn.execute(
+                    "INSERT INTO team_versions (key, tool, version, file) VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT (key, tool) DO UPDATE SET version = excluded.version,"
+                    " file = excluded.file WHERE excluded.version > team_versions.version",
+                    (key, tool, version, file),
+                )
+
+        def apply() -> None:
+            for pair, (version, _file) in fresh.items():
+                self._seen[pair] = max(version, self._seen.get(pair, 0))
+
+        self._write(write, apply, None)
 
     def trusted(self) -> dict[str, str]:
         with self._lock:

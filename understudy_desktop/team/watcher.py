@@ -21,6 +21,7 @@ from understudy_desktop.team.folder import KINDS, FolderReader, FolderScan
 log = logging.getLogger(__name__)
 POLL_MS = int(os.environ.get("UNDERSTUDY_TEAM_POLL_MS", "10000"))
 SETTLE_MS = 150  # a sync service writes in bursts: scan once it has settled
+ARRIVING_RETRY_MS = 700
 
 
 class TeamWatcher(QObject):
@@ -38,7 +39,7 @@ class TeamWatcher(QObject):
         self._settle.setInterval(SETTLE_MS)
         self._settle.timeout.connect(self.scan_now)
         self._fs = QFileSystemWatcher(self)
-        self._fs.directoryChanged.connect(lambda _path: self._settle.start())
+        self._fs.directoryChanged.connect(lambda _path: self._settle.start(SETTLE_MS))
         self._poll = QTimer(self)
         self._poll.setInterval(poll_ms)
         self._poll.timeout.connect(self.scan_now)
@@ -93,6 +94,9 @@ class TeamWatcher(QObject):
         if self._again:
             self._again = False
             self.scan_now()
+        elif scan.arriving:
+            # A file is still being copied in: look again soon, not at the next slow poll.
+            self._settle.start(ARRIVING_RETRY_MS)
 
     def _rewatch(self, scan: FolderScan) -> None:
         """Watch the folder and its kinds' subfolders that exist now (a folder that came back,
@@ -101,6 +105,8 @@ class TeamWatcher(QObject):
             return
         wanted = [self._folder, *(self._folder / k for k in KINDS)] if scan.reachable else []
         have = set(self._fs.directories())
-        missing = [str(p) for p in wanted if str(p) not in have and p.is_dir()]
+        missing = [
+            str(p) for p in wanted if str(p) not in have and p.is_dir() and not p.is_symlink()
+        ]
         if missing:
             self._fs.addPaths(missing)
