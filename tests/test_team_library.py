@@ -213,6 +213,19 @@ def test_one_changed_byte_is_refused_and_an_unsigned_pack_is_labelled(console_fa
     sam.qtbot.waitUntil(lambda: not sam.session.team.view.offered, timeout=10_000)
     (accepted,) = [t for t in sam.session.team.view.tools if t.file.digest == unsigned.file.digest]
     assert accepted.state == "current"
+    # Removed from the library later, it is still not offered as new: it was accepted once.
+    tool = sam.library.get("assign_refund")
+    grant = command_line_grant(REVOKE_TOOL.name, tool_args(tool))
+    sam.wait_for(lambda done: sam.library.revoke("assign_refund", grant, done))
+    sam.session.team.refresh()
+    (after,) = [t for t in sam.session.team.view.tools if t.file.digest == unsigned.file.digest]
+    assert after.state == "declined" and not sam.session.team.view.offered
+    # Remembered in the database: the same after a restart.
+    sam.session.close()
+    again = console_factory(tmp_path / "sam")
+    again.qtbot.waitUntil(lambda: bool(again.session.team.view.tools), timeout=15_000)
+    (kept,) = [t for t in again.session.team.view.tools if t.file.digest == unsigned.file.digest]
+    assert kept.state == "declined" and not again.session.team.view.offered
 
 
 def test_a_known_name_with_a_new_key_is_warned_before_anything_else(console_factory, tmp_path):
@@ -398,10 +411,15 @@ def test_team_screens_are_in_plain_words(console_factory, tmp_path):
     settings = SettingsDialog(sam.session.team, sam.window)
     sam.qtbot.addWidget(settings)
     settings.show()
-    text = widget_text(settings) + "\n".join(b.title() for b in settings.findChildren(QGroupBox))
+    text = ""
+    for tab in range(settings.tabs.count()):  # every page, as the person would click through
+        settings.tabs.setCurrentIndex(tab)
+        text += widget_text(settings) + "\n" + settings.tabs.tabText(tab) + "\n"
+        assert settings.grab().save(str(tmp_path / f"settings-{tab}.png"))
+    text += "\n".join(b.title() for b in settings.findChildren(QGroupBox))
     assert "Team library" in text and str(folder) in text and "People you trust" in text
+    assert "Team l&ead" in text and "Set the team's &rules as its lead…" in text
     assert internals(text) == []
-    assert settings.grab().save(str(tmp_path / "settings.png"))
     dialog.close()
     assert key_id(dana.session.team.identity.public_key) == dana.session.team.identity.key_id
 

@@ -1,5 +1,7 @@
-"""Edit › Settings…: the person's name on what they share, the team library's folder, whether
-to share usage counts, and the authors they trust (with a way to stop trusting one)."""
+"""Edit › Settings…: the person's name and signing key (saved to a file with a passphrase,
+brought from another computer, or replaced by a new one the old one vouches for), the team
+library's folder and whether to share usage counts, the authors they trust (with a way to
+stop trusting one), and the team lead whose rules they follow (or, as the lead, the rules)."""
 
 from __future__ import annotations
 
@@ -8,23 +10,28 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QPushButton,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from understudy_desktop.shell.team_library import TeamLibrary
-from understudy_desktop.team.signing import key_id
+from understudy_desktop.team.identity import KEY_FILE_SUFFIX, KeyFileError
+from understudy_desktop.team.signing import fingerprint, key_id
 from understudy_desktop.text import visible_controls
 
 NO_FOLDER = "None chosen"
@@ -38,15 +45,12 @@ class SettingsDialog(QDialog):
         self.setWindowTitle("Settings")
         self.resize(620, 520)
         layout = QVBoxLayout(self)
-        you = QFormLayout()
-        self.author = QLineEdit(team.author)
-        self.author.setMaxLength(120)
-        self.author.setPlaceholderText("For example: Dana Ortiz")
-        self.author.setAccessibleName("Your name")
-        you.addRow("Your name:", self.author)
-        layout.addLayout(you)
-        layout.addWidget(self._team_box())
-        layout.addWidget(self._trust_box(), 1)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._you_tab(), "&You")
+        self.tabs.addTab(self._team_box(), "Team &library")
+        self.tabs.addTab(self._trust_box(), "People you &trust")
+        self.tabs.addTab(self._lead_box(), "Team l&ead")
+        layout.addWidget(self.tabs, 1)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -82,15 +86,148 @@ class SettingsDialog(QDialog):
         )
         self.share_usage.setChecked(self._team.share_usage)
         layout.addWidget(self.share_usage)
+        layout.addStretch(1)
+        return box
+
+    def _you_tab(self) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        you = QFormLayout()
+        self.author = QLineEdit(self._team.author)
+        self.author.setMaxLength(120)
+        self.author.setPlaceholderText("For example: Dana Ortiz")
+        self.author.setAccessibleName("Your name")
+        you.addRow("Your name:", self.author)
+        layout.addLayout(you)
+        self.key_words = _words("")
+        self.key_words.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.key_words)
+        row = QHBoxLayout()
+        self.save_key_button = QPushButton("Save a &copy of my key…")
+        self.save_key_button.setToolTip("For a new computer, or in case this one is lost.")
+        self.save_key_button.clicked.connect(self._save_key)
+        self.use_key_button = QPushButton("Use a &saved key…")
+        self.use_key_button.setToolTip("Bring your key from your other computer.")
+        self.use_key_button.clicked.connect(self._use_key)
+        self.new_key_button = QPushButton("Make a &new key…")
+        self.new_key_button.setToolTip(
+            "Your old key vouches for the new one, so colleagues are not warned."
+        )
+        self.new_key_button.clicked.connect(self._new_key)
+        for button in (self.save_key_button, self.use_key_button, self.new_key_button):
+            row.addWidget(button)
+        row.addStretch(1)
+        layout.addLayout(row)
+        layout.addStretch(1)
+        self._show_key()
+        return page
+
+    def _show_key(self) -> None:
         identity = self._team.identity
+        if identity.public_key:
+            self.key_words.setText(
+                f"Your signing key: {identity.key_id}. Colleagues see it beside your name. "
+                "When someone trusts you for the first time, read them its fingerprint:\n"
+                f"{fingerprint(identity.public_key)}"
+            )
+        else:
+            self.key_words.setText("Your signing key is made the first time you share a tool.")
+        self.save_key_button.setEnabled(bool(identity.public_key))
+        self.new_key_button.setEnabled(bool(identity.public_key))
+
+    def _passphrase(self, title: str, prompt: str) -> str | None:
+        text, ok = QInputDialog.getText(self, title, prompt, QLineEdit.EchoMode.Password)
+        return text if ok else None
+
+    def _save_key(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self,
+            "Save a copy of your key",
+            f"my key{KEY_FILE_SUFFIX}",
+            f"Understudy key (*{KEY_FILE_SUFFIX})",
+        )
+        if not path:
+            return
+        phrase = self._passphrase(
+            "Protect your key",
+            "A passphrase to protect the copy (at least 8 characters). You need it to use "
+            "the copy; nobody can read the key without it.",
+        )
+        if phrase is None:
+            return
+        try:
+            self._team.identity.export_key(Path(path), phrase)
+        except KeyFileError as exc:
+            QMessageBox.warning(self, "Your key was not saved", str(exc))
+            return
+        QMessageBox.information(
+            self, "Your key is saved", "Keep the copy somewhere safe, and the passphrase apart."
+        )
+
+    def _use_key(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Use a saved key", "", f"Understudy key (*{KEY_FILE_SUFFIX});;All files (*)"
+        )
+        if not path:
+            return
+        phrase = self._passphrase("Open your saved key", "The passphrase you chose for it:")
+        if phrase is None:
+            return
+        try:
+            self._team.identity.import_key(Path(path), phrase)
+        except KeyFileError as exc:
+            QMessageBox.warning(self, "The key was not used", str(exc))
+            return
+        self._team.refresh()
+        self._show_key()
+
+    def _new_key(self) -> None:
+        answer = QMessageBox.question(
+            self,
+            "Make a new key?",
+            "Your tools will be signed with a new key from now on. Your old key signs a note "
+            "in the team folder that vouches for the new one, so colleagues who trust you go "
+            "on trusting you. Use this if your old key may have been copied.",
+        )
+        if answer == QMessageBox.StandardButton.Yes and self._team.move_to_new_key():
+            self._show_key()
+
+    def _lead_box(self) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
         layout.addWidget(
             _words(
-                f"Your signing key: {identity.key_id}. Colleagues see it beside your name."
-                if identity.key_id
-                else "Your signing key is made the first time you share a tool."
+                "A team lead can set rules for the team library: who may share tools, whether "
+                "a second person reviews a tool before everyone is offered it, and tools "
+                "turned off for the whole team. Follow the rules signed by your team lead:"
             )
         )
-        return box
+        self.lead = QComboBox()
+        self.lead.setAccessibleName("Team lead")
+        self.lead.addItem("Nobody (no rules)", "")
+        seen: set[str] = set()
+        trusted = self._team.decisions.trusted()
+        for file in self._team.view.policies:
+            if file.key in seen:
+                continue
+            seen.add(file.key)
+            name = trusted.get(file.key) or file.author or "someone who gave no name"
+            self.lead.addItem(visible_controls(f"{name} (key {key_id(file.key)})"), file.key)
+        current = self._team.lead
+        if current and current not in seen:
+            self.lead.addItem(f"Your choice before (key {key_id(current)})", current)
+        self.lead.setCurrentIndex(max(0, self.lead.findData(current)))
+        layout.addWidget(self.lead)
+        self.rules_button = QPushButton("Set the team's &rules as its lead…")
+        self.rules_button.setToolTip("Your rules are signed by you; members choose to follow them.")
+        self.rules_button.clicked.connect(self._set_rules)
+        self.rules_button.setEnabled(self._team.folder is not None)
+        layout.addWidget(self.rules_button, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addStretch(1)
+        return page
+
+    def _set_rules(self) -> None:
+        RulesDialog(self._team, self).exec()
 
     def _trust_box(self) -> QGroupBox:
         box = QGroupBox("People you trust")
@@ -100,6 +237,7 @@ class SettingsDialog(QDialog):
         for key, name in sorted(self._team.decisions.trusted().items(), key=lambda kv: kv[1]):
             item = QListWidgetItem(visible_controls(f"{name} (key {key_id(key)})"))
             item.setData(Qt.ItemDataRole.UserRole, key)
+            item.setToolTip(f"Fingerprint: {fingerprint(key)}")
             self.trusted.addItem(item)
         if not self.trusted.count():
             layout.addWidget(
@@ -108,7 +246,8 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.trusted, 1)
         self.distrust_button = QPushButton("Stop &trusting")
         self.distrust_button.setToolTip(
-            "Their tools already in your library stay; new ones wait for you to decide again."
+            "What you accepted from them is turned off (not deleted); new tools wait for you "
+            "to decide again."
         )
         self.distrust_button.clicked.connect(self._distrust)
         self.distrust_button.setEnabled(self.trusted.count() > 0)
@@ -143,6 +282,9 @@ class SettingsDialog(QDialog):
             self._team.set_folder(self.chosen_folder)
         if self.share_usage.isChecked() != self._team.share_usage:
             self._team.set_share_usage(self.share_usage.isChecked())
+        lead = str(self.lead.currentData() or "")
+        if lead != self._team.lead:
+            self._team.follow_lead(lead)
         self.accept()
 
 
@@ -151,3 +293,72 @@ def _words(text: str) -> QLabel:
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(True)
     return label
+
+
+class RulesDialog(QDialog):
+    """The team lead's rules: who may share, a second review, signed and put in the folder."""
+
+    def __init__(self, team: TeamLibrary, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._team = team
+        self.setWindowTitle("The team's rules")
+        self.resize(520, 420)
+        layout = QVBoxLayout(self)
+        layout.addWidget(
+            _words(
+                "Members who choose to follow you get these rules from the team folder, "
+                "signed by you. Who may share tools with the team:"
+            )
+        )
+        policy = team.view.policy if team.is_lead() else None
+        allowed = set(policy.publishers) if policy and policy.publishers is not None else None
+        self.anyone = QCheckBox("Anyone with access to the folder")
+        self.anyone.setChecked(allowed is None)
+        layout.addWidget(self.anyone)
+        self.people = QListWidget()
+        self.people.setAccessibleName("People who may share tools")
+        mine = team.identity.public_key
+        people = {
+            **team.decisions.trusted(),
+            **({mine: f"{team.author or 'You'} (you)"} if mine else {}),
+        }
+        for key, name in sorted(people.items(), key=lambda kv: kv[1]):
+            item = QListWidgetItem(visible_controls(f"{name} (key {key_id(key)})"))
+            item.setData(Qt.ItemDataRole.UserRole, key)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(
+                Qt.CheckState.Checked
+                if allowed is None or key in allowed or key == mine
+                else Qt.CheckState.Unchecked
+            )
+            self.people.addItem(item)
+        layout.addWidget(self.people, 1)
+        self.anyone.toggled.connect(lambda on: self.people.setEnabled(not on))
+        self.people.setEnabled(allowed is not None)
+        self.second = QCheckBox(
+            "A second person reviews each tool before the rest of the team is offered it"
+        )
+        self.second.setChecked(bool(policy and policy.secondReview))
+        layout.addWidget(self.second)
+        self._turned_off = [(t.sharedBy, t.tool) for t in policy.turnedOff] if policy else []
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.button(QDialogButtonBox.StandardButton.Save).setText("Sign and &save")
+        buttons.accepted.connect(self._save)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def publishers(self) -> list[str] | None:
+        if self.anyone.isChecked():
+            return None
+        keys = []
+        for row in range(self.people.count()):
+            item = self.people.item(row)
+            if item.checkState() == Qt.CheckState.Checked:
+                keys.append(str(item.data(Qt.ItemDataRole.UserRole)))
+        return keys
+
+    def _save(self) -> None:
+        if self._team.write_policy(self.publishers(), self.second.isChecked(), self._turned_off):
+            self.accept()

@@ -91,8 +91,7 @@ def offered_words(view: TeamView) -> str:
     words = " and ".join(parts) + " from your team" if parts else ""
     if strangers:
         theirs = (
-            f"{strangers} new tool{'s' if strangers != 1 else ''} from someone you do not "
-            "trust yet"
+            f"{strangers} new tool{'s' if strangers != 1 else ''} from someone you do not trust yet"
         )
         words = f"{words}; {theirs}" if words else theirs
     return words

@@ -155,7 +155,7 @@ def _handovers(scan: FolderScan, trusted: dict[str, str]) -> dict[str, tuple[str
     offers: list[tuple[str, str]] = []
     for file in _signed(scan, "keys"):
         info = file.info
-        if isinstance(info, KeyHandover) and info.authorKey == file.key != info.newKey:
+        if isinstance(info, KeyHandover) and file.key != info.newKey:
             offers.append((file.key, info.newKey))
     known = dict(trusted)
     changed = True
@@ -317,15 +317,15 @@ def team_view(scan: FolderScan, d: Decisions) -> TeamView:
             state = "mine"
         elif key and latest.version < seen_version:
             state = "older"
-        elif here is not None or latest.digest in d.accepted:
+        elif here is not None:
             newer = (
-                here is not None
-                and here.version != latest.digest
+                here.version != latest.digest
                 and latest.digest not in d.accepted
                 and (latest.version, when(latest.created)) > _installed_order(here, files)
             )
             state = "update" if newer and is_trusted else "current"
-        elif latest.digest in d.declined:
+        elif latest.digest in d.declined or latest.digest in d.accepted:
+            # Turned down, or accepted once and removed from the library since: not new.
             state = "declined"
         elif publishers is not None and key not in publishers:
             state = "not_allowed"

@@ -1,0 +1,208 @@
+"""A team of three app instances on one folder, with a team lead: who may share, a second
+review before the rest of the team is offered a tool, a tool turned off for everyone (and on
+again), an agent told why a tool taken away by the team does not run, a key hand-over that
+spares colleagues a warning, and a link planted in the folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_team_library import GOOD, import_and_wait, member, review_and_accept, shared_files
+
+from understudy_desktop.consent.ledger import command_line_grant
+from understudy_desktop.consent.manifest import REVOKE_TOOL
+from understudy_desktop.library.library import tool_args
+from understudy_desktop.shell.team_library import LINK_WORDS
+
+pytestmark = pytest.mark.slow
+
+
+def states(console) -> dict[str, str]:
+    return {t.tool: t.state for t in console.session.team.view.tools}
+
+
+def wait_state(console, tool: str, state: str, timeout: int = 15_000) -> None:
+    console.qtbot.waitUntil(lambda: states(console).get(tool) == state, timeout=timeout)
+
+
+def item(console, tool: str):
+    return next(t for t in console.session.team.view.tools if t.tool == tool)
+
+
+def agent_call(console, tool, arguments: dict) -> dict:
+    return console.wait_for(
+        lambda done: console.session.calls.run(tool, arguments, "agent", "a test", done)
+    )
+
+
+def team_of_three(console_factory, tmp_path: Path):
+    folder = tmp_path / "team"
+    folder.mkdir()
+    lee = member(console_factory, tmp_path / "lee", folder, "Lee Lead")
+    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
+    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
+    return folder, lee, dana, sam
+
+
+def test_the_leads_rules_who_shares_a_second_review_and_a_switch_for_everyone(
+    console_factory, tmp_path
+):
+    folder, lee, dana, sam = team_of_three(console_factory, tmp_path)
+    import_and_wait(dana, GOOD)
+    # Lee trusts Dana (they met), and sets the rules: Lee and Dana may share; a second
+    # person reviews each tool first.
+    dana_key = dana.session.team.identity.public_key or _key_of(dana)
+    lee.session.team.trust(dana_key, "Dana Ortiz")
+    lee.qtbot.waitUntil(lambda: dana_key in lee.session.team.decisions.trusted())
+    lee_key = _key_of(lee)
+    assert lee.session.team.write_policy([lee_key, dana_key], True, [])
+    assert lee.session.team.is_lead() and len(shared_files(folder, "policy")) == 1
+    for m in (dana, sam):
+        m.qtbot.waitUntil(lambda m=m: len(m.session.team.view.policies) == 1, timeout=15_000)
+        m.session.team.follow_lead(lee_key)
+        assert m.session.team.view.policy is not None
+
+    dana.session.team.share(["assign_refund"], "Dana Ortiz")
+    # Sam may not review: he waits. Lee may: he is offered it, and accepts.
+    wait_state(sam, "assign_refund", "awaiting_review")
+    assert sam.session.team.view.offered == []
+    wait_state(lee, "assign_refund", "new")
+    review_and_accept(lee, item(lee, "assign_refund"))
+    lee.qtbot.waitUntil(lambda: len(shared_files(folder, "reviews")) == 1, timeout=10_000)
+    # Reviewed by someone other than its author: now Sam is offered it.
+    wait_state(sam, "assign_refund", "untrusted")
+    review_and_accept(sam, item(sam, "assign_refund"))
+    tool = sam.library.callable("assign_refund")
+    assert tool is not None
+    assert sam.run_tool("assign_refund", {"ticket_id": "T-1011"})["ok"] is True
+
+    # Someone the lead does not let share: their app says so, and nobody is offered it.
+    mallory = member(console_factory, tmp_path / "mallory", folder, "Mallory")
+    import_and_wait(mallory, GOOD)
+    mallory.qtbot.waitUntil(lambda: len(mallory.session.team.view.policies) == 1, timeout=15_000)
+    mallory.session.team.follow_lead(lee_key)
+    shown: list[str] = []
+    mallory.session.team._show_problem = lambda _t, message: shown.append(message)
+    assert mallory.session.team.share(["assign_refund"], "Mallory") == 0
+    assert shown and "lets only some people share" in shown[0]
+
+    # The lead turns the tool off for the whole team: Sam's copy stops at once, and an agent
+    # is told why in words.
+    lee.qtbot.waitUntil(lambda: "assign_refund" in states(lee))
+    assert lee.session.team.turn_off_for_team(item(lee, "assign_refund"))
+    sam.qtbot.waitUntil(lambda: sam.library.callable("assign_refund") is None, timeout=15_000)
+    held = sam.library.get("assign_refund")
+    assert held.held == "team_off" and "team lead turned it off" in held.review_reason
+    answer = agent_call(sam, tool, {"ticket_id": "T-1012"})
+    assert answer.get("isError") and "turned off for the whole team" in answer["message"]
+    assert "assign_refund" not in sam.listed()
+    # Sam cannot approve it again while it is off for the team.
+    refused = sam.wait_for(lambda done: sam.library.review("assign_refund", _any_grant(held), done))
+    assert refused is not None and "turned this tool off for the whole team" in refused.message
+
+    # On again: it comes back for Sam to review (not silently on).
+    off_item = next(t for t in lee.session.team.view.tools if t.state == "turned_off")
+    assert lee.session.team.turn_off_for_team(off_item, off=False)
+    sam.qtbot.waitUntil(lambda: sam.library.get("assign_refund").held == "", timeout=15_000)
+    back = sam.library.get("assign_refund")
+    assert back.status == "needs_review" and "turned it back on" in back.review_reason
+    # The history says who did what, from the signed files.
+    said = [f"{a.who} {a.what}" for a in sam.session.team.view.audit]
+    assert any("shared assign_refund" in s for s in said)
+    assert any("accepted assign_refund" in s for s in said)
+    assert any("set the team's rules (number 2)" in s for s in said)
+
+
+def test_an_agent_is_told_a_withdrawn_tool_was_withdrawn_by_its_author(console_factory, tmp_path):
+    folder = tmp_path / "team"
+    folder.mkdir()
+    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
+    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
+    import_and_wait(dana, GOOD)
+    dana.session.team.share(["assign_refund"], "Dana Ortiz")
+    wait_state(sam, "assign_refund", "untrusted")
+    review_and_accept(sam, item(sam, "assign_refund"))
+    tool = sam.library.callable("assign_refund")
+    gone = dana.library.get("assign_refund")
+    grant = command_line_grant(REVOKE_TOOL.name, tool_args(gone))
+    dana.wait_for(lambda done: dana.library.revoke("assign_refund", grant, done))
+    sam.qtbot.waitUntil(lambda: sam.library.callable("assign_refund") is None, timeout=15_000)
+    answer = agent_call(sam, tool, {"ticket_id": "T-1011"})
+    assert answer.get("isError")
+    assert "withdrawn from the team library by its author" in answer["message"]
+    assert "changed since a person approved it" not in answer["message"]
+
+
+def test_a_new_key_vouched_for_by_the_old_one_spares_colleagues_a_warning(
+    console_factory, tmp_path
+):
+    folder = tmp_path / "team"
+    folder.mkdir()
+    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
+    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
+    import_and_wait(dana, GOOD)
+    dana.session.team.share(["assign_refund"], "Dana Ortiz")
+    wait_state(sam, "assign_refund", "untrusted")
+    review_and_accept(sam, item(sam, "assign_refund"))
+    old_key = dana.session.team.identity.public_key
+    sam.qtbot.waitUntil(lambda: old_key in sam.session.team.decisions.trusted())
+
+    dana.qtbot.waitUntil(lambda: dana.session.team.view.reachable)
+    assert dana.session.team.move_to_new_key()
+    new_key = dana.session.team.identity.public_key
+    assert new_key != old_key and len(shared_files(folder, "keys")) == 1
+    # Sam's app learns of it from the folder, and trusts the new key under her name.
+    sam.qtbot.waitUntil(
+        lambda: sam.session.team.decisions.trusted().get(new_key) == "Dana Ortiz", timeout=15_000
+    )
+    # Her own earlier share is still hers.
+    dana.qtbot.waitUntil(lambda: states(dana).get("assign_refund") == "mine", timeout=15_000)
+    # Her next tool, signed with the new key, is offered as hers, with no warning.
+    import_and_wait(dana, _variant(tmp_path), False)
+    dana.session.team.share(["assign_refund_2"], "Dana Ortiz")
+    wait_state(sam, "assign_refund_2", "new")
+    fresh = item(sam, "assign_refund_2")
+    assert fresh.trusted and fresh.impostor_of == "" and fresh.author == "Dana Ortiz"
+
+
+def test_a_link_planted_in_the_folder_is_not_written_through(console_factory, tmp_path):
+    folder = tmp_path / "team"
+    outside = tmp_path / "outside"
+    folder.mkdir()
+    outside.mkdir()
+    (folder / "tools").symlink_to(outside, target_is_directory=True)
+    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
+    import_and_wait(dana, GOOD)
+    shown: list[str] = []
+    dana.session.team._show_problem = lambda _t, message: shown.append(message)
+    assert dana.session.team.share(["assign_refund"], "Dana Ortiz") == 0
+    assert shown and shown[0].startswith(LINK_WORDS)
+    assert list(outside.iterdir()) == []
+    dana.qtbot.waitUntil(lambda: dana.session.team.view.links == ["tools"], timeout=10_000)
+
+
+def _key_of(console) -> str:
+    """The member's public key (made on first use, as sharing would)."""
+    identity = console.session.team.identity
+    identity.sign({"nothing": True})
+    return identity.public_key
+
+
+def _any_grant(tool):
+    from understudy_desktop.consent.manifest import REVIEW_TOOL
+    from understudy_desktop.library.model import definition_hash
+
+    args = {"name": tool.name, "definition": definition_hash(tool.definition)}
+    return command_line_grant(REVIEW_TOOL.name, args)
+
+
+def _variant(tmp_path: Path) -> Path:
+    import json
+
+    pack = json.loads(GOOD.read_text())
+    pack["tools"][0]["name"] = "assign_refund_2"
+    pack["tools"][0]["description"] = "Another routine."
+    path = tmp_path / "second.understudy-pack.json"
+    path.write_text(json.dumps(pack))
+    return path
