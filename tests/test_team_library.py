@@ -19,8 +19,8 @@ from understudy_desktop.consent.ledger import command_line_grant
 from understudy_desktop.consent.manifest import ENABLE_TOOL, REVOKE_TOOL
 from understudy_desktop.library.console_view import library_view
 from understudy_desktop.library.library import tool_args
-from understudy_desktop.shell.pack_dialogs import ImportPackDialog
 from understudy_desktop.shell import team_words
+from understudy_desktop.shell.pack_dialogs import ImportPackDialog
 from understudy_desktop.shell.settings_dialog import SettingsDialog
 from understudy_desktop.shell.team_library import UNREACHABLE
 from understudy_desktop.store.settings import Settings
