@@ -177,6 +177,11 @@ def team_shots(
         dialog.resize(min(dialog.width(), size[0]), min(dialog.height(), size[1]))
         settle(app)
         save(dialog, out, "14-team-library")
+        history = dialog.show_history()
+        history.resize(min(history.width(), size[0]), min(history.height(), size[1]))
+        settle(app)
+        save(history, out, "19-team-history")
+        history.close()
         dialog.close()
         (item,) = [t for t in team.view.offered if t.state == "update"]
         review_shot(app, session, item, out, "15-team-update", size)
@@ -197,7 +202,11 @@ def team_shots(
             team.review(item)
         finally:
             ImportPackDialog.exec = original  # type: ignore[method-assign]
-        dialog_shot(app, SettingsDialog(team, session.window), out, "17-settings", size)
+        settings = SettingsDialog(team, session.window)
+        dialog_shot(app, settings, out, "17-settings", size)
+        settings = SettingsDialog(team, session.window)
+        settings.tabs.setCurrentIndex(3)
+        dialog_shot(app, settings, out, "20-settings-team-lead", size)
         team.set_folder(None)
     finally:
         dana_db.close()

@@ -372,7 +372,7 @@ def team_view(scan: FolderScan, d: Decisions) -> TeamView:
     view.turn_back = [
         i for i in d.installed if i.held == "team_off" and (i.key, i.shared_as) not in off_installed
     ]
-    view.audit = audit_lines(scan, trusted, policy)
+    view.audit = audit_lines(scan, {**trusted, **{k: "You" for k in me}}, policy)
     return view
 
 

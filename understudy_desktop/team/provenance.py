@@ -78,7 +78,7 @@ class Provenance:
             f"it as {self.author or 'this author'}'s: later tools signed with it will say they "
             "are from them. You can stop trusting it in Settings.\n"
             f"To be sure it is theirs, ask {self.author or 'them'} to read you their key's "
-            f"fingerprint from Settings › Team library and compare: {fingerprint(self.key)}"
+            f"fingerprint from Settings › You and compare: {fingerprint(self.key)}"
         )
 
 
