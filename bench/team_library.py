@@ -174,6 +174,93 @@ class Member:
         self.team = session.team
 
 
+def print_notice(app: Any, base: Path, folder: Path, rounds: int) -> Member:
+    t0 = time.perf_counter()
+    fill(folder, base / "authors")
+    made = time.perf_counter() - t0
+    bare, ready, started = start_arms(base, folder, rounds)
+    sam = Member(start_console(app, base / "sam"))
+    notices = [time_notice(app, sam.session, folder, 200) for _ in range(rounds)]
+    cold = [FolderReader().scan(folder).took_s for _ in range(rounds)]
+    reader = FolderReader()
+    reader.scan(folder)
+    warm = [reader.scan(folder).took_s for _ in range(rounds * 4)]
+    print(f"\n200 packs from 10 authors (written and signed in {made:.1f} s)\n")
+    print("| measure | median |")
+    print("|---|---:|")
+    print(f"| app start → console ready, no team folder | {median_ms(bare)} |")
+    print(f"| app start → console ready, watching the folder | {median_ms(ready)} |")
+    print(f"| app start → “200 new tools from …” shown | {median_ms(started)} |")
+    print(f"| folder chosen → “200 new tools from …” shown | {median_ms(notices)} |")
+    print(f"| scan, cold (read and check all 200) | {median_ms(cold)} |")
+    print(f"| scan, warm (nothing added or removed: folder times only) | {median_ms(warm)} |")
+    return sam
+
+
+def print_idle(app: Any, sam: Member, folder: Path, big: Path) -> None:
+    seconds = 20.0
+    idle_cpu(app, 10)  # let the page finish drawing what the notices changed
+    arms: dict[str, list[float]] = {k: [] for k in ("none", "200", "5000", "5000 fast")}
+    memory: dict[str, list[float]] = {k: [] for k in ("none", "200", "5000")}
+    for _ in range(2):  # the arms take turns, twice, so a busy moment hits all alike
+        sam.team.set_folder(None)
+        idle_cpu(app, 3)
+        arms["none"].append(idle_cpu(app, seconds))
+        memory["none"].append(rss_mb())
+        for name, where in (("200", folder), ("5000", big)):
+            sam.team.set_folder(where)
+            wait(app, lambda n=name: sam.team.status.startswith(f"{n} new"), 120)
+            idle_cpu(app, 3)  # the first scan and the window's redraw are not idle
+            arms[name].append(idle_cpu(app, seconds))
+            memory[name].append(rss_mb())
+        sam.team.watcher.set_poll_ms(1000)
+        arms["5000 fast"].append(idle_cpu(app, seconds))
+        sam.team.watcher.set_poll_ms(POLL_MS)
+    none = statistics.median(arms["none"])
+    print(f"\nIdle CPU of the app process: {seconds:.0f} s per arm, arms in turn, twice\n")
+    print("| watching | CPU per minute | vs no folder | memory (RSS) |")
+    print("|---|---:|---:|---:|")
+    rows = (
+        ("no team folder", "none", "none"),
+        (f"200 packs, poll every {POLL_MS / 1000:.0f} s (shipped)", "200", "200"),
+        (f"5,000 packs, poll every {POLL_MS / 1000:.0f} s (shipped)", "5000", "5000"),
+        ("5,000 packs, poll every 1 s", "5000 fast", "5000"),
+    )
+    for label, arm, mem in rows:
+        cpu = statistics.median(arms[arm])
+        print(
+            f"| {label} | {cpu * 1000:,.0f} ms | {cpu / none:.2f} | "
+            f"{statistics.median(memory[mem]):,.0f} MB |"
+        )
+
+
+def print_share(app: Any, base: Path, sam: Member, folder: Path, big: Path, rounds: int) -> None:
+    db = Database(base / "dana")
+    try:
+        dana = Identity(base / "dana", Settings(db), use_keyring=False)
+        sam.team.set_folder(folder)
+        wait(app, lambda: sam.team.status.startswith("200 new"), 120)
+        notified = [share_to_notice(app, dana, sam, i) for i in range(rounds)]
+        sam.team.set_folder(big)
+        wait(app, lambda: sam.team.status.startswith("5000 new"), 120)
+        notified_big = [share_to_notice(app, dana, sam, 500 + i) for i in range(rounds)]
+        # A network file system that never notifies: the poll alone finds it.
+        sam.team.watcher._fs.removePaths(sam.team.watcher._fs.directories())
+        sam.team.watcher._rewatch = lambda _scan: None  # type: ignore[method-assign]
+        polled = [share_to_notice(app, dana, sam, 100 + i) for i in range(max(2, rounds // 2))]
+    finally:
+        db.close()
+    print("\nA share on one instance → the notice on the other\n")
+    print("| folder | median | worst |")
+    print("|---|---:|---:|")
+    for label, times in (
+        ("notifies (local or synced folder), 200 packs", notified),
+        ("notifies, 5,000 packs", notified_big),
+        (f"never notifies (network share), 5,000 packs, poll every {POLL_MS / 1000:.0f} s", polled),
+    ):
+        print(f"| {label} | {median_ms(times)} | {max(times) * 1000:,.0f} ms |")
+
+
 def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     app = application()
@@ -181,95 +268,12 @@ def main() -> None:
         base = Path(tmp)
         folder = base / "team"
         folder.mkdir()
-        t0 = time.perf_counter()
-        fill(folder, base / "authors")
-        made = time.perf_counter() - t0
-        bare, ready, started = start_arms(base, folder, rounds)
-        sam = Member(start_console(app, base / "sam"))
-        notices = [time_notice(app, sam.session, folder, 200) for _ in range(rounds)]
-        cold = [FolderReader().scan(folder).took_s for _ in range(rounds)]
-        reader = FolderReader()
-        reader.scan(folder)
-        warm = [reader.scan(folder).took_s for _ in range(rounds * 4)]
-
-        print(f"\n200 packs from 10 authors (written and signed in {made:.1f} s)\n")
-        print("| measure | median |")
-        print("|---|---:|")
-        print(f"| app start → console ready, no team folder | {median_ms(bare)} |")
-        print(f"| app start → console ready, watching the folder | {median_ms(ready)} |")
-        print(f"| app start → “200 new tools from …” shown | {median_ms(started)} |")
-        print(f"| folder chosen → “200 new tools from …” shown | {median_ms(notices)} |")
-        print(f"| scan, cold (read and check all 200) | {median_ms(cold)} |")
-        print(f"| scan, warm (nothing added or removed: folder times only) | {median_ms(warm)} |")
-
+        sam = print_notice(app, base, folder, rounds)
         big = base / "team-5000"
         big.mkdir()
         fill(big, base / "authors", authors=50, each=100)
-        seconds = 20.0
-        idle_cpu(app, 10)  # let the page finish drawing what the notices changed
-        arms: dict[str, list[float]] = {k: [] for k in ("none", "200", "5000", "5000 fast")}
-        memory: dict[str, list[float]] = {k: [] for k in ("none", "200", "5000")}
-        for _ in range(2):  # the arms take turns, twice, so a busy moment hits all alike
-            sam.team.set_folder(None)
-            idle_cpu(app, 3)
-            arms["none"].append(idle_cpu(app, seconds))
-            memory["none"].append(rss_mb())
-            for name, where in (("200", folder), ("5000", big)):
-                sam.team.set_folder(where)
-                wait(app, lambda n=name: sam.team.status.startswith(f"{n} new"), 120)
-                idle_cpu(app, 3)  # the first scan and the window's redraw are not idle
-                arms[name].append(idle_cpu(app, seconds))
-                memory[name].append(rss_mb())
-            sam.team.watcher.set_poll_ms(1000)
-            arms["5000 fast"].append(idle_cpu(app, seconds))
-            sam.team.watcher.set_poll_ms(POLL_MS)
-        none = statistics.median(arms["none"])
-        print(f"\nIdle CPU of the app process: {seconds:.0f} s per arm, arms in turn, twice\n")
-        print("| watching | CPU per minute | vs no folder | memory (RSS) |")
-        print("|---|---:|---:|---:|")
-        rows = (
-            ("no team folder", "none", "none"),
-            (f"200 packs, poll every {POLL_MS / 1000:.0f} s (shipped)", "200", "200"),
-            (f"5,000 packs, poll every {POLL_MS / 1000:.0f} s (shipped)", "5000", "5000"),
-            ("5,000 packs, poll every 1 s", "5000 fast", "5000"),
-        )
-        for label, arm, mem in rows:
-            cpu = statistics.median(arms[arm])
-            print(
-                f"| {label} | {cpu * 1000:,.0f} ms | {cpu / none:.2f} | "
-                f"{statistics.median(memory[mem]):,.0f} MB |"
-            )
-
-        db = Database(base / "dana")
-        try:
-            dana = Identity(base / "dana", Settings(db), use_keyring=False)
-            sam.team.set_folder(folder)
-            wait(app, lambda: sam.team.status.startswith("200 new"), 120)
-            notified = [share_to_notice(app, dana, sam, i) for i in range(rounds)]
-            sam.team.set_folder(big)
-            wait(app, lambda: sam.team.status.startswith("5000 new"), 120)
-            notified_big = [share_to_notice(app, dana, sam, 500 + i) for i in range(rounds)]
-            # A network file system that never notifies: the poll alone finds it.
-            sam.team.watcher._fs.removePaths(sam.team.watcher._fs.directories())
-            sam.team.watcher._rewatch = lambda _scan: None  # type: ignore[method-assign]
-            polled = [share_to_notice(app, dana, sam, 100 + i) for i in range(max(2, rounds // 2))]
-        finally:
-            db.close()
-        print("\nA share on one instance → the notice on the other\n")
-        print("| folder | median | worst |")
-        print("|---|---:|---:|")
-        print(
-            f"| notifies (local or synced folder), 200 packs | {median_ms(notified)} | "
-            f"{max(notified) * 1000:,.0f} ms |"
-        )
-        print(
-            f"| notifies, 5,000 packs | {median_ms(notified_big)} | "
-            f"{max(notified_big) * 1000:,.0f} ms |"
-        )
-        print(
-            f"| never notifies (network share), 5,000 packs, poll every {POLL_MS / 1000:.0f} s | "
-            f"{median_ms(polled)} | {max(polled) * 1000:,.0f} ms |"
-        )
+        print_idle(app, sam, folder, big)
+        print_share(app, base, sam, folder, big, rounds)
         sam.session.close()
 
 

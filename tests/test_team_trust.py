@@ -324,6 +324,26 @@ def test_an_older_version_is_not_offered_once_a_newer_one_was_seen():
     assert one(view(v1, trusted=TRUST_ALICE)).state == "new"  # a newcomer without memory
 
 
+def test_a_newcomer_is_not_offered_an_older_version_than_one_a_trusted_colleague_accepted():
+    v1 = shared(pack(ALICE, version=1))
+    v2 = shared(pack(ALICE, version=2, description="Newer."))
+    accepted_v2 = signed(
+        "reviews",
+        documents.review_document("Priya", "assign_refund", PUB[ALICE], v2.digest, 2),
+        PRIYA,
+    )
+    trusted = {**TRUST_ALICE, PUB[PRIYA]: "Priya"}
+    # v2's file is gone; Priya's signed review of it is still there.
+    assert one(view(v1, accepted_v2, trusted=trusted)).state == "older"
+    # A review by someone this person does not trust does not hold anything back.
+    forged = signed(
+        "reviews",
+        documents.review_document("M", "assign_refund", PUB[ALICE], "0" * 64, 99),
+        MALLORY,
+    )
+    assert one(view(v1, forged, trusted=trusted)).state == "new"
+
+
 def test_versions_seen_are_kept_in_the_database(tmp_path):
     from understudy_desktop.team.trust import TeamDecisions
 

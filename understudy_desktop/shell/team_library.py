@@ -368,11 +368,10 @@ class TeamLibrary(QObject):
         if not accepted.key:
             self.refresh()
             return  # an unsigned file has no author to name in a review
+        digest = accepted.team_file.split(".", 1)[0]
+        version = next((t.file.version for t in self.view.tools if t.file.digest == digest), 0)
         document = review_document(
-            self._packs.author() or "Someone",
-            accepted.shared_as,
-            accepted.key,
-            accepted.team_file.split(".", 1)[0],
+            self._packs.author() or "Someone", accepted.shared_as, accepted.key, digest, version
         )
         pending = list(self._settings.get(REVIEWS_PENDING, []))
         self._settings.set(REVIEWS_PENDING, [*pending, document])

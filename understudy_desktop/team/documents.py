@@ -96,6 +96,7 @@ class Review(BaseModel):
     tool: str = Field(min_length=1, max_length=200)
     sharedBy: str = Field(pattern=HEX_KEY)  # noqa: N815 (the tool's author's key)
     file: str = Field(pattern=r"^[0-9a-f]{64}$")  # the version reviewed: its file's digest
+    version: int = Field(default=0, ge=0, le=10**9)  # and its number (0: none)
     authorKey: str = Field(pattern=HEX_KEY)  # noqa: N815
     signature: str
 
@@ -140,7 +141,9 @@ class Policy(BaseModel):
     signature: str
 
 
-def review_document(author: str, tool: str, shared_by: str, file: str) -> dict[str, Any]:
+def review_document(
+    author: str, tool: str, shared_by: str, file: str, version: int = 0
+) -> dict[str, Any]:
     return {
         "reviewVersion": 1,
         "author": author[:120],
@@ -148,6 +151,7 @@ def review_document(author: str, tool: str, shared_by: str, file: str) -> dict[s
         "tool": tool,
         "sharedBy": shared_by,
         "file": file,
+        "version": version,
     }
 
 

@@ -246,10 +246,27 @@ def _names_by_key(scan: FolderScan) -> dict[str, set[str]]:
     return {key: set(by_look.values()) for key, by_look in out.items()}
 
 
-def team_view(scan: FolderScan, d: Decisions) -> TeamView:
-    view = TeamView(reachable=scan.reachable, arriving=scan.arriving, links=list(scan.links))
-    if not scan.reachable:
-        return view
+@dataclass
+class _Context:
+    """What the whole folder says, worked out once per view, that each tool is judged by."""
+
+    d: Decisions
+    me: set[str]
+    trusted: dict[str, str]  # key -> name: trusted, or vouched for by a trusted key
+    same_person: dict[str, str]  # a key -> the key it handed over to, or from
+    policy: Policy | None
+    publishers: set[str] | None
+    reviewers: set[str]
+    reviewed: dict[str, set[str]]
+    off: set[tuple[str, str]]
+    usage: dict[tuple[str, str], TeamUsage]
+    withdrawn: dict[tuple[str, str], str]
+    by_key_names: dict[str, set[str]]
+    known: dict[str, str]  # the names this person knows, by key (look-alikes of these)
+    reviewed_versions: dict[tuple[str, str], int]
+
+
+def _context(scan: FolderScan, d: Decisions, view: TeamView) -> _Context:
     me = ({d.mine} if d.mine else set()) | set(d.former)
     view.vouched = _handovers(scan, {**d.trusted, **{k: d.my_name for k in me}})
     trusted = {**d.trusted, **{new: name for new, (_old, name) in view.vouched.items()}}
@@ -259,19 +276,33 @@ def team_view(scan: FolderScan, d: Decisions) -> TeamView:
     view.policy = policy
     counted = set(trusted) | me
     usage, view.usage_ignored = _usage(scan, counted)
-    withdrawn = _withdrawn(scan, same_person)
     publishers = set(policy.publishers) if policy and policy.publishers is not None else None
     if publishers is not None and d.lead:
         publishers.add(d.lead)
     reviewers = (publishers if publishers is not None else counted) | ({d.lead} - {""})
-    reviewed = _reviewed(scan, reviewers)
-    off = {(t.sharedBy, t.tool) for t in policy.turnedOff} if policy else set()
-    by_key_names = _names_by_key(scan)
-    # The names this person knows, each with its key: to spot a look-alike under another key.
-    known = {**trusted, **({k: d.my_name for k in me} if d.my_name else {})}
-    by_team_name = {(i.key, i.shared_as): i for i in d.installed}
-    installed_by_version = {i.version: i for i in d.installed}
+    return _Context(
+        d=d,
+        me=me,
+        trusted=trusted,
+        same_person=same_person,
+        policy=policy,
+        publishers=publishers,
+        reviewers=reviewers,
+        reviewed=_reviewed(scan, reviewers),
+        off={(t.sharedBy, t.tool) for t in policy.turnedOff} if policy else set(),
+        usage=usage,
+        withdrawn=_withdrawn(scan, same_person),
+        by_key_names=_names_by_key(scan),
+        known={**trusted, **({k: d.my_name for k in me} if d.my_name else {})},
+        reviewed_versions=_reviewed_versions(scan, counted),
+    )
 
+
+def team_view(scan: FolderScan, d: Decisions) -> TeamView:
+    view = TeamView(reachable=scan.reachable, arriving=scan.arriving, links=list(scan.links))
+    if not scan.reachable:
+        return view
+    c = _context(scan, d, view)
     groups: dict[tuple[str, str], list[SharedFile]] = {}
     for file in scan.of("tools"):
         if file.verdict == "changed":
@@ -282,87 +313,13 @@ def team_view(scan: FolderScan, d: Decisions) -> TeamView:
         # An unsigned file has no author to group its versions by: each is its own.
         group = (file.key, file.tool) if file.key else (f"unsigned:{file.digest}", file.tool)
         groups.setdefault(group, []).append(file)
-
     for (_group, name), files in sorted(groups.items(), key=lambda g: (g[0][1], g[0][0])):
-        latest = _latest(files)
-        key = latest.key
-        # An unsigned file is this person's only as that very file (anyone can use a name).
-        here = installed_by_version.get(latest.digest) if not key else None
-        if key:
-            here = by_team_name.get((key, name)) or by_team_name.get(
-                (same_person.get(key, ""), name)
-            )
-        is_trusted = bool(key) and key in trusted
-        shown = trusted.get(key, latest.author) if key else ""
-        looks_key = names.same_as_any(latest.author, {k: v for k, v in known.items() if k != key})
-        if key and same_person.get(key) and looks_key == same_person.get(key):
-            looks_key = ""
-        other_names = (
-            tuple(
-                sorted(n for n in by_key_names.get(key, set()) if not names.alike(n, latest.author))
-            )
-            if key and not is_trusted
-            else ()
-        )
-        seen_version = d.seen.get((key, name), 0) if key else 0
-        if key and latest.version > seen_version:
-            view.seen[(key, name)] = (latest.version, latest.digest)
-        stopped = withdrawn.get((key, name)) if key else None
-        state: State
-        if stopped is not None and when(stopped) >= when(latest.created):
-            state = "withdrawn"  # this person's own too, once they withdrew it
-        elif key and (key, name) in off:
-            state = "turned_off"
-        elif key and key in me:
-            state = "mine"
-        elif key and latest.version < seen_version:
-            state = "older"
-        elif here is not None:
-            newer = (
-                here.version != latest.digest
-                and latest.digest not in d.accepted
-                and (latest.version, when(latest.created)) > _installed_order(here, files)
-            )
-            state = "update" if newer and is_trusted else "current"
-        elif latest.digest in d.declined or latest.digest in d.accepted:
-            # Turned down, or accepted once and removed from the library since: not new.
-            state = "declined"
-        elif publishers is not None and key not in publishers:
-            state = "not_allowed"
-        elif (
-            policy is not None
-            and policy.secondReview
-            and key
-            and not _second_review_done(latest, reviewed, d.mine, reviewers)
-        ):
-            state = "awaiting_review"
-        elif d.have.get(latest.definition):
-            state = "current"
-        elif not key:
-            state = "unsigned"
-        else:
-            state = "new" if is_trusted else "untrusted"
-        item = TeamTool(
-            state=state,
-            file=latest,
-            tool=name,
-            author=shown,
-            key=key,
-            trusted=is_trusted,
-            named_in_file=latest.author if key and latest.author != shown else "",
-            impostor_of=key_id(looks_key) if looks_key and not is_trusted else "",
-            looks_like=known.get(looks_key, "") if looks_key and not is_trusted else "",
-            other_names=other_names,
-            installed=here,
-            usage=usage.get((key, name), TeamUsage()) if key else TeamUsage(),
-            have_as=d.have.get(latest.definition, "") if here is None else "",
-            newer_seen=seen_version if state == "older" else 0,
-            vouched_by=view.vouched[key][0] if key in view.vouched else "",
-        )
+        item = _judge(c, view, name, files)
         view.tools.append(item)
-        if here is not None and state == "withdrawn" and here.held != "withdrawn":
+        here = item.installed
+        if here is not None and item.state == "withdrawn" and here.held != "withdrawn":
             view.withdraw.append(item)
-        if here is not None and state == "turned_off" and here.held != "team_off":
+        if here is not None and item.state == "turned_off" and here.held != "team_off":
             view.turn_off.append(item)
     off_installed = {
         (t.key, t.installed.shared_as)
@@ -372,8 +329,118 @@ def team_view(scan: FolderScan, d: Decisions) -> TeamView:
     view.turn_back = [
         i for i in d.installed if i.held == "team_off" and (i.key, i.shared_as) not in off_installed
     ]
-    view.audit = audit_lines(scan, {**trusted, **{k: "You" for k in me}}, policy)
+    view.audit = audit_lines(scan, {**c.trusted, **{k: "You" for k in c.me}}, c.policy)
     return view
+
+
+def _installed(c: _Context, latest: SharedFile, name: str) -> Installed | None:
+    if not latest.key:
+        # An unsigned file is this person's only as that very file (anyone can use a name).
+        return next((i for i in c.d.installed if i.version == latest.digest), None)
+    by_team_name = {(i.key, i.shared_as): i for i in c.d.installed}
+    return by_team_name.get((latest.key, name)) or by_team_name.get(
+        (c.same_person.get(latest.key, ""), name)
+    )
+
+
+def _judge(c: _Context, view: TeamView, name: str, files: list[SharedFile]) -> TeamTool:
+    """One shared tool's latest version, and what it is for this person."""
+    latest = _latest(files)
+    key = latest.key
+    here = _installed(c, latest, name)
+    is_trusted = bool(key) and key in c.trusted
+    shown = c.trusted.get(key, latest.author) if key else ""
+    looks_key = names.same_as_any(latest.author, {k: v for k, v in c.known.items() if k != key})
+    if key and c.same_person.get(key) and looks_key == c.same_person.get(key):
+        looks_key = ""
+    other_names = (
+        tuple(
+            sorted(n for n in c.by_key_names.get(key, set()) if not names.alike(n, latest.author))
+        )
+        if key and not is_trusted
+        else ()
+    )
+    # The newest version known: seen here before, or accepted by someone this person trusts
+    # (a newcomer then never takes an older one for the newest, either).
+    seen_version = (
+        max(c.d.seen.get((key, name), 0), c.reviewed_versions.get((key, name), 0)) if key else 0
+    )
+    if key and latest.version > c.d.seen.get((key, name), 0):
+        view.seen[(key, name)] = (latest.version, latest.digest)
+    state = _state(c, latest, files, name, here, is_trusted, seen_version)
+    return TeamTool(
+        state=state,
+        file=latest,
+        tool=name,
+        author=shown,
+        key=key,
+        trusted=is_trusted,
+        named_in_file=latest.author if key and latest.author != shown else "",
+        impostor_of=key_id(looks_key) if looks_key and not is_trusted else "",
+        looks_like=c.known.get(looks_key, "") if looks_key and not is_trusted else "",
+        other_names=other_names,
+        installed=here,
+        usage=c.usage.get((key, name), TeamUsage()) if key else TeamUsage(),
+        have_as=c.d.have.get(latest.definition, "") if here is None else "",
+        newer_seen=seen_version if state == "older" else 0,
+        vouched_by=view.vouched[key][0] if key in view.vouched else "",
+    )
+
+
+def _state(
+    c: _Context,
+    latest: SharedFile,
+    files: list[SharedFile],
+    name: str,
+    here: Installed | None,
+    is_trusted: bool,
+    seen_version: int,
+) -> State:
+    key, d = latest.key, c.d
+    stopped = c.withdrawn.get((key, name)) if key else None
+    if stopped is not None and when(stopped) >= when(latest.created):
+        return "withdrawn"  # this person's own too, once they withdrew it
+    if key and (key, name) in c.off:
+        return "turned_off"
+    if key and key in c.me:
+        return "mine"
+    if key and latest.version < seen_version:
+        return "older"
+    if here is not None:
+        newer = (
+            here.version != latest.digest
+            and latest.digest not in d.accepted
+            and (latest.version, when(latest.created)) > _installed_order(here, files)
+        )
+        return "update" if newer and is_trusted else "current"
+    if latest.digest in d.declined or latest.digest in d.accepted:
+        # Turned down, or accepted once and removed from the library since: not new.
+        return "declined"
+    if c.publishers is not None and key not in c.publishers:
+        return "not_allowed"
+    if (
+        c.policy is not None
+        and c.policy.secondReview
+        and key
+        and not _second_review_done(latest, c.reviewed, d.mine, c.reviewers)
+    ):
+        return "awaiting_review"
+    if d.have.get(latest.definition):
+        return "current"
+    if not key:
+        return "unsigned"
+    return "new" if is_trusted else "untrusted"
+
+
+def _reviewed_versions(scan: FolderScan, counted: set[str]) -> dict[tuple[str, str], int]:
+    """(author key, tool) -> the highest version someone this person trusts accepted."""
+    out: dict[tuple[str, str], int] = {}
+    for file in _signed(scan, "reviews"):
+        info = file.info
+        if isinstance(info, Review) and file.key in counted and info.version:
+            pair = (info.sharedBy, info.tool)
+            out[pair] = max(out.get(pair, 0), info.version)
+    return out
 
 
 def _installed_order(here: Installed, files: list[SharedFile]) -> tuple[int, object]:
