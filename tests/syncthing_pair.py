@@ -8,14 +8,21 @@ directory turns up in the other a few seconds later, with Syncthing's own tempor
 conflict copies and ordering along the way.
 
 Everything stays on 127.0.0.1: discovery, relays, NAT traversal, usage and crash reporting
-and upgrades are switched off, and each device is told the other's exact address. Each
-instance has its own home directory (keys, config, database) under ``root`` and writes its
-log to ``root/syncthing-a.log`` or ``root/syncthing-b.log``, which are the first place to
-look when a test times out.
+and upgrades are switched off. Each instance has its own home directory (keys, config,
+database) under ``root`` and writes its log to ``root/syncthing-a.log`` or
+``root/syncthing-b.log``, which are the first place to look when a test times out.
 
-Syncthing puts a ``.stfolder`` marker directory into each synced directory (it refuses to
-sync a folder without one, in case a disk is not mounted), so tests that list a directory
-should skip names starting with ``.st`` and ``.syncthing.``.
+Only A dials: A knows B's exact address, while B knows A's device id with the address
+"dynamic", which with discovery off means "wait to be called". Syncthing 1.19 exchanges the
+opening Hello messages of its connections one at a time, so when both sides dial at once
+each waits for a Hello the other has queued behind its own dial, and both give up after a
+20 s timeout (two of the first eight starts here took 21 s). Newer Syncthing exchanges Hellos
+concurrently; with one dialer there is nothing to collide.
+
+Syncthing puts a ``.stfolder`` marker directory into each synced directory when it starts
+(later it refuses to sync a folder whose marker has gone, in case a disk is not mounted),
+and writes incoming files as ``.syncthing.*.tmp`` before renaming them, so tests that list a
+directory should skip names starting with ``.st`` and ``.syncthing.``.
 
 Usage::
 
@@ -31,13 +38,13 @@ import contextlib
 import copy
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
 import socket
 import subprocess
 import time
-import urllib.error
 import urllib.parse
 import urllib.request
 import xml.etree.ElementTree as ET
@@ -57,8 +64,8 @@ RESCAN_INTERVAL_S = 5
 # turn one unlucky race (a file changing while it is copied) into a timed-out test.
 PULLER_PAUSE_S = 1
 # How often a disconnected device dials its peer again; the default (60 s) would leave the
-# pair apart for a minute if the first dial happens before the peer is listening.
-RECONNECT_INTERVAL_S = 2
+# pair apart for a minute after a dropped connection. 5 s is the least Syncthing accepts.
+RECONNECT_INTERVAL_S = 5
 
 # Proxy settings would send Syncthing's loopback connections (and our REST calls) through a
 # proxy that cannot reach this machine's 127.0.0.1.
@@ -77,6 +84,16 @@ _PROXY_VARIABLES = (
 _OVERRIDE_VARIABLES = ("STGUIADDRESS", "STGUIAPIKEY")
 
 _POLL_S = 0.1
+# A device id: eight groups of seven base32 characters.
+_DEVICE_ID = re.compile(r"\b[A-Z2-7]{7}(?:-[A-Z2-7]{7}){7}\b")
+# What /rest/db/status says the folder holds across all devices.
+_GLOBAL_COUNTS = (
+    "globalFiles",
+    "globalDirectories",
+    "globalSymlinks",
+    "globalDeleted",
+    "globalBytes",
+)
 _REQUEST_TIMEOUT_S = 10.0
 _STOP_GRACE_S = 10.0
 _LOG_TAIL_CHARS = 4000
@@ -192,16 +209,21 @@ class SyncthingPair:
         atexit.register(self.stop)
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            ports = _free_ports(4)
-            for node, gui_port, listen_port in ((self.a, *ports[:2]), (self.b, *ports[2:])):
-                node.gui_port, node.listen_port = gui_port, listen_port
+            ports = iter(_free_ports(4))
+            for node in self.nodes:
+                node.gui_port, node.listen_port = next(ports), next(ports)
                 node.api_key = secrets.token_urlsafe(24)
                 self._generate(node)
             for node, peer in ((self.a, self.b), (self.b, self.a)):
-                self._write_config(node, peer)
-                _prepare_folder(node.folder_path)
-            for node in self.nodes:
-                self._launch(node)
+                self._write_config(node, peer, dial_peer=node is self.a)
+                # Syncthing would create a missing directory too, but the caller may want
+                # to look into it before the first scan has happened.
+                node.folder_path.mkdir(parents=True, exist_ok=True)
+            # B first, and A only once B is listening: A's first dial then succeeds, where
+            # a refused one would be retried only 5 s later.
+            self._launch(self.b)
+            self._wait(deadline, "B listens", self._b_listens)
+            self._launch(self.a)
             self._wait(deadline, "both REST APIs answer", self._apis_answer)
             self._wait(deadline, "the two devices connect", self._connected)
             self.wait_in_sync(max(deadline - time.monotonic(), 0.1))
@@ -212,17 +234,20 @@ class SyncthingPair:
     def stop(self) -> None:
         """Stop both instances (politely, then by force) and wait until they are gone."""
         for node in self.nodes:
-            if node.process is not None and node.process.poll() is None:
-                # Syncthing shuts down cleanly on SIGTERM; the whole process group is
-                # signalled so that nothing it spawned survives it.
-                _signal_group(node.process, signal.SIGTERM)
+            if node.process is not None:
+                # Syncthing shuts down cleanly on SIGTERM. The whole process group is
+                # signalled because the process we started is only the monitor; the
+                # instance itself is its child.
+                _signal_group(node.process.pid, signal.SIGTERM)
+        deadline = time.monotonic() + _STOP_GRACE_S
         for node in self.nodes:
             if node.process is not None:
-                try:
-                    node.process.wait(timeout=_STOP_GRACE_S)
-                except subprocess.TimeoutExpired:
-                    _signal_group(node.process, signal.SIGKILL)
-                    node.process.wait()
+                if not _group_gone(node.process, deadline):
+                    _signal_group(node.process.pid, signal.SIGKILL)
+                    # Only a zombie could outlive SIGKILL, and a zombie runs nothing; the
+                    # short wait lets the kernel finish the job before we return.
+                    _group_gone(node.process, time.monotonic() + 2)
+                node.process.wait()
                 node.process = None
             if node.log_file is not None:
                 node.log_file.close()
@@ -261,19 +286,26 @@ class SyncthingPair:
             for node in self.nodes:
                 # The scan endpoint answers when the scan is done, which can take a moment
                 # for a big folder, hence the longer timeout.
-                node._request(
-                    "POST",
-                    "/rest/db/scan",
-                    {"folder": self.folder_id},
-                    timeout_s=max(deadline - time.monotonic(), _REQUEST_TIMEOUT_S),
-                )
+                try:
+                    node._request(
+                        "POST",
+                        "/rest/db/scan",
+                        {"folder": self.folder_id},
+                        timeout_s=max(deadline - time.monotonic(), _REQUEST_TIMEOUT_S),
+                    )
+                except OSError:
+                    # Most likely the instance has died; the wait below says so with its
+                    # log, which explains more than a refused connection.
+                    break
         self._wait(deadline, f"folder {self.folder_id!r} in sync on both", self._in_sync)
 
+    def _b_listens(self) -> bool:
+        status = self.b.get("/rest/system/status")
+        listener = status["connectionServiceStatus"].get(self.b.listen_address, {})
+        return listener.get("error", "") is None and bool(listener.get("lanAddresses"))
+
     def _apis_answer(self) -> bool:
-        try:
-            return all(node.get("/rest/system/ping") == {"ping": "pong"} for node in self.nodes)
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            return False
+        return all(node.get("/rest/system/ping") == {"ping": "pong"} for node in self.nodes)
 
     def _connected(self) -> bool:
         for node, peer in ((self.a, self.b), (self.b, self.a)):
@@ -285,10 +317,12 @@ class SyncthingPair:
     def _in_sync(self) -> bool:
         if not self._connected():
             return False
+        globals_seen: list[tuple[int, ...]] = []
         for node, peer in ((self.a, self.b), (self.b, self.a)):
             status = node.get("/rest/db/status", folder=self.folder_id)
             if status["state"] != "idle" or status["needTotalItems"] != 0:
                 return False
+            globals_seen.append(tuple(status[key] for key in _GLOBAL_COUNTS))
             completion = node.get(
                 "/rest/db/completion", folder=self.folder_id, device=peer.device_id
             )
@@ -296,13 +330,19 @@ class SyncthingPair:
                 completion["completion"] < 100
                 or completion["needItems"] != 0
                 or completion["needDeletes"] != 0
-                # Until the peer has sent its index, "100 %" only means "nothing known yet".
-                or completion.get("remoteState", "valid") != "valid"
             ):
                 return False
-        return True
+        # Both sides agreeing on what the folder holds rules out the moment when one side
+        # has not yet heard of a change the other has: 1.19's completion has no
+        # "remoteState" to say whether the peer's index has arrived at all.
+        return globals_seen[0] == globals_seen[1]
 
     def _wait(self, deadline: float, what: str, condition: Callable[[], bool]) -> None:
+        """Poll ``condition`` until it holds, failing early if an instance has exited.
+
+        A REST call that fails counts as "not yet": the API may not be up yet, or an
+        instance may be dying, which the next round then reports.
+        """
         while True:
             for node in self.nodes:
                 if node.process is not None and node.process.poll() is not None:
@@ -310,8 +350,12 @@ class SyncthingPair:
                         f"syncthing {node.name} exited with code {node.process.returncode} "
                         f"while waiting until {what}\n{self._describe()}"
                     )
-            if condition():
-                return
+            try:
+                if condition():
+                    return
+            except OSError:
+                # urllib's errors (refused, reset, timed out) are all OSErrors.
+                pass
             if time.monotonic() >= deadline:
                 raise TimeoutError(f"timed out waiting until {what}\n{self._describe()}")
             time.sleep(_POLL_S)
@@ -352,18 +396,26 @@ class SyncthingPair:
             check=True,
             capture_output=True,
         )
-        # `serve --device-id` prints only the id, unlike `generate`, which mixes it into
-        # log lines.
+        # `serve --device-id` prints just the id, but debug tracing (STTRACE) adds lines to
+        # the same output, so the id is picked out by its shape.
         result = subprocess.run(
             [SYNCTHING, "serve", f"--home={node.home}", "--device-id"],
             env=env,
             check=True,
             capture_output=True,
+            text=True,
         )
-        node.device_id = result.stdout.decode().strip()
+        ids = _DEVICE_ID.findall(result.stdout)
+        if not ids:
+            raise RuntimeError(f"no device id in {result.stdout!r}")
+        node.device_id = ids[-1]
 
-    def _write_config(self, node: SyncthingNode, peer: SyncthingNode) -> None:
-        """Patch the generated config.xml: loopback only, the peer, and the shared folder."""
+    def _write_config(self, node: SyncthingNode, peer: SyncthingNode, dial_peer: bool) -> None:
+        """Patch the generated config.xml: loopback only, the peer, and the shared folder.
+
+        ``dial_peer`` gives the peer's exact address; otherwise this instance only accepts
+        the peer's calls (see the module docstring for why only one side dials).
+        """
         path = node.home / "config.xml"
         tree = ET.parse(path)
         config = tree.getroot()
@@ -407,7 +459,7 @@ class SyncthingPair:
         peer_device = copy.deepcopy(_child(defaults, "device"))
         peer_device.set("id", peer.device_id)
         peer_device.set("name", peer.name)
-        _set(peer_device, "address", peer.listen_address)
+        _set(peer_device, "address", peer.listen_address if dial_peer else "dynamic")
         config.insert(list(config).index(this_device) + 1, peer_device)
 
         folder = copy.deepcopy(_child(defaults, "folder"))
@@ -441,8 +493,9 @@ class SyncthingPair:
                 "serve",
                 f"--home={node.home}",
                 "--no-browser",
-                # Without this Syncthing runs as a monitor process that restarts a child;
-                # we want one process that stays stopped when we stop it.
+                # Syncthing 1.19 still runs as a monitor process with a child doing the
+                # work, even with this flag; the flag stops the monitor from starting the
+                # child again after it exits, so the instance stays stopped when we stop it.
                 "--no-restart",
                 "--no-upgrade",
                 # Log lines with microsecond times, to see how long each step takes.
@@ -472,6 +525,9 @@ class SyncthingPair:
                 "STNORESTART": "1",
             }
         )
+        # Naming the SHA-256 implementation skips the second of benchmarking Syncthing
+        # otherwise does at every start to choose one; a developer's own choice stands.
+        env.setdefault("STHASHING", "standard")
         return env
 
 
@@ -494,19 +550,27 @@ def _free_ports(count: int) -> list[int]:
             sock.close()
 
 
-def _prepare_folder(path: Path) -> None:
-    """Create the synced directory and Syncthing's marker in it.
-
-    Syncthing only creates the marker for a directory that does not exist yet; for one that
-    does (the usual case in a test) it would report "folder marker missing" and not sync.
-    """
-    (path / ".stfolder").mkdir(parents=True, exist_ok=True)
-
-
-def _signal_group(process: subprocess.Popen[bytes], signum: signal.Signals) -> None:
-    # The process may have exited (and its group with it) between our check and the signal.
+def _signal_group(group: int, signum: signal.Signals) -> None:
+    # The group may be gone already, for example after an instance crashed.
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signum)
+        os.killpg(group, signum)
+
+
+def _group_gone(process: subprocess.Popen[bytes], deadline: float) -> bool:
+    """Wait until ``process``'s group is empty; False if some are left at ``deadline``."""
+    while True:
+        # Reaping our own child matters: unreaped, it stays in the group as a zombie.
+        process.poll()
+        try:
+            os.killpg(process.pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            # The group id was reused by someone else's processes: ours are gone.
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(_POLL_S)
 
 
 def _child(parent: ET.Element, tag: str) -> ET.Element:

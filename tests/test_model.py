@@ -191,9 +191,11 @@ def test_may_this_run_now_is_one_answer():
 
 def test_the_state_inside_a_transaction_is_the_database_row():
     conn = sqlite3.connect(":memory:")
-    conn.execute("CREATE TABLE tools (name TEXT, status TEXT, digest TEXT)")
-    conn.execute("INSERT INTO tools VALUES ('t', 'disabled', 'd')")
+    conn.execute("CREATE TABLE tools (name TEXT, status TEXT, digest TEXT, held TEXT)")
+    conn.execute("INSERT INTO tools VALUES ('t', 'disabled', 'd', '')")
+    conn.execute("INSERT INTO tools VALUES ('w', 'needs_review', 'd', 'withdrawn')")
     assert stored_state(conn, "t") == ToolState("disabled", "d")
+    assert stored_state(conn, "w") == ToolState("needs_review", "d", "withdrawn")
     assert stored_state(conn, "gone") is None
 
 

@@ -147,7 +147,8 @@ def test_a_pack_preview_says_what_each_tool_does_with_its_values(console):
     text = preview_of(console, PACKS / "good.understudy-pack.json")
     # Who made it and when, each step in words with its fixed values, what it asks, what it
     # changes: the things a person judges a pack by.
-    assert "made by test on 30 Nov 2026" in text
+    # Unsigned: the name is the file's word for it, and said to be.
+    assert "which says it was made by test (nobody signed it) on 30 Nov 2026" in text
     assert "1. Open the ticket you choose" in text
     assert "2. Assign the same ticket to Priya Raman" in text
     assert "The ticket." in text

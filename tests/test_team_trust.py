@@ -587,6 +587,11 @@ def test_a_scan_keeps_a_summary_not_the_files_bytes():
     assert file.size == len(pack(ALICE))
 
 
-def test_file_modes_of_what_is_written(tmp_path):
-    path = folder.write_shared(tmp_path, "tools", pack(ALICE))
+def test_what_is_written_is_readable_by_colleagues_whatever_the_apps_umask(tmp_path):
+    before = os.umask(0o077)  # the app keeps its own data private
+    try:
+        path = folder.write_shared(tmp_path, "tools", pack(ALICE))
+    finally:
+        os.umask(before)
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o644  # colleagues read it
+    assert stat.S_IMODE(os.stat(path.parent).st_mode) == 0o755

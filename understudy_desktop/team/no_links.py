@@ -80,12 +80,14 @@ class Folder:
     def sub(self, name: str, create: bool = False) -> Folder | None:
         """A subfolder, never through a link: None when it is not there (and not made),
         LinkRefusedError when a link or a file is in its place."""
+        made = False
         if create:
             with contextlib.suppress(FileExistsError):
                 if self._fd is not None:
                     os.mkdir(name, 0o755, dir_fd=self._fd)
                 else:
                     os.mkdir(self.path / name, 0o755)
+                made = True
         try:
             info = self._lstat(name)
         except FileNotFoundError:
@@ -100,6 +102,10 @@ class Folder:
             if exc.errno in (errno.ELOOP, errno.ENOTDIR):
                 raise LinkRefusedError(str(self.path / name)) from exc
             raise
+        if made:
+            # Colleagues list it: its mode is set, not left to this app's private umask.
+            with contextlib.suppress(OSError):
+                os.fchmod(fd, 0o755)
         return Folder(self.path / name, fd)
 
     # --- reading --------------------------------------------------------------------------
@@ -162,6 +168,10 @@ class Folder:
         temp = f".{name}.{secrets.token_hex(6)}.tmp"  # not a name the reader takes
         fd = self._create(temp, mode)
         try:
+            # Colleagues read these files: the mode is set, not left to this app's umask
+            # (which keeps its own data private).
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, mode)
             with os.fdopen(fd, "wb", closefd=False) as handle:
                 handle.write(data)
                 handle.flush()
