@@ -8,7 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_team_library import GOOD, import_and_wait, member, review_and_accept, shared_files
+from test_team_library import (
+    GOOD,
+    dana_shares_and_sam_accepts,
+    import_and_wait,
+    member,
+    review_and_accept,
+    shared_files,
+)
 
 from understudy_desktop.consent.ledger import command_line_grant
 from understudy_desktop.consent.manifest import REVOKE_TOOL
@@ -115,14 +122,7 @@ def test_the_leads_rules_who_shares_a_second_review_and_a_switch_for_everyone(
 
 
 def test_an_agent_is_told_a_withdrawn_tool_was_withdrawn_by_its_author(console_factory, tmp_path):
-    folder = tmp_path / "team"
-    folder.mkdir()
-    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
-    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
-    import_and_wait(dana, GOOD)
-    dana.session.team.share(["assign_refund"], "Dana Ortiz")
-    wait_state(sam, "assign_refund", "untrusted")
-    review_and_accept(sam, item(sam, "assign_refund"))
+    _folder, dana, sam = dana_shares_and_sam_accepts(console_factory, tmp_path)
     tool = sam.library.callable("assign_refund")
     gone = dana.library.get("assign_refund")
     grant = command_line_grant(REVOKE_TOOL.name, tool_args(gone))
@@ -137,14 +137,7 @@ def test_an_agent_is_told_a_withdrawn_tool_was_withdrawn_by_its_author(console_f
 def test_a_new_key_vouched_for_by_the_old_one_spares_colleagues_a_warning(
     console_factory, tmp_path
 ):
-    folder = tmp_path / "team"
-    folder.mkdir()
-    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
-    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
-    import_and_wait(dana, GOOD)
-    dana.session.team.share(["assign_refund"], "Dana Ortiz")
-    wait_state(sam, "assign_refund", "untrusted")
-    review_and_accept(sam, item(sam, "assign_refund"))
+    folder, dana, sam = dana_shares_and_sam_accepts(console_factory, tmp_path)
     old_key = dana.session.team.identity.public_key
     sam.qtbot.waitUntil(lambda: old_key in sam.session.team.decisions.trusted())
 

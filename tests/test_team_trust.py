@@ -445,14 +445,18 @@ def test_an_agent_is_told_in_words_why_a_tool_taken_away_by_the_team_does_not_ru
     assert other is not None and "changed since a person approved it" in other["message"]
 
 
+def _withdrawal(key: Ed25519PrivateKey, created: str) -> SharedFile:
+    stop = documents.withdrawal_document("Alice Novak", "assign_refund")
+    stop["created"] = created
+    return signed("withdrawn", stop, key)
+
+
 def test_the_history_lists_who_shared_accepted_withdrew_and_turned_off_what():
     tool_file = shared(pack(ALICE, version=1, created="2026-12-01T10:00:00Z"))
-    stop = documents.withdrawal_document("Alice Novak", "assign_refund")
-    stop["created"] = "2026-12-03T10:00:00Z"
     v = view(
         tool_file,
         _review(PRIYA, tool_file),
-        signed("withdrawn", stop, ALICE),
+        _withdrawal(ALICE, "2026-12-03T10:00:00Z"),
         policy(1, turned_off=[(PUB[ALICE], "assign_refund")]),
         shared(pack(None, name="sneaky")),  # unsigned: not in the history
         trusted={**TRUST_ALICE, PUB[PRIYA]: "Priya Raman"},
@@ -485,12 +489,10 @@ def test_a_new_key_vouched_for_by_a_trusted_one_is_trusted_under_the_same_name()
 def test_the_new_key_can_withdraw_what_the_old_key_shared():
     tool_file = shared(pack(ALICE, created="2026-12-01T10:00:00Z"))
     here = inbox.Installed("assign_refund", PUB[ALICE], "assign_refund", tool_file.digest, "")
-    stop = documents.withdrawal_document("Alice Novak", "assign_refund")
-    stop["created"] = "2026-12-05T10:00:00Z"
     v = view(
         tool_file,
         _handover(ALICE, ALICE2),
-        signed("withdrawn", stop, ALICE2),
+        _withdrawal(ALICE2, "2026-12-05T10:00:00Z"),
         trusted=TRUST_ALICE,
         installed=(here,),
     )
