@@ -131,6 +131,7 @@ class TeamLibrary(QObject):
         self.status = ""
         self._announced: set[str] = set()
         self._links_told = False
+        self._vouched: set[str] = set()
         self._withdrawn_here: set[tuple[str, str]] = set()
         self._usage_published: list[dict[str, Any]] = []
         self._usage_published_at = -USAGE_EVERY_S
@@ -282,7 +283,8 @@ class TeamLibrary(QObject):
             self.decisions.note_versions(view.seen)
         trusted = self.decisions.trusted()
         for new, (old, name) in view.vouched.items():
-            if new not in trusted and old in trusted:
+            if new not in trusted and old in trusted and new not in self._vouched:
+                self._vouched.add(new)  # once: the trust is written a moment later
                 self.decisions.trust(new, name, lambda _e: self.refresh())
                 self._notify(
                     f"{name} moved to a new key, vouched for by the key you trust for them: "
