@@ -115,7 +115,8 @@ def test_customer_text_from_a_file_is_shown_as_text(console, tmp_path):
     console.qtbot.waitUntil(
         lambda: console.js("document.getElementById('d-subject').textContent") == hostile
     )
-    assert console.js("document.getElementById('d-body').textContent") == hostile
+    # A description written in HTML is read as the text it shows; the subject, as typed.
+    assert console.js("document.getElementById('d-body').textContent") == "bold"
     assert (
         console.js("document.querySelectorAll('#d-subject *, #d-body *, .row .subject *').length")
         == 0
@@ -192,15 +193,15 @@ def test_the_demo_queue_saves_as_json_and_csv_and_opens_again(console_factory, t
 
 
 def test_a_helpdesks_columns_and_values_are_chosen_once_and_remembered(console, monkeypatch):
-    """Freshdesk: the person says what description_text and responder_name hold and what
-    "Escalated to L2" means; the next export of the same helpdesk opens that way at once."""
+    """Freshdesk: the person says what group_name holds and what "Escalated to L2" means; the
+    next export of the same helpdesk opens that way at once. (Its plain-text description and
+    its agent's name are guessed.)"""
     seen: list[dict[str, object]] = []
 
     def choose(dialog):
         seen.append(dialog.choices.to_json())
         if len(seen) == 1:
-            dialog.column_combo("description_text").setCurrentText("Description")
-            dialog.column_combo("responder_name").setCurrentText("Assignee")
+            dialog.column_combo("group_name").setCurrentText("Tags")
             dialog.value_combo("status", "Escalated to L2").setCurrentText("Pending")
         dialog.open_button.click()
         return dialog.result()
@@ -215,10 +216,12 @@ def test_a_helpdesks_columns_and_values_are_chosen_once_and_remembered(console, 
         names = {a["id"]: a["name"] for a in console.dispatch("list_assignees", {})["result"]}
         assert names[ticket["assignee"]] == "Chen Wei"
         assert ticket["status"] == "open"  # Freshdesk's 2
+        assert ticket["tags"] == ["1", "tier"]  # from group_name "Tier 1", as chosen
     # The second time the preview started from the first time's choices.
     first_columns = seen[0]["columns"]
-    assert first_columns["description_text"] is None  # guessed "not used" at first
-    assert seen[1]["columns"]["description_text"] == "body"
+    assert first_columns["description_text"] == "body"  # guessed
+    assert first_columns["group_name"] is None  # guessed "not used" at first
+    assert seen[1]["columns"]["group_name"] == "tags"
     assert seen[1]["columns"]["responder_name"] == "assignee"
     assert seen[1]["values"]["status"]["Escalated to L2"] == "pending"
     # The ticket marked "Escalated to L2" is pending, as chosen.

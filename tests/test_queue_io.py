@@ -766,10 +766,11 @@ def test_freshdesk_export_opens_with_numeric_codes_by_default() -> None:
     assert tickets["4101"].requester == "ana@example.com"
     assert tickets["4101"].tags == ["login", "password"]
     assert tickets["4101"].created == "2026-11-02T09:14:05Z"
-    # Without choices, the guess stays: these two columns are carried along, not used.
-    assert queue.source.mapping["description_text"] is None
-    assert queue.source.mapping["responder_name"] is None
-    assert tickets["4101"].body == "" and tickets["4101"].assignee is None
+    # Freshdesk's plain-text description and its agent's name are guessed for what they are.
+    assert queue.source.mapping["description_text"] == "body"
+    assert queue.source.mapping["responder_name"] == "assignee"
+    assert tickets["4101"].body.startswith("Hi, the reset link says it has expired.")
+    assert tickets["4101"].assignee == "chen-wei"
     assert any("Freshdesk codes (2 = open, 3 = pending, 4 = solved, 5 = closed)" in note
                for note in queue.notes)  # fmt: skip
     assert any("(1 = low, 2 = normal, 3 = high, 4 = urgent)" in note for note in queue.notes)
@@ -843,7 +844,7 @@ def test_loading_with_choices_maps_the_chosen_columns_and_values() -> None:
         "1 column is not used: “group_name”. It is kept and saved back unchanged."
     )
     # The same file without choices still guesses.
-    assert load_queue_file(FIXTURES / FRESHDESK).source.mapping["description_text"] is None
+    assert load_queue_file(FIXTURES / FRESHDESK).source.mapping["description_text"] == "body"
 
 
 def test_a_chosen_column_takes_its_field_from_the_guessed_one() -> None:
@@ -900,7 +901,7 @@ def test_preview_offers_every_distinct_value_and_what_it_became() -> None:
     assert preview.value_counts["status"]["Escalated to L2"] == 1
     assert preview.choices is None
     mapping = {c.key: (c.field, c.example) for c in preview.columns}
-    assert mapping["description_text"] == (None, "Hi, the reset link says it has expired.…")
+    assert mapping["description_text"] == ("body", "Hi, the reset link says it has expired.…")
 
     chosen = preview_queue_file(FIXTURES / FRESHDESK, rows=2, choices=FRESHDESK_CHOICES)
     assert chosen.choices == FRESHDESK_CHOICES

@@ -187,8 +187,9 @@ def test_use_as_lists_every_ticket_field_and_not_used(freshdesk: QueuePreviewDia
         "Assignee", "Tags", "Created",
     ]  # fmt: skip
     assert [combo.itemData(i) for i in range(combo.count())] == [None, *FIELDS]
-    assert combo.currentText() == "Not used"
+    assert combo.currentText() == "Description"  # the plain-text description, guessed
     assert freshdesk.column_combo("requester_email").currentText() == "Requester"
+    assert freshdesk.column_combo("group_name").currentText() == "Not used"
 
 
 def test_values_table_offers_every_value_and_highlights_the_unknown_one(
@@ -233,10 +234,15 @@ def test_changing_choices_reads_the_file_again_and_returns_them(
     qtbot: Any, freshdesk: QueuePreviewDialog
 ) -> None:
     first = freshdesk.preview
+    assert cell_texts(freshdesk.tickets_table, 5)[:3] == ["Chen Wei", "Ana García", "Priya Nair"]
+    pick(freshdesk.column_combo("responder_name"), "Not used")
+    assert freshdesk.preview is not first
     assert cell_texts(freshdesk.tickets_table, 5)[:3] == ["", "", ""]
     pick(freshdesk.column_combo("responder_name"), "Assignee")
-    assert freshdesk.preview is not first
     assert cell_texts(freshdesk.tickets_table, 5)[:3] == ["Chen Wei", "Ana García", "Priya Nair"]
+    pick(freshdesk.column_combo("description_text"), "Not used")
+    assert freshdesk.preview.tickets[1].body == ""
+    assert "“description_text”" in freshdesk.notes_label.text()
     pick(freshdesk.column_combo("description_text"), "Description")
     assert freshdesk.preview.tickets[1].body == "Please refund the second charge on my card."
     assert "“description_text”" not in freshdesk.notes_label.text()

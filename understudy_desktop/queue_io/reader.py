@@ -44,8 +44,14 @@ from understudy_desktop.queue_io.columns import (
 )
 from understudy_desktop.queue_io.errors import QueueFileError, shorten
 from understudy_desktop.queue_io.models import Assignee, QueueDocument, Template, Ticket
+from understudy_desktop.queue_io.plain_text import (
+    FORMULA_START,
+    html_to_text,
+    looks_like_html,
+    means_nobody,
+)
 
-SourceKind = Literal["csv", "json-array", "json-object", "understudy"]
+SourceKind = Literal["csv", "json-array", "json-object", "json-lines", "understudy"]
 # Where a status or priority value's meaning came from: the person's choice, the known words,
 # a Freshdesk-style number, or nowhere (an unknown value, given a default until someone chooses).
 ValueOrigin = Literal["chosen", "known", "number", "unknown"]
@@ -493,6 +499,10 @@ class FieldReader:
     @staticmethod
     def text(raw: Any) -> str:
         if isinstance(raw, str):
+            if raw.startswith("\t") and raw[1:2] in FORMULA_START:
+                # A tab put there to keep a spreadsheet from running the cell as a formula:
+                # kept, so the cell is saved back as safe as it came.
+                return raw.rstrip()
             return raw.strip()
         if raw is None:
             return ""
@@ -504,14 +514,16 @@ class FieldReader:
     def requester(raw: Any) -> str:
         if isinstance(raw, dict):
             # Some JSON exports nest the person: {"name": "Ana", "email": "ana@example.com"}.
-            raw = raw.get("email") or raw.get("name")
+            # The name is what a reply greets ("Hi Ana,"); the address only when there is none.
+            raw = raw.get("name") or raw.get("email")
         return FieldReader.text(raw)
 
     @staticmethod
     def body(raw: Any) -> str:
-        # Leading spaces and blank lines can matter in a message body, so it is kept as written.
+        # Leading spaces and blank lines can matter in a message body, so it is kept as written;
+        # a body written in HTML (a helpdesk's rich text) is read as the text it shows.
         if isinstance(raw, str):
-            return raw
+            return html_to_text(raw) if looks_like_html(raw) else raw
         return FieldReader.text(raw)
 
     def _word(self, raw: Any, name: str) -> str:
@@ -620,7 +632,8 @@ class FieldReader:
         if raw in self._assignee:
             return self._assignee[raw]
         name = raw.strip()
-        slug = assignee_slug(name) if name else None
+        # "No Agent", "Unassigned", "-": how exports write that nobody has the ticket.
+        slug = assignee_slug(name) if name and not means_nobody(name) else None
         if slug is not None:
             self.assignee_names.setdefault(slug, name)
         self._assignee[raw] = slug
@@ -1073,15 +1086,39 @@ def _json_field_names(path: Path, items: list[Any]) -> list[str]:
     return list(key_order)
 
 
+def _json_lines(text: str) -> list[Any] | None:
+    """The tickets of a JSON Lines export (one object per line, as Zendesk's incremental export
+    writes), or None when the text is not that."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) < 2 or not lines[0].lstrip().startswith("{"):
+        return None
+    items = []
+    for line in lines:
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError:
+            return None
+        if not isinstance(item, dict):
+            return None
+        items.append(item)
+    return items
+
+
 def _load_json(
     path: Path, text: str, encoding: str, bom: bool, choices: ImportChoices | None
 ) -> LoadedQueue:
-    data = _parse_json(path, text)
+    per_line = _json_lines(text)
+    data = _parse_json(path, text) if per_line is None else per_line
     newline, final_newline = _layout(text)
     indent, compact, ascii_only = _json_layout(text)
     if isinstance(data, dict) and data.get("format") == "understudy-queue":
         return _load_understudy(path, data, encoding, bom, newline, final_newline)
-    kind, items, envelope = _json_tickets(path, data)
+    if per_line is not None:
+        kind: SourceKind = "json-lines"
+        items: list[Any] = per_line
+        envelope: dict[str, Any] | None = None
+    else:
+        kind, items, envelope = _json_tickets(path, data)
     names = _json_field_names(path, items)
     fields = _choose_fields(names, map_columns(names), choices)
     columns = tuple(
@@ -1218,7 +1255,7 @@ def plain_validation_error(path: Path, exc: ValidationError, verb: str) -> Queue
 
 def _looks_like_json(path: Path, text: str) -> bool:
     suffix = path.suffix.casefold()
-    if suffix == ".json":
+    if suffix in (".json", ".jsonl", ".ndjson"):
         return True
     if suffix in (".csv", ".tsv", ".txt"):
         return False

@@ -17,6 +17,7 @@ from understudy_desktop import atomic_file
 from understudy_desktop.queue_io.columns import FIELDS, FieldName
 from understudy_desktop.queue_io.errors import QueueFileError, shorten
 from understudy_desktop.queue_io.models import Assignee, QueueDocument, Template, Ticket
+from understudy_desktop.queue_io.plain_text import defused
 from understudy_desktop.queue_io.reader import (
     FieldReader,
     LoadedQueue,
@@ -55,7 +56,7 @@ def _target(path: Path, source: QueueSource | None) -> _Target:
     suffix = path.suffix.casefold()
     if source is not None and source.kind == "csv" and suffix != ".json":
         return "source-csv"
-    json_kinds = ("json-array", "json-object")
+    json_kinds = ("json-array", "json-object", "json-lines")
     if source is not None and source.kind in json_kinds and suffix not in _CSV_SUFFIXES:
         return "source-json"
     return "plain-csv" if suffix in _CSV_SUFFIXES else "understudy"
@@ -182,7 +183,7 @@ def _plain_csv(tickets: Sequence[Ticket], assignees: Sequence[Assignee], delimit
     writer = csv.writer(out, delimiter=delimiter, lineterminator="\r\n")
     writer.writerow(FIELDS)
     for ticket in tickets:
-        writer.writerow([formatter.cell(name, ticket) for name in FIELDS])
+        writer.writerow([defused(formatter.cell(name, ticket)) for name in FIELDS])
     return out.getvalue()
 
 
@@ -214,14 +215,19 @@ def _source_csv(
         if record is None:
             row = [""] * width
             for index, name in mapped:
-                row[index] = formatter.cell(name, ticket)
-            writer.writerow(row + [formatter.cell(name, ticket) for name in added])
+                row[index] = defused(formatter.cell(name, ticket))
+            writer.writerow(row + [defused(formatter.cell(name, ticket)) for name in added])
             continue
         cells = record.cells
         changes: dict[int, str] = {}
         for index, name in mapped:
             if reader.readers[name](cells[index]) != getattr(ticket, name):
-                changes[index] = formatter.cell(name, ticket)
+                changes[index] = defused(formatter.cell(name, ticket))
+        for index, cell in enumerate(cells):
+            # A cell a spreadsheet would run as a formula (as a helpdesk may export what a
+            # customer typed) is saved as text, even in a row nobody changed.
+            if index not in changes and defused(cell) != cell:
+                changes[index] = defused(cell)
         raw = source.text[record.start : record.end]
         if not changes and not added:
             # Untouched rows are copied as they were, quotes and all, so a diff shows only edits.
@@ -230,11 +236,11 @@ def _source_csv(
         raw_cells = _raw_cells(raw, source.delimiter)
         if raw_cells is None or len(raw_cells) != width:
             row = [changes.get(i, cell) for i, cell in enumerate(cells)]
-            writer.writerow(row + [formatter.cell(name, ticket) for name in added])
+            writer.writerow(row + [defused(formatter.cell(name, ticket)) for name in added])
             continue
         quote = _CellQuoter(source.delimiter, source.quoting)
         parts = [quote(changes[i]) if i in changes else cell for i, cell in enumerate(raw_cells)]
-        parts += [quote(formatter.cell(name, ticket)) for name in added]
+        parts += [quote(defused(formatter.cell(name, ticket))) for name in added]
         out.write(source.delimiter.join(parts) + newline)
 
     text = out.getvalue()
@@ -361,6 +367,18 @@ def _source_json(
             item[name] = _json_value(name, ticket, formatter, source, None)
         items.append(item)
 
+    if source.kind == "json-lines":
+        # One ticket per line, as it came.
+        lines = [
+            json.dumps(
+                item,
+                ensure_ascii=source.json_ascii,
+                separators=(",", ":") if source.json_compact else None,
+            )
+            for item in items
+        ]
+        text = source.newline.join(lines)
+        return text + source.newline if source.final_newline else text
     document: Any = items
     if source.json_envelope is not None:
         document = {

@@ -61,7 +61,10 @@ from understudy_desktop.web.scheme import START_URL
 
 log = logging.getLogger(__name__)
 
-QUEUE_FILTER = "Ticket queues (*.csv *.json);;CSV files (*.csv);;JSON files (*.json)"
+QUEUE_FILTER = (
+    "Ticket queues (*.csv *.json *.jsonl);;CSV files (*.csv);;JSON files (*.json);;"
+    "JSON Lines files (*.jsonl *.ndjson)"
+)
 AGENT_RECENT_S = 120  # an agent that called within this many seconds counts as connected
 
 
