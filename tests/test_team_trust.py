@@ -132,6 +132,15 @@ def test_twenty_throwaway_keys_count_nothing_and_the_view_says_so():
     assert "Usage counts from 20 people you do not trust are not counted." in team_words.notes(v)
 
 
+def test_a_person_who_moved_to_a_new_key_is_still_one_person():
+    old_counts = _usage(ALICE, 4, "2026-12-01T10:00:00Z")
+    new_counts = _usage(ALICE2, 6, "2026-12-03T10:00:00Z")
+    v = view(
+        shared(pack(ALICE)), old_counts, new_counts, _handover(ALICE, ALICE2), trusted=TRUST_ALICE
+    )
+    assert one(v).usage.people == 1 and one(v).usage.runs == 6  # her latest counts
+
+
 def test_one_trusted_key_is_one_person_whatever_it_writes():
     files = [_usage(PRIYA, n, f"2026-12-0{n}T10:00:00Z") for n in range(1, 6)]
     tool = one(view(shared(pack(ALICE)), *files, trusted={**TRUST_ALICE, PUB[PRIYA]: "Priya"}))

@@ -180,17 +180,21 @@ def _policy(scan: FolderScan, lead: str) -> tuple[Policy | None, list[SharedFile
     return chosen, files
 
 
-def _usage(scan: FolderScan, counted: set[str]) -> tuple[dict[tuple[str, str], TeamUsage], int]:
-    """Each trusted person's latest counts, added up per tool: one person per trusted key.
-    Counts signed by any other key are left out, and counted as left out."""
+def _usage(
+    scan: FolderScan, counted: set[str], person_of: dict[str, str]
+) -> tuple[dict[tuple[str, str], TeamUsage], int]:
+    """Each trusted person's latest counts, added up per tool: one person per trusted key (a
+    key and the one it handed over to are one person, `person_of`). Counts signed by any other
+    key are left out, and counted as left out."""
     latest: dict[str, SharedFile] = {}
     ignored: set[str] = set()
     for file in _signed(scan, "usage"):
         if file.key not in counted:
             ignored.add(file.key)
             continue
-        if file.key not in latest or when(file.created) > when(latest[file.key].created):
-            latest[file.key] = file
+        person = person_of.get(file.key, file.key)
+        if person not in latest or when(file.created) > when(latest[person].created):
+            latest[person] = file
     totals: dict[tuple[str, str], TeamUsage] = {}
     for file in latest.values():
         counts = file.info
@@ -275,7 +279,7 @@ def _context(scan: FolderScan, d: Decisions, view: TeamView) -> _Context:
     policy, view.policies = _policy(scan, d.lead)
     view.policy = policy
     counted = set(trusted) | me
-    usage, view.usage_ignored = _usage(scan, counted)
+    usage, view.usage_ignored = _usage(scan, counted, _first_keys(view.vouched))
     publishers = set(policy.publishers) if policy and policy.publishers is not None else None
     if publishers is not None and d.lead:
         publishers.add(d.lead)
@@ -430,6 +434,18 @@ def _state(
     if not key:
         return "unsigned"
     return "new" if is_trusted else "untrusted"
+
+
+def _first_keys(vouched: dict[str, tuple[str, str]]) -> dict[str, str]:
+    """Each vouched key -> the earliest key of the same person (a chain of hand-overs)."""
+    out: dict[str, str] = {}
+    for new in vouched:
+        first, seen = new, {new}
+        while first in vouched and vouched[first][0] not in seen:
+            first = vouched[first][0]
+            seen.add(first)
+        out[new] = first
+    return out
 
 
 def _reviewed_versions(scan: FolderScan, counted: set[str]) -> dict[tuple[str, str], int]:
