@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QListWidget
+from test_plain_words import internals, widget_text
 from test_team_library import (
     GOOD,
     dana_shares_and_sam_accepts,
@@ -20,6 +22,7 @@ from test_team_library import (
 from understudy_desktop.consent.ledger import command_line_grant
 from understudy_desktop.consent.manifest import REVOKE_TOOL
 from understudy_desktop.library.library import tool_args
+from understudy_desktop.shell.settings_dialog import RulesDialog
 from understudy_desktop.shell.team_library import LINK_WORDS
 
 pytestmark = pytest.mark.slow
@@ -114,6 +117,25 @@ def test_the_leads_rules_who_shares_a_second_review_and_a_switch_for_everyone(
     sam.qtbot.waitUntil(lambda: sam.library.get("assign_refund").held == "", timeout=15_000)
     back = sam.library.get("assign_refund")
     assert back.status == "needs_review" and "turned it back on" in back.review_reason
+    # The lead's own screens, in plain words, at the smallest screen size.
+    rules = RulesDialog(lee.session.team, lee.window)
+    lee.qtbot.addWidget(rules)
+    rules.show()
+    assert rules.width() <= 1024 and rules.height() <= 640
+    words = widget_text(rules) + "\n".join(
+        rules.people.item(i).text() for i in range(rules.people.count())
+    )
+    assert "Dana Ortiz (key " in words and internals(words) == []
+    window = lee.window.team_menu.show_team()
+    history = window.show_history()
+    history_words = "\n".join(
+        history.findChildren(QListWidget)[0].item(i).text()
+        for i in range(history.findChildren(QListWidget)[0].count())
+    )
+    assert "shared assign_refund" in history_words and internals(history_words) == []
+    assert history.width() <= 1024 and history.height() <= 640
+    history.close()
+    window.close()
     # The history says who did what, from the signed files.
     said = [f"{a.who} {a.what}" for a in sam.session.team.view.audit]
     assert any("shared assign_refund" in s for s in said)
