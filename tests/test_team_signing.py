@@ -823,6 +823,21 @@ def test_a_file_edited_in_place_at_the_same_size_is_read_again(tmp_path):
     assert reader.scan(tmp_path).files[0].verdict == "changed"
 
 
+def test_an_edit_in_place_is_not_taken_for_an_unchanged_folder(tmp_path):
+    path = folder.write_shared(tmp_path, "tools", SIGNED)
+    now = [time.time() + 10]
+    reader = folder.FolderReader(clock=lambda: now[0])
+    assert reader.scan(tmp_path).files[0].verdict == "signed"
+    data = bytearray(path.read_bytes())
+    data[data.index(b"priya")] = ord("q")
+    path.write_bytes(bytes(data))
+    os.utime(path, (0, 0))  # an old time: not a file still arriving
+    now[0] += folder.RELIST_S + 1
+    judged = reader.scan(tmp_path)
+    assert judged.files[0].verdict == "changed"
+    assert not judged.same_as_before  # the app works the view out again
+
+
 def test_a_pack_nested_too_deeply_is_refused_in_words():
     with pytest.raises(PackError, match="nested far too deeply"):
         parse_pack(b"[" * 100_000 + b"]" * 100_000, "deep.understudy-pack.json")

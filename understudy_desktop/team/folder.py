@@ -115,7 +115,7 @@ class FolderScan:
         return (
             self.reachable,
             self.laid_out,
-            tuple(f.name for f in self.files),
+            tuple((f.name, f.verdict, f.size) for f in self.files),  # an edit in place too
             self.arriving,
             tuple(self.links),
         )
