@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,10 @@ from PySide6.QtWidgets import QComboBox, QDialog, QTableWidget
 from understudy_desktop.queue_io import (
     FIELDS,
     ImportChoices,
+    QueueFileError,
     load_queue_file,
     preview_queue_file,
+    save_queue_file,
     source_signature,
 )
 from understudy_desktop.shell.queue_preview import (
@@ -195,7 +198,7 @@ def test_use_as_lists_every_ticket_field_and_not_used(freshdesk: QueuePreviewDia
 def test_values_table_offers_every_value_and_highlights_the_unknown_one(
     freshdesk: QueuePreviewDialog,
 ) -> None:
-    rows = value_rows(freshdesk)
+    rows = [row for row in value_rows(freshdesk) if row[0] != "Assignee"]
     assert [row[:4] for row in rows] == [
         ("Status", "2", "2", "Open"),
         ("Status", "3", "2", "Pending"),
@@ -382,3 +385,37 @@ def test_choices_are_remembered_by_kind_of_file(freshdesk: QueuePreviewDialog) -
     later = preview_queue_file(FRESHDESK)
     restored = ImportChoices.from_json(store[source_signature(later)])
     assert restored.columns["responder_name"] == "assignee"
+
+
+def test_each_assignee_spelling_can_be_said_to_be_someone_or_nobody(qtbot: Any, tmp_path) -> None:
+    """ "Chen W." is Chen Wei, "No Agent" is nobody (guessed), "Sam (temp)" is chosen as
+    nobody; the queue opens that way, and saving writes back the cells as they were."""
+    path = tmp_path / "people.csv"
+    path.write_text(
+        "id,subject,agent\n1,A,Chen Wei\n2,B,Chen W.\n3,C,No Agent\n4,D,Sam (temp)\n",
+        encoding="utf-8",
+    )
+    dialog = show(qtbot, QueuePreviewDialog(preview_queue_file(path, rows=5)))
+    people = {row[1]: row for row in value_rows(dialog) if row[0] == "Assignee"}
+    assert set(people) == {"Chen Wei", "Chen W.", "No Agent", "Sam (temp)"}
+    assert people["No Agent"][3] == "Nobody"
+    assert people["No Agent"][VALUE_NOTE_COLUMN].startswith("Read as nobody")
+    combo = dialog.value_combo("assignee", "Chen W.")
+    offered = [combo.itemText(i) for i in range(combo.count())]
+    assert offered[0] == "Nobody" and "Chen Wei" in offered and "No Agent" not in offered
+    pick(combo, "Chen Wei")
+    pick(dialog.value_combo("assignee", "Sam (temp)"), "Nobody")
+    assert cell_texts(dialog.tickets_table, 5) == ["Chen Wei", "Chen Wei", "", ""]
+    choices = dialog.choices
+    assert choices.values["assignee"] == {"Chen W.": "Chen Wei", "Sam (temp)": ""}
+    # Remembered choices survive the trip through JSON, and are checked on the way back.
+    assert ImportChoices.from_json(json.loads(json.dumps(choices.to_json()))) == choices
+    with pytest.raises(QueueFileError):
+        ImportChoices(values={"assignee": {"x": "y" * 121}})
+
+    queue = load_queue_file(path, choices)
+    assert [t.assignee for t in queue.tickets] == ["chen-wei", "chen-wei", None, None]
+    assert [a.name for a in queue.assignees] == ["Chen Wei"]
+    before = path.read_bytes()
+    save_queue_file(path, queue.tickets, queue.assignees, [], queue.source)
+    assert path.read_bytes() == before  # nothing changed: every cell as it was

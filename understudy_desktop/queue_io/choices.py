@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 CHOICES_VERSION: Final = 1
 # The ticket fields whose values can be given a meaning, e.g. status "Escalated to L2" -> open.
 VALUE_FIELDS: Final[tuple[str, ...]] = tuple(FIELD_VALUES)
+# Under this key of `values`: who each assignee spelling is ("" for nobody).
+PEOPLE: Final = "assignee"
+MAX_PERSON: Final = 120
 
 
 def _bad(detail: str) -> QueueFileError:
@@ -56,6 +59,9 @@ def _check_values(values: Any) -> dict[str, dict[str, str]]:
         raise _bad("the values are not listed by field")
     checked: dict[str, dict[str, str]] = {}
     for field_name, meanings in values.items():
+        if field_name == PEOPLE:
+            checked[PEOPLE] = _check_people(meanings)
+            continue
         if field_name not in FIELD_VALUES:
             raise _bad(f"values can only be chosen for status and priority, not “{field_name}”")
         if not isinstance(meanings, Mapping):
@@ -73,6 +79,20 @@ def _check_values(values: Any) -> dict[str, dict[str, str]]:
     return checked
 
 
+def _check_people(meanings: Any) -> dict[str, str]:
+    """Assignee spellings -> the person they mean ("" : nobody), e.g. "Chen W." -> "Chen Wei"."""
+    if not isinstance(meanings, Mapping):
+        raise _bad("the assignees are not listed as pairs")
+    checked: dict[str, str] = {}
+    for raw, name in meanings.items():
+        if not isinstance(raw, str) or not isinstance(name, str):
+            raise _bad("an assignee should be a name")
+        if len(name.strip()) > MAX_PERSON:
+            raise _bad(f"the name chosen for “{shorten(raw)}” is longer than {MAX_PERSON} letters")
+        checked[raw.strip()] = name.strip()
+    return checked
+
+
 @dataclass(frozen=True)
 class ImportChoices:
     """Choices that override the guesses made when reading a helpdesk export.
@@ -82,7 +102,9 @@ class ImportChoices:
     guess, unless the field it guessed was chosen for another column.
 
     ``values``: for "status" and "priority", the file's spelling -> our value, e.g.
-    ``{"status": {"Escalated to L2": "pending"}}``. Spellings not listed keep the guess.
+    ``{"status": {"Escalated to L2": "pending"}}``; for "assignee", the file's spelling -> the
+    person it means, "" for nobody (``{"assignee": {"No Agent": "", "Chen W.": "Chen Wei"}}``).
+    Spellings not listed keep the guess.
     """
 
     columns: dict[str, FieldName | None] = field(default_factory=dict)

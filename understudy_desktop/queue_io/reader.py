@@ -20,7 +20,7 @@ from typing import Any, Final, Literal, NamedTuple, NoReturn
 import charset_normalizer
 from pydantic import ValidationError
 
-from understudy_desktop.queue_io.choices import ImportChoices
+from understudy_desktop.queue_io.choices import PEOPLE, ImportChoices
 from understudy_desktop.queue_io.columns import (
     FIELD_LABELS,
     FIELD_VALUES,
@@ -220,6 +220,9 @@ class ValueReport:
     unknown: dict[str, tuple[str, ...]] = field(default_factory=_per_value_field_tuple)
     # Spellings read as Freshdesk-style numbers (status 2 = open, priority 1 = low, ...).
     numbers: dict[str, tuple[str, ...]] = field(default_factory=_per_value_field_tuple)
+    # Each assignee spelling -> the person it was read as ("" nobody), and its count.
+    people: dict[str, str] = field(default_factory=dict)
+    people_counts: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -267,6 +270,11 @@ class QueuePreview:
     def unknown_values(self) -> dict[str, tuple[str, ...]]:
         """For "status" and "priority": the spellings nobody knows yet, which got a default."""
         return self.queue.values.unknown
+
+    @property
+    def people_choices(self) -> dict[str, str]:
+        """Every distinct assignee spelling in the file -> the person it is read as ("")."""
+        return self.queue.values.people
 
     @property
     def value_counts(self) -> dict[str, dict[str, int]]:
@@ -474,6 +482,11 @@ class FieldReader:
             name: {} for name in FIELD_VALUES
         }
         self._assignee: dict[str, str | None] = {}
+        # Who each assignee spelling was chosen to mean ("" nobody), and what each spelling
+        # in the file was read as, with its count (the preview lists them).
+        self._people: dict[str, str] = dict((values or {}).get(PEOPLE, {}))
+        self.people_read: dict[str, str] = {}
+        self.people_counts: dict[str, int] = {}
         self.readers: dict[FieldName, Callable[[Any], Any]] = {
             "id": self.ticket_id,
             "subject": self.text,
@@ -594,6 +607,9 @@ class FieldReader:
         for name, found in self.found.items():
             if found:
                 vocabulary[READ_PREFIX + name] = {key: ours for key, (ours, _) in found.items()}
+        if self._people:
+            # So that saving reads each assignee cell as it was loaded (the person's choices).
+            vocabulary[READ_PREFIX + PEOPLE] = dict(self._people)
         return vocabulary
 
     def value_report(self) -> ValueReport:
@@ -617,6 +633,8 @@ class FieldReader:
                 name: tuple(key for key, (_, origin) in found.items() if origin == "number")
                 for name, found in self.found.items()
             },
+            people=dict(self.people_read),
+            people_counts=dict(self.people_counts),
         )
 
     def assignee(self, raw: Any) -> str | None:
@@ -629,13 +647,21 @@ class FieldReader:
             raw = str(raw)
         if not isinstance(raw, str):
             raise CellValueError(f"this should be a name, not {shorten(json.dumps(raw))}.")
+        name = raw.strip()
+        self.people_counts[name] = self.people_counts.get(name, 0) + 1
         if raw in self._assignee:
             return self._assignee[raw]
-        name = raw.strip()
-        # "No Agent", "Unassigned", "-": how exports write that nobody has the ticket.
-        slug = assignee_slug(name) if name and not means_nobody(name) else None
+        chosen = self._people.get(name)
+        if chosen is not None:
+            meant = chosen  # the person said who this is ("" : nobody)
+        elif name and not means_nobody(name):
+            meant = name
+        else:
+            meant = ""  # "No Agent", "Unassigned", "-": how exports write that nobody has it
+        slug = assignee_slug(meant) if meant else None
         if slug is not None:
-            self.assignee_names.setdefault(slug, name)
+            self.assignee_names.setdefault(slug, meant)
+        self.people_read[name] = meant
         self._assignee[raw] = slug
         return slug
 

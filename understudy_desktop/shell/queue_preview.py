@@ -39,7 +39,7 @@ from understudy_desktop.queue_io import (
     Ticket,
     preview_queue_file,
 )
-from understudy_desktop.queue_io.choices import VALUE_FIELDS
+from understudy_desktop.queue_io.choices import PEOPLE, VALUE_FIELDS
 from understudy_desktop.queue_io.columns import FIELD_VALUES, UNKNOWN_VALUE_DEFAULTS, FieldName
 
 MAPPING_HEADERS = ("File column", "Use as…", "Example")
@@ -47,6 +47,8 @@ VALUE_HEADERS = ("Field", "In the file", "Tickets", "Means", "Note")
 TICKET_HEADERS = ("Id", "Subject", "Requester", "Status", "Priority", "Assignee", "Tags", "Created")
 NOT_USED = "Not used"
 EMPTY_VALUE = "(empty)"
+NOBODY = "Nobody"
+MAX_PEOPLE_ROWS = 200
 # Column positions, for tests and for code that reads the tables.
 MAPPING_USE_COLUMN = 1
 VALUE_MEANS_COLUMN = 3
@@ -156,6 +158,8 @@ class QueuePreviewDialog(QDialog):
         self._value_rows: list[tuple[str, str]] = []
         self._column_combos: dict[str, QComboBox] = {}
         self._value_combos: dict[tuple[str, str], QComboBox] = {}
+        # The people the file names, kept while choices change what each spelling means.
+        self._people_offered: set[str] = set()
         self.setWindowTitle("Open queue")
         self.setModal(True)
         self.resize(960, 720)
@@ -207,7 +211,8 @@ class QueuePreviewDialog(QDialog):
             VALUE_HEADERS,
             0,
             "Values in the file",
-            "Each status and priority written in the file and what it means in Understudy. "
+            "Each status, priority and assignee written in the file and what it means in "
+            "Understudy. "
             "Change a meaning with the list in its row.",
         )
         self.values_label = QLabel("&Values in the file")
@@ -284,8 +289,14 @@ class QueuePreviewDialog(QDialog):
 
     def _value_combo(self, field_name: str, raw: str, current: str) -> QComboBox:
         combo = QComboBox()
-        for value in FIELD_VALUES[field_name]:
-            combo.addItem(value_label(value), value)
+        if field_name == PEOPLE:
+            # Nobody, or one of the people the file names (so "Chen W." can be Chen Wei).
+            combo.addItem(NOBODY, "")
+            for name in self._people_named():
+                combo.addItem(name, name)
+        else:
+            for value in FIELD_VALUES[field_name]:
+                combo.addItem(value_label(value), value)
         combo.setCurrentIndex(max(0, combo.findData(current)))
         shown = f"“{raw}”" if raw else "an empty cell"
         combo.setAccessibleName(f"{FIELD_LABELS[field_name]} {shown} means")
@@ -318,9 +329,25 @@ class QueuePreviewDialog(QDialog):
             combo.setCurrentIndex(max(0, combo.findData(column.field)))
             combo.blockSignals(False)
 
+    def _people_named(self) -> list[str]:
+        """Everyone the file's assignee column names, as read (the nobody words left out)."""
+        people = self.preview.people_choices
+        return sorted({meant for meant in people.values() if meant} | self._people_offered)
+
+    def _meaning(self, name: str, raw: str) -> str:
+        if name == PEOPLE:
+            return self.preview.people_choices.get(raw, "")
+        return self.preview.value_choices[name][raw]
+
     def _show_values(self) -> None:
         preview = self.preview
         rows = [(name, raw) for name in VALUE_FIELDS for raw in preview.value_choices.get(name, {})]
+        people = preview.people_choices
+        if len(people) <= MAX_PEOPLE_ROWS:
+            # Whom each assignee spelling means; a file naming hundreds of people is left to
+            # the guess (names as written, the words for nobody as nobody).
+            self._people_offered |= {raw for raw, meant in people.items() if meant == raw and raw}
+            rows += [(PEOPLE, raw) for raw in people]
         if rows != self._value_rows:
             # Other values (another column became the status): new rows, new lists. A value's
             # own list is never replaced while it reports a change, because a change of meaning
@@ -329,29 +356,30 @@ class QueuePreviewDialog(QDialog):
             self._value_combos.clear()
             self.values_table.setRowCount(len(rows))
             for row, (name, raw) in enumerate(rows):
-                current = preview.value_choices[name][raw]
+                current = self._meaning(name, raw)
                 self.values_table.setCellWidget(
                     row, VALUE_MEANS_COLUMN, self._value_combo(name, raw, current)
                 )
             self._value_rows = rows
         numbers = preview.queue.values.numbers
         for row, (name, raw) in enumerate(rows):
-            current = preview.value_choices[name][raw]
+            current = self._meaning(name, raw)
             unknown = raw in preview.unknown_values.get(name, ())
             if unknown:
                 note = unknown_value_note(name, raw)
             elif raw in numbers.get(name, ()) and raw not in self._values.get(name, {}):
                 note = f"A Freshdesk number; it means {value_label(current)} there."
+            elif name == PEOPLE and raw and not current and raw not in self._values.get(name, {}):
+                note = "Read as nobody: the words exports use for an unassigned ticket."
             else:
                 note = ""
-            count = preview.value_counts.get(name, {}).get(raw, 0)
-            cells = (
-                FIELD_LABELS[name],
-                raw or EMPTY_VALUE,
-                f"{count:,}",
-                value_label(current),
-                note,
-            )
+            if name == PEOPLE:
+                count = preview.queue.values.people_counts.get(raw, 0)
+                shown = current or NOBODY
+            else:
+                count = preview.value_counts.get(name, {}).get(raw, 0)
+                shown = value_label(current)
+            cells = (FIELD_LABELS[name], raw or EMPTY_VALUE, f"{count:,}", shown, note)
             for column, text in enumerate(cells):
                 item = _item(text)
                 if unknown:
