@@ -42,15 +42,12 @@ Usage::
 from __future__ import annotations
 
 import atexit
-import contextlib
 import functools
 import http.client
 import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import tempfile
 import threading
@@ -63,6 +60,8 @@ from email.message import Message
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
+
+from process_group import free_ports, stop_group
 
 # Debian installs RT 5 under its own versioned names, so an RT 4 installed beside it (whose
 # unversioned alternatives could point elsewhere) does not get in the way.
@@ -291,12 +290,7 @@ class RTServer:
         if self._process is not None:
             # Starlet's master stops its workers on SIGTERM. Not SIGINT: rt-server running as
             # root answers that by chown-ing /var/lib/request-tracker5 to www-data.
-            _signal_group(self._process.pid, signal.SIGTERM)
-            if not _group_gone(self._process, time.monotonic() + _STOP_GRACE_S):
-                _signal_group(self._process.pid, signal.SIGKILL)
-                # Only a zombie could outlive SIGKILL, and a zombie runs nothing.
-                _group_gone(self._process, time.monotonic() + 2)
-            self._process.wait()
+            stop_group(self._process, _STOP_GRACE_S)
             self._process = None
         if self._server_log is not None:
             self._server_log.close()
@@ -513,7 +507,7 @@ class RTServer:
     def _start_server_and_token(self, deadline: float) -> None:
         environment = self._environment()
         for attempt in range(1, _PORT_ATTEMPTS + 1):
-            self._port = _free_port()
+            self._port = free_ports(1)[0]
             self.config_path.write_text(_site_config(self.root, self._port))
             output_before = len(self._server_output())
             self._launch(environment)
@@ -760,34 +754,3 @@ def _decode(status: int, headers: Message, raw: bytes) -> tuple[int, dict[str, s
         else:
             body = text
     return status, flat, body
-
-
-def _free_port() -> int:
-    """A loopback port that was free a moment ago (see _PORT_ATTEMPTS for the race)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _signal_group(group: int, signum: signal.Signals) -> None:
-    # The group may be gone already, for example after the server crashed.
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(group, signum)
-
-
-def _group_gone(process: subprocess.Popen[bytes], deadline: float) -> bool:
-    """Wait until ``process``'s group is empty; False if some are left at ``deadline``."""
-    while True:
-        # Reaping our own child matters: unreaped, it stays in the group as a zombie.
-        process.poll()
-        try:
-            os.killpg(process.pid, 0)
-        except ProcessLookupError:
-            return True
-        except PermissionError:
-            # The group id was reused by someone else's processes: ours are gone.
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(_POLL_S)

@@ -34,15 +34,12 @@ Usage::
 from __future__ import annotations
 
 import atexit
-import contextlib
 import copy
 import json
 import os
 import re
 import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import time
 import urllib.parse
@@ -53,6 +50,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
+
+from process_group import free_ports, stop_group
 
 SYNCTHING = "syncthing"
 
@@ -209,7 +208,7 @@ class SyncthingPair:
         atexit.register(self.stop)
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            ports = iter(_free_ports(4))
+            ports = iter(free_ports(4))
             for node in self.nodes:
                 node.gui_port, node.listen_port = next(ports), next(ports)
                 node.api_key = secrets.token_urlsafe(24)
@@ -238,16 +237,7 @@ class SyncthingPair:
                 # Syncthing shuts down cleanly on SIGTERM. The whole process group is
                 # signalled because the process we started is only the monitor; the
                 # instance itself is its child.
-                _signal_group(node.process.pid, signal.SIGTERM)
-        deadline = time.monotonic() + _STOP_GRACE_S
-        for node in self.nodes:
-            if node.process is not None:
-                if not _group_gone(node.process, deadline):
-                    _signal_group(node.process.pid, signal.SIGKILL)
-                    # Only a zombie could outlive SIGKILL, and a zombie runs nothing; the
-                    # short wait lets the kernel finish the job before we return.
-                    _group_gone(node.process, time.monotonic() + 2)
-                node.process.wait()
+                stop_group(node.process, _STOP_GRACE_S)
                 node.process = None
             if node.log_file is not None:
                 node.log_file.close()
@@ -529,48 +519,6 @@ class SyncthingPair:
         # otherwise does at every start to choose one; a developer's own choice stands.
         env.setdefault("STHASHING", "standard")
         return env
-
-
-def _free_ports(count: int) -> list[int]:
-    """Distinct loopback ports that were free a moment ago.
-
-    All sockets stay open until every port is chosen, so the kernel cannot hand out the
-    same port twice; another process could still take one before Syncthing binds it, which
-    is rare enough for tests and shows up as a clear error in the log.
-    """
-    sockets: list[socket.socket] = []
-    try:
-        for _ in range(count):
-            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            sock.bind(("127.0.0.1", 0))
-            sockets.append(sock)
-        return [sock.getsockname()[1] for sock in sockets]
-    finally:
-        for sock in sockets:
-            sock.close()
-
-
-def _signal_group(group: int, signum: signal.Signals) -> None:
-    # The group may be gone already, for example after an instance crashed.
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(group, signum)
-
-
-def _group_gone(process: subprocess.Popen[bytes], deadline: float) -> bool:
-    """Wait until ``process``'s group is empty; False if some are left at ``deadline``."""
-    while True:
-        # Reaping our own child matters: unreaped, it stays in the group as a zombie.
-        process.poll()
-        try:
-            os.killpg(process.pid, 0)
-        except ProcessLookupError:
-            return True
-        except PermissionError:
-            # The group id was reused by someone else's processes: ours are gone.
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(_POLL_S)
 
 
 def _child(parent: ET.Element, tag: str) -> ET.Element:
