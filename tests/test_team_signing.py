@@ -806,15 +806,21 @@ def test_keystore_key_made_beside_a_corrupt_key_file_is_the_one_loaded_next(tmp_
     assert signing.public_hex(first) == signing.public_hex(second)
 
 
-def test_a_file_edited_in_place_at_the_same_size_is_read_again(tmp_path):
+def _read_then_edited_in_place(tmp_path: Path) -> tuple[Path, folder.FolderReader, list[float]]:
+    """A shared file a reader has seen signed, then changed by one byte under its name."""
     path = folder.write_shared(tmp_path, "tools", SIGNED)
     now = [time.time() + 10]
     reader = folder.FolderReader(clock=lambda: now[0])
     assert reader.scan(tmp_path).files[0].verdict == "signed"
     data = bytearray(path.read_bytes())
     data[data.index(b"priya")] = ord("q")
-    before = path.stat().st_mtime_ns
     path.write_bytes(bytes(data))
+    return path, reader, now
+
+
+def test_a_file_edited_in_place_at_the_same_size_is_read_again(tmp_path):
+    before = folder.write_shared(tmp_path, "tools", SIGNED).stat().st_mtime_ns
+    path, reader, now = _read_then_edited_in_place(tmp_path)
     os.utime(path, ns=(before + 2_000_000_000, before + 2_000_000_000))
     # The folder's own time did not change: it is listed again within a minute.
     now[0] += folder.RELIST_S + 1
@@ -824,13 +830,7 @@ def test_a_file_edited_in_place_at_the_same_size_is_read_again(tmp_path):
 
 
 def test_an_edit_in_place_is_not_taken_for_an_unchanged_folder(tmp_path):
-    path = folder.write_shared(tmp_path, "tools", SIGNED)
-    now = [time.time() + 10]
-    reader = folder.FolderReader(clock=lambda: now[0])
-    assert reader.scan(tmp_path).files[0].verdict == "signed"
-    data = bytearray(path.read_bytes())
-    data[data.index(b"priya")] = ord("q")
-    path.write_bytes(bytes(data))
+    path, reader, now = _read_then_edited_in_place(tmp_path)
     os.utime(path, (0, 0))  # an old time: not a file still arriving
     now[0] += folder.RELIST_S + 1
     judged = reader.scan(tmp_path)

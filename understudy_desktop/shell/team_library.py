@@ -8,7 +8,6 @@ only a withdrawal read from the folder, signed by the tool's author, turns one o
 from __future__ import annotations
 
 import errno
-import hashlib
 import logging
 import time
 from collections.abc import Callable
@@ -17,7 +16,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import rfc8785
 from PySide6.QtCore import QObject, Signal
 
 from understudy_desktop.library.library import Library
@@ -32,7 +30,14 @@ from understudy_desktop.team.documents import (
     usage_document,
     withdrawal_document,
 )
-from understudy_desktop.team.folder import FolderScan, Kind, load, remove_own, write_shared
+from understudy_desktop.team.folder import (
+    FolderScan,
+    Kind,
+    load,
+    remove_own,
+    share_digest,
+    write_shared,
+)
 from understudy_desktop.team.identity import Identity
 from understudy_desktop.team.inbox import (
     Decisions,
@@ -95,11 +100,6 @@ def offered_words(view: TeamView) -> str:
         )
         words = f"{words}; {theirs}" if words else theirs
     return words
-
-
-def _same_as(pack: dict[str, Any]) -> str:
-    """What a share is, to tell an unchanged one (the same as team/folder.py's `same`)."""
-    return hashlib.sha256(rfc8785.dumps([pack.get("tools"), pack.get("author")])).hexdigest()
 
 
 class TeamLibrary(QObject):
@@ -381,19 +381,7 @@ class TeamLibrary(QObject):
         self.refresh()
 
     def _write_pending_reviews(self) -> None:
-        pending = list(self._settings.get(REVIEWS_PENDING, []))
-        if self.folder is None or not pending:
-            return
-        left = []
-        for document in pending:
-            try:
-                self._write("reviews", self.identity.sign(dict(document)))
-            except OSError as exc:
-                log.info("review not written yet: %s", exc)
-                left.append(document)
-        if len(left) < len(pending):
-            self._settings.set(REVIEWS_PENDING, left)
-            self.watcher.scan_now()
+        self._write_pending(REVIEWS_PENDING, "reviews", lambda doc: self.identity.sign(dict(doc)))
 
     def decline(self, item: TeamTool) -> None:
         self.decisions.decline(item.file.digest, lambda _e: self.refresh())
@@ -454,7 +442,7 @@ class TeamLibrary(QObject):
                     continue
                 pack = build_pack([tool.definition], self._library.catalogue, author)
                 same, version = mine.get(name, ("", 0))
-                if same and same == _same_as(pack):
+                if same and same == share_digest(pack):
                     continue  # shared before, unchanged: no new version
                 # Each version is numbered, one more than any this person shared of it, and
                 # the number is signed: nobody can make an older one pass for the newest.
@@ -555,17 +543,7 @@ class TeamLibrary(QObject):
         return True
 
     def _write_pending_handovers(self) -> None:
-        pending = list(self._settings.get(HANDOVERS_PENDING, []))
-        if not pending:
-            return
-        left = []
-        for text in pending:
-            try:
-                self._write("keys", str(text).encode("utf-8"))
-            except OSError:
-                left.append(text)
-        if len(left) < len(pending):
-            self._settings.set(HANDOVERS_PENDING, left)
+        self._write_pending(HANDOVERS_PENDING, "keys", lambda text: str(text).encode("utf-8"))
 
     # --- the team lead ------------------------------------------------------------------------
     def is_lead(self) -> bool:
@@ -642,25 +620,44 @@ class TeamLibrary(QObject):
 
     def _write_pending_withdrawals(self) -> bool:
         """Write each noted withdrawal; True when none is left waiting."""
-        folder = self.folder
-        pending = list(self._settings.get(WITHDRAW_PENDING, []))
-        if folder is None or not pending:
-            return True
         author = self._packs.author() or "Someone"
-        left = []
-        for name in pending:
-            try:
-                document = withdrawal_document(author, str(name))
-                self._write("withdrawn", self.identity.sign(document))
-            except OSError as exc:
-                log.info("withdrawal not written yet: %s", exc)
-                left.append(name)
-                continue
+
+        def written(name: Any) -> None:
             self._notify(f"“{name}” was also withdrawn from the team library.")
+
+        return self._write_pending(
+            WITHDRAW_PENDING,
+            "withdrawn",
+            lambda name: self.identity.sign(withdrawal_document(author, str(name))),
+            written,
+        )
+
+    def _write_pending(
+        self,
+        setting: str,
+        kind: Kind,
+        data_of: Callable[[Any], bytes],
+        written: Callable[[Any], None] | None = None,
+    ) -> bool:
+        """Write each file noted under `setting` (withdrawals, reviews, key hand-overs) into
+        the folder; what cannot be written yet stays noted. True when none is left waiting."""
+        pending = list(self._settings.get(setting, []))
+        if self.folder is None or not pending:
+            return True
+        left = []
+        for entry in pending:
+            try:
+                self._write(kind, data_of(entry))
+            except OSError as exc:
+                log.info("%s not written yet: %s", kind, exc)
+                left.append(entry)
+                continue
+            if written is not None:
+                written(entry)
         if len(left) < len(pending):
             # Only when one was written: a folder that keeps refusing is retried at every scan
             # without a database write each time.
-            self._settings.set(WITHDRAW_PENDING, left)
+            self._settings.set(setting, left)
             self.watcher.scan_now()
         return not left
 

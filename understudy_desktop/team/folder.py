@@ -121,6 +121,12 @@ class FolderScan:
         )
 
 
+def share_digest(pack: dict[str, Any]) -> str:
+    """What a share is, to tell one shared again unchanged: its tools and author, hashed.
+    Raises rfc8785.CanonicalizationError (or TypeError) for what JSON cannot hold."""
+    return hashlib.sha256(rfc8785.dumps([pack.get("tools"), pack.get("author")])).hexdigest()
+
+
 def _tool_fields(document: dict[str, Any] | None) -> dict[str, Any]:
     document = document or {}
     tools = document.get("tools")
@@ -132,7 +138,7 @@ def _tool_fields(document: dict[str, Any] | None) -> dict[str, Any]:
         return {}  # never a name such as "../../etc/passwd": not counted, not offered
     version = document.get("teamVersion")
     try:
-        same = hashlib.sha256(rfc8785.dumps([tools, document.get("author")])).hexdigest()
+        same = share_digest(document)
         digest = definition_hash(tool)
     except (rfc8785.CanonicalizationError, TypeError, ValueError, RecursionError):
         return {}
@@ -233,15 +239,15 @@ class FolderReader:
                     continue
                 if sub is not None:
                     subs[kind] = sub
-            stamps = (root.stamp(), tuple((k, s.stamp()) for k, s in subs.items()), tuple(links))
+            root_stamp = root.stamp()
+            sub_stamps = tuple((k, s.stamp()) for k, s in subs.items())
+            stamps = (root_stamp, sub_stamps, tuple(links))
             now = self._clock()
             last = self._last
             # A folder time this recent may not show a name added in the same tick (some
             # file systems keep seconds, or two): such a folder is listed again.
-            settled = (
-                now - max([root.stamp()[1], *(s.stamp()[1] for s in subs.values())]) / 1e9
-                > MTIME_TICK_S
-            )
+            newest = max([root_stamp[1], *(stamp[1] for _k, stamp in sub_stamps)])
+            settled = now - newest / 1e9 > MTIME_TICK_S
             if (
                 last is not None
                 and stamps == self._stamps

@@ -268,6 +268,8 @@ class _Context:
     by_key_names: dict[str, set[str]]
     known: dict[str, str]  # the names this person knows, by key (look-alikes of these)
     reviewed_versions: dict[tuple[str, str], int]
+    by_team_name: dict[tuple[str, str], Installed]  # (author key, shared name) -> here
+    by_version: dict[str, Installed]  # the file a tool here came from -> it
 
 
 def _context(scan: FolderScan, d: Decisions, view: TeamView) -> _Context:
@@ -299,6 +301,8 @@ def _context(scan: FolderScan, d: Decisions, view: TeamView) -> _Context:
         by_key_names=_names_by_key(scan),
         known={**trusted, **({k: d.my_name for k in me} if d.my_name else {})},
         reviewed_versions=_reviewed_versions(scan, counted),
+        by_team_name={(i.key, i.shared_as): i for i in d.installed},
+        by_version={i.version: i for i in d.installed},
     )
 
 
@@ -340,9 +344,8 @@ def team_view(scan: FolderScan, d: Decisions) -> TeamView:
 def _installed(c: _Context, latest: SharedFile, name: str) -> Installed | None:
     if not latest.key:
         # An unsigned file is this person's only as that very file (anyone can use a name).
-        return next((i for i in c.d.installed if i.version == latest.digest), None)
-    by_team_name = {(i.key, i.shared_as): i for i in c.d.installed}
-    return by_team_name.get((latest.key, name)) or by_team_name.get(
+        return c.by_version.get(latest.digest)
+    return c.by_team_name.get((latest.key, name)) or c.by_team_name.get(
         (c.same_person.get(latest.key, ""), name)
     )
 
