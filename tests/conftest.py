@@ -50,6 +50,15 @@ class JsErrors(logging.Handler):
         self.records.append(record)
 
 
+@pytest.fixture(scope="module")
+def rt_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A real Request Tracker 5 on loopback, with Alice and Bob (who may own tickets) and
+    Chloé (a requester), for one test module (tests/helpdesk_helpers.py)."""
+    from helpdesk_helpers import rt_with_people
+
+    yield from rt_with_people(tmp_path_factory)
+
+
 @pytest.fixture(autouse=True)
 def js_errors(request: pytest.FixtureRequest) -> Iterator[JsErrors]:
     handler = JsErrors()

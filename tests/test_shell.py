@@ -126,6 +126,10 @@ def test_menus_have_the_promised_entries(console):
     assert items("File") == [
         "Open queue…",
         "Save queue as…",
+        "Connect to helpdesk…",
+        "Refresh from helpdesk",
+        "Changes to choose…",
+        "Disconnect from helpdesk",
         "Import pack…",
         "Export pack…",
         "Share with team…",
@@ -142,6 +146,10 @@ def test_menus_have_the_promised_entries(console):
     assert console.window.team_menu.team_action.shortcut().toString() == "Ctrl+Shift+M"
     assert items("Help")[:3] == ["Connect an agent…", "Keyboard shortcuts", "Show the log folder"]
     assert console.window.export_pack_action.shortcut().toString() == "Ctrl+Shift+E"
+    helpdesk = console.window.helpdesk_menu
+    assert helpdesk.connect_action.shortcut().toString() == "Ctrl+Shift+K"
+    # Not connected: only Connect is offered.
+    assert not helpdesk.refresh_action.isEnabled() and not helpdesk.disconnect_action.isEnabled()
     # View › Library works: it opens the library in the console.
     library = console.window.library_action
     assert "Library" in items("View") and library.isEnabled()

@@ -113,6 +113,23 @@ export_runtime_env() {
   export PATH="$VENV/bin:$PATH"
 }
 
+# Request Tracker 5 from Debian, for the helpdesk tests (tests/rt_server.py runs it on loopback
+# with a database of its own). The answers below keep its packaging from creating a system
+# database, cron jobs or a site configuration: the tests bring their own.
+ensure_request_tracker() {
+  if pkg_installed request-tracker5 && pkg_installed rt5-db-sqlite && pkg_installed rt5-standalone; then
+    return
+  fi
+  if ! command -v debconf-set-selections >/dev/null 2>&1; then ensure_apt debconf; fi
+  as_root debconf-set-selections <<'ANSWERS'
+request-tracker5 request-tracker5/dbconfig-install boolean false
+request-tracker5 request-tracker5/install-cronjobs boolean false
+request-tracker5 request-tracker5/handle-siteconfig-permissions boolean false
+ANSWERS
+  say "installing Request Tracker 5 for the helpdesk tests (first time: about 70 MB)"
+  ensure_apt request-tracker5 rt5-db-sqlite rt5-standalone
+}
+
 bootstrap() {
   ensure_system "$@"
   ensure_venv

@@ -27,6 +27,7 @@ from understudy_desktop.consent.gate import ConsentGate
 from understudy_desktop.consent.ledger import ConsentLedger
 from understudy_desktop.consent.seal import load_seal
 from understudy_desktop.consent.service import ConsentService
+from understudy_desktop.helpdesk.credentials import Credentials
 from understudy_desktop.library.console_asks import ConsoleAsks
 from understudy_desktop.library.console_view import ConsoleLibraryView
 from understudy_desktop.library.drafts import Drafts
@@ -37,6 +38,8 @@ from understudy_desktop.logs import install_crash_handler
 from understudy_desktop.model.service import ConsoleModel
 from understudy_desktop.paths import DataPaths, key_dir, web_assets_dir
 from understudy_desktop.qt_thread import call_on_main, init_main_thread_dispatch
+from understudy_desktop.shell.helpdesk_link import HelpdeskLink
+from understudy_desktop.shell.helpdesk_menu import HelpdeskMenu
 from understudy_desktop.shell.main_window import MainWindow
 from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
 from understudy_desktop.shell.person_commands import PersonCommands
@@ -95,6 +98,7 @@ class Session:
     model: ConsoleModel
     agent: AgentServer | None = None
     team: TeamLibrary | None = None
+    helpdesk: HelpdeskLink | None = None
 
     def close(self) -> None:
         if self.agent is not None:
@@ -102,6 +106,8 @@ class Session:
             remove_runtime(self.paths.root, os.getpid())
             self.agent = None
         self.library.flush_usage()
+        if self.helpdesk is not None and isValid(self.helpdesk):
+            self.helpdesk.stop()
         if isValid(self.window) and self.window.person is not None:
             self.window.person.close()
         if self.team is not None and isValid(self.team):
@@ -182,6 +188,10 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
         library, packs, settings, decisions, identity, notify, window.show_problem, window
     )
     window.team_menu = TeamMenu(window, session.team)
+    session.helpdesk = HelpdeskLink(db, model, keeper, window.port, Credentials(paths.root), window)
+    runner.helpdesk_note = session.helpdesk.run_note
+    window.helpdesk_menu = HelpdeskMenu(window, session.helpdesk)
+    session.helpdesk.resume()
     if agent_port is not None:
         start_agent(session, agent_port)
     return session

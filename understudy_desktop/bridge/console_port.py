@@ -69,6 +69,11 @@ class ConsolePort(QObject):
         """The library as the page shows it and mirrors it into WebMCP (no answer)."""
         self._call(Op.LIBRARY, view, None)
 
+    def helpdesk(self, standing: dict[str, Any]) -> None:
+        """The connected helpdesk's name and, per ticket with changes not yet in it, where
+        they stand in words ({"title", "inWords", "tickets": {id: {"state", "words"}}})."""
+        self._call(Op.HELPDESK, standing, None)
+
     def reply(self, ask_id: str, value: dict[str, Any]) -> None:
         # Not held for console-ready: the console asks while it boots and waits for this.
         self.bridge.request(Op.REPLY, {"to": ask_id, "value": value}, None)

@@ -91,6 +91,9 @@ class ToolRunner(QObject):
         self._model = model
         self._library = library
         self._waiting: deque[RunJob] = deque()
+        # On a queue connected to a helpdesk: whether a run's changes have reached it yet,
+        # in words for the run's result (shell/helpdesk_link.py).
+        self.helpdesk_note: Callable[[list[str]], str] | None = None
         self._running: RunJob | None = None
         # Turn off, Revoke, a review: waiting runs are asked again at once.
         library.changed.connect(self._library_changed)
@@ -219,6 +222,7 @@ class ToolRunner(QObject):
         code = str(answer.get("code", ""))
         if outcome.ok:
             self._library.record_run(job.tool.name, True, None)
+            answer = self._with_helpdesk(answer)
             result = RunResult("ok", answer)
         elif job.refused_inside:
             result = RunResult("refused", answer)
@@ -231,6 +235,15 @@ class ToolRunner(QObject):
             result = RunResult("storage" if code == "storage" else "failed", answer)
         self._finish(job, result)
         self._pump()
+
+    def _with_helpdesk(self, answer: dict[str, Any]) -> dict[str, Any]:
+        note = self.helpdesk_note
+        if note is None:
+            return answer
+        changed = answer.get("changed")
+        tickets = [str(t) for t in changed] if isinstance(changed, list) else []
+        words = note(tickets) if tickets else ""
+        return {**answer, "helpdesk": words} if words else answer
 
     def _finish(self, job: RunJob, result: RunResult) -> None:
         if job.state == "finished":

@@ -289,6 +289,38 @@ class ConsoleModel(QObject):
         keeps the steps the person gave just before pressing it)."""
         self._submit(lambda _conn: None, lambda _result: then())
 
+    # --- changes from outside (the helpdesk) ---------------------------------------------
+    def from_outside(
+        self,
+        actor: str,
+        command: str,
+        work: Callable[[sqlite3.Connection], tuple[list[Write], Any]],
+        done: Callable[[Any], None],
+    ) -> None:
+        """Apply what someone else did (the helpdesk's own changes, read by a sync): `work`
+        writes and says what it wrote; the page draws it like any commit. `done` gets the
+        work's second value, or the exception (nothing changed)."""
+
+        def wrapped(conn: sqlite3.Connection) -> tuple[list[Write], Any, Stamp | None]:
+            writes, extra = work(conn)
+            stamp = None
+            if writes:
+                stamp = _stamp(conn)
+                journal(conn, actor, command, [w.as_feed() for w in writes])
+            return writes, extra, stamp
+
+        def finished(result: Any) -> None:
+            if isinstance(result, BaseException):
+                log.warning("a change from %s could not be applied: %s", actor, result)
+                done(result)
+                return
+            writes, extra, stamp = result
+            if stamp is not None:
+                self.fed.emit(FeedEntry(stamp[0], stamp[1], actor, writes))
+            done(extra)
+
+        self._submit(wrapped, finished)
+
     # --- plumbing --------------------------------------------------------------------------
     def _submit(
         self,

@@ -112,6 +112,7 @@ class MainWindow(QMainWindow):
         self.packs: PackActions | None = None
         self.person: PersonCommands | None = None
         self.team_menu: Any = None  # shell/team_menu.py TeamMenu, attached by the app
+        self.helpdesk_menu: Any = None  # shell/helpdesk_menu.py HelpdeskMenu, likewise
         self._build_menus()
         # Files dropped on the console: queues open, Tool Packs import.
         self.view.setAcceptDrops(False)

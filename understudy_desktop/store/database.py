@@ -24,6 +24,8 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
+from understudy_desktop.helpdesk import tables as helpdesk_tables
+
 log = logging.getLogger(__name__)
 
 DB_FILE = "understudy.sqlite3"
@@ -188,6 +190,10 @@ MIGRATIONS: tuple[Migration, ...] = (
         PRIMARY KEY (key, tool)
     )
     """,
+    # 8: the queue as the team's helpdesk (helpdesk/tables.py): the connection, the ids that
+    # map its tickets and people to the console's, what was last read from it, and the outbox
+    # every change leaves by (filled by triggers, in the change's own transaction).
+    helpdesk_tables.create_tables,
 )
 
 

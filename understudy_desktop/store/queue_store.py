@@ -200,15 +200,19 @@ class QueueStore:
         origin: str,
         done: Callable[[QueueState | Exception], None],
         generation: str | None = None,
+        also: Callable[[sqlite3.Connection], None] | None = None,
     ) -> str:
         """A whole new queue as rows (ticket_row): one transaction, and a new generation, so
         no page cache of the old queue is ever taken for it. `meta` gives the name, people,
-        templates and view. Returns the generation at once (the page may show the queue while
+        templates and view; `also` writes what belongs with it, in the same transaction.
+        Returns the generation at once (the page may show the queue while
         it is being saved)."""
         document = meta
         generation = generation or secrets.token_hex(8)
 
         hooks = list(self.on_replace)
+        if also is not None:  # what comes with this queue (a helpdesk's link), after the hooks
+            hooks.append(lambda conn, _meta: also(conn))
 
         def work(conn: sqlite3.Connection) -> QueueState:
             state = write_queue(conn, document, rows, source, generation, hooks)

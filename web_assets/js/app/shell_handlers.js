@@ -14,6 +14,7 @@ export function serveShell(ctx, teach) {
   shell.serve({
     feed: ({ entries }) => { ctx.queue.feedMany(entries); return null; },
     teaching: (request) => { ui.teach.teachingState(request); return null; },
+    helpdesk: (standing) => { showHelpdesk(ctx, standing); return null; },
     draft: ({ recording, pairWith, meta }) => {
       const built = buildDraft({ recording, pairWith, meta });
       return built.error ? { error: built.error } : { definition: built.definition, problems: built.problems, warnings: built.warnings };
@@ -44,6 +45,16 @@ export function serveShell(ctx, teach) {
     recordings: () => teach.recordings.all(),
     tools: () => teach.lib.list(),
   });
+}
+
+/** Where the connected helpdesk's changes stand: the shell's words, drawn as they are. */
+function showHelpdesk(ctx, { title = '', inWords = '', tickets = {} } = {}) {
+  const byTicket = new Map();
+  for (const [id, standing] of Object.entries(tickets || {})) {
+    if (standing && typeof standing.words === 'string') byTicket.set(id, { state: String(standing.state || ''), words: standing.words });
+  }
+  ctx.state.helpdesk = title ? { title: String(title), inWords: String(inWords), tickets: byTicket } : null;
+  ctx.ui.render?.(false);
 }
 
 /**

@@ -98,10 +98,22 @@ function render(state, c) {
   setValue(c.status, t.status);
   renderTags($('d-tags'), t.tags);
   setText($('d-body'), t.body);
+  renderHelpdesk($('d-helpdesk'), state.helpdesk, t.id);
   if (document.activeElement !== c.draft) {
     setValue(c.draft, t.reply_draft);
     c.draft.dataset.ticket = t.id;
   }
+}
+
+/** "In Zendesk", "Waiting to reach Zendesk", …: the shell's words for this ticket. */
+function renderHelpdesk(line, helpdesk, ticketId) {
+  if (!line) return;
+  const standing = helpdesk?.tickets?.get(ticketId);
+  const words = helpdesk ? (standing?.words ?? helpdesk.inWords) : '';
+  line.hidden = !words;
+  setText(line, words);
+  const cls = `helpdesk-line${standing ? ` sync-${standing.state}` : ''}`;
+  if (line.className !== cls) line.className = cls;
 }
 
 function setValue(control, value) {

@@ -42,13 +42,21 @@ function badgeFor(state, id) {
   return el('span', { class: `badge ${badge.by}`, title: `Performed ${text}`, text });
 }
 
+/** A mark on a ticket whose changes are not in the helpdesk yet (the words are the shell's). */
+function syncMark(state, id) {
+  const standing = state.helpdesk?.tickets?.get(id);
+  if (!standing) return null;
+  return el('span', { class: `sync-mark sync-${standing.state}`, title: standing.words, 'aria-label': standing.words });
+}
+
 const LOOKS = new WeakMap(); // row element -> rowLook() it was drawn from
 
 /** Everything a row shows, as one string: equal strings draw equal rows. */
 function rowLook(state, t, index) {
   const badge = state.badges?.get(t.id);
   return stringify([index, t.id === state.selectedId, t.priority, t.status, t.subject, t.requester, t.assignee,
-    assigneeName(state, t.assignee), t.tags.slice(0, 3), t.created, badge ? [badge.by, badge.tool] : null, state.matches.length]);
+    assigneeName(state, t.assignee), t.tags.slice(0, 3), t.created, badge ? [badge.by, badge.tool] : null, state.matches.length,
+    state.helpdesk?.tickets?.get(t.id)?.words ?? null]);
 }
 
 function rowFor(state, t, index) {
@@ -67,7 +75,7 @@ function rowFor(state, t, index) {
   },
   el('span', { class: `prio prio-${t.priority}`, title: `${LABELS.priority[t.priority]} priority` }, el('i'), LABELS.priority[t.priority]),
   el('span', { class: 'main' },
-    el('span', { class: 'line1' }, el('span', { class: 'tid', text: t.id }), el('span', { class: 'subject', text: t.subject })),
+    el('span', { class: 'line1' }, el('span', { class: 'tid', text: t.id }), syncMark(state, t.id), el('span', { class: 'subject', text: t.subject })),
     el('span', { class: 'line2' }, el('span', { class: 'requester', text: requesterName(t.requester) }),
       ...t.tags.slice(0, 3).map((tag) => el('span', { class: 'tag', text: tag })),
       badgeFor(state, t.id))),

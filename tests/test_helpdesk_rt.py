@@ -1,0 +1,231 @@
+"""The Request Tracker adapter and the outbox against a real RT 5 (Debian's packages, started
+on loopback by tests/rt_server.py): reading the queue in pages, sending changes against the
+version the person saw, conflicts, refusals in RT's words, and a send repeated after a crash
+that RT must not see twice."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from helpdesk_helpers import (
+    FlakyTransport,
+    connected_db,
+    make_desk,
+    needs_rt,
+)
+
+from understudy_desktop.helpdesk import rt as rt_module
+from understudy_desktop.helpdesk import sync
+from understudy_desktop.helpdesk import tables as hd
+from understudy_desktop.helpdesk.base import (
+    ConflictError,
+    FieldChange,
+    NotAllowedError,
+    RefusedError,
+)
+from understudy_desktop.helpdesk.outbox import Sender
+from understudy_desktop.helpdesk.rt import RequestTracker
+from understudy_desktop.model import tables
+
+pytestmark = [pytest.mark.slow, needs_rt]
+
+
+def outbox(db):
+    return [
+        (r["ticket"], r["field"], json.loads(r["value"]), r["state"])
+        for r in db.read("SELECT ticket, field, value, state FROM outbox ORDER BY seq")
+    ]
+
+
+def drain(sender):
+    results = []
+    while (result := sender.send_one()) is not None:
+        results.append(result)
+    return results
+
+
+# --- reading --------------------------------------------------------------------------------
+def test_the_queue_is_read_in_pages_with_bodies_names_and_people(rt_server, monkeypatch):
+    desk = make_desk(rt_server, tickets=5)
+    monkeypatch.setattr(rt_module, "PER_PAGE", 2)
+    first = sync.read_all(desk.adapter, desk.queue)
+    assert [r[0] for r in first.rows] == [f"RT-{i}" for i in desk.ids]
+    assert first.rows[2][2] == "Printer 2 on fire"
+    assert first.rows[2][3] == "Hello 2\nIt burns"
+    assert first.rows[0][6:8] == ("new", "low")
+    names = {p["name"] for p in first.meta["assignees"]}
+    # Privileged people can own tickets; a requester (unprivileged) and RT's own users cannot.
+    assert {"Alice Martin", "Bob Okafor"} <= names
+    assert "Chloé Dubois" not in names and "Nobody" not in names
+    assert first.cursor.endswith("|1")
+    again = desk.adapter.changed_since(first.cursor)
+    assert {t.remote_id for t in again.tickets} <= {str(i) for i in desk.ids}
+    assert not again.more
+
+
+def test_what_the_connection_can_do_is_said_in_words(rt_server):
+    with_tags = make_desk(rt_server, tickets=1).adapter.check()
+    assert with_tags.can_update and "tags" in with_tags.fields
+    assert "Request Tracker 5.0" in with_tags.account
+    without = make_desk(rt_server, tickets=1, tags_field=False).adapter.check()
+    assert "tags" not in without.fields
+    assert any("no Tags field" in note for note in without.notes)
+
+
+def test_a_wrong_token_is_refused_in_words_that_do_not_carry_it(rt_server):
+    desk = make_desk(rt_server, tickets=1)
+    wrong = RequestTracker(rt_server.web_url, "1-99-0123456789abcdef", desk.queue)
+    with pytest.raises(NotAllowedError) as caught:
+        wrong.check()
+    assert "sign-in" in str(caught.value)
+    assert "0123456789abcdef" not in str(caught.value)
+
+
+# --- changing -------------------------------------------------------------------------------
+def test_changes_land_in_rt_and_a_stale_version_is_a_conflict(rt_server):
+    desk = make_desk(rt_server, tickets=1)
+    number = str(desk.ids[0])
+    before = desk.adapter.ticket(number)
+    after = desk.adapter.apply(FieldChange(number, "priority", "high", before.version))
+    assert after.priority == "high" and desk.ticket(desk.ids[0])["Priority"] == "100"
+    after = desk.adapter.apply(FieldChange(number, "assignee", "alice", after.version))
+    assert desk.ticket(desk.ids[0])["Owner"]["id"] == "alice"
+    after = desk.adapter.apply(FieldChange(number, "tags", ["vip", "billing"], after.version))
+    assert desk.tags(desk.ids[0]) == ["billing", "vip"]
+    with pytest.raises(ConflictError) as caught:
+        desk.adapter.apply(FieldChange(number, "status", "solved", before.version))
+    assert caught.value.current.priority == "high"
+    assert desk.ticket(desk.ids[0])["Status"] == "new"
+
+
+def test_a_value_rt_drops_is_a_refusal_in_rts_words(rt_server):
+    desk = make_desk(rt_server, tickets=1)
+    number = str(desk.ids[0])
+    now = desk.adapter.ticket(number)
+    with pytest.raises(RefusedError) as caught:
+        desk.adapter.apply(FieldChange(number, "assignee", "nobody-of-ours", now.version))
+    assert "does not exist" in str(caught.value)
+    assert desk.ticket(desk.ids[0])["Owner"]["id"] == "Nobody"
+
+
+# --- the outbox -----------------------------------------------------------------------------
+def test_every_change_enters_the_outbox_in_its_own_transaction(rt_server, tmp_path):
+    desk = make_desk(rt_server, tickets=2)
+    db, _ = connected_db(tmp_path, desk)
+    db.write(lambda conn: tables.write_field(conn, f"RT-{desk.ids[0]}", "priority", "high"))
+    assert outbox(db) == [(f"RT-{desk.ids[0]}", "priority", "high", "waiting")]
+
+    def rolled_back(conn):
+        tables.write_field(conn, f"RT-{desk.ids[1]}", "status", "open")
+        raise RuntimeError("the change fails after writing")
+
+    with pytest.raises(RuntimeError):
+        db.write(rolled_back)
+    assert len(outbox(db)) == 1, "a change that was not kept left nothing to send"
+    # The reply draft stays here: it is not a field of the helpdesk.
+    db.write(lambda conn: tables.write_field(conn, f"RT-{desk.ids[1]}", "reply_draft", "Hi"))
+    assert len(outbox(db)) == 1
+    db.close()
+
+
+def test_the_outbox_sends_in_order_and_coalesces_one_field(rt_server, tmp_path):
+    desk = make_desk(rt_server, tickets=1)
+    db, _ = connected_db(tmp_path, desk)
+    ticket = f"RT-{desk.ids[0]}"
+    for value in ("high", "normal", "high"):
+        db.write(lambda conn, v=value: tables.write_field(conn, ticket, "priority", v))
+    db.write(lambda conn: tables.write_field(conn, ticket, "assignee", "rt:bob"))
+    results = drain(Sender(db, desk.adapter))
+    assert [(r.field, r.outcome) for r in results] == [("priority", "sent"), ("assignee", "sent")]
+    assert desk.changes_to(desk.ids[0], "Priority") == [("0", "100")]
+    assert desk.ticket(desk.ids[0])["Owner"]["id"] == "bob"
+    assert {state for *_, state in outbox(db)} == {"sent"}
+    db.close()
+
+
+def test_a_send_repeated_after_a_crash_reaches_rt_once(rt_server, tmp_path):
+    """The change reached RT but the app died before it noted so: the next start reads the
+    ticket first, sees the change there, and does not send it again."""
+    desk = make_desk(rt_server, tickets=1)
+    db, _ = connected_db(tmp_path, desk)
+    ticket = f"RT-{desk.ids[0]}"
+    db.write(lambda conn: tables.write_field(conn, ticket, "status", "pending"))
+    now = desk.adapter.ticket(str(desk.ids[0]))
+    desk.adapter.apply(FieldChange(str(desk.ids[0]), "status", "pending", now.version))
+    [result] = drain(Sender(db, desk.adapter))
+    assert result.outcome == "arrived"
+    assert desk.changes_to(desk.ids[0], "Status") == [("new", "stalled")]
+    db.close()
+
+
+def test_a_change_made_in_rt_meanwhile_waits_for_the_person(rt_server, tmp_path):
+    desk = make_desk(rt_server, tickets=2)
+    db, _ = connected_db(tmp_path, desk)
+    first, second = (f"RT-{i}" for i in desk.ids)
+    rt_server.rest("PUT", f"ticket/{desk.ids[0]}", {"Priority": 50})
+    rt_server.rest("PUT", f"ticket/{desk.ids[1]}", {"Priority": 50})
+    db.write(lambda conn: tables.write_field(conn, first, "priority", "high"))
+    db.write(lambda conn: tables.write_field(conn, second, "priority", "high"))
+    results = drain(Sender(db, desk.adapter))
+    assert [r.outcome for r in results] == ["conflict", "conflict"]
+    assert desk.ticket(desk.ids[0])["Priority"] == "50", "nothing was overwritten"
+    choices = db.write(hd.choices)
+    assert [(c.ticket, c.mine, c.theirs) for c in choices] == [
+        (first, "high", "normal"),
+        (second, "high", "normal"),
+    ]
+    db.write(lambda conn: hd.keep_mine(conn, first, "priority"))
+    db.write(lambda conn: hd.take_theirs(conn, second, "priority"))
+    assert [r.outcome for r in drain(Sender(db, desk.adapter))] == ["sent"]
+    assert desk.ticket(desk.ids[0])["Priority"] == "100"
+    assert desk.ticket(desk.ids[1])["Priority"] == "50"
+    db.close()
+
+
+def test_offline_changes_wait_and_catch_up(rt_server, tmp_path):
+    flaky = FlakyTransport()
+    desk = make_desk(rt_server, tickets=1, transport=flaky)
+    db, _ = connected_db(tmp_path, desk)
+    ticket = f"RT-{desk.ids[0]}"
+    db.write(lambda conn: tables.write_field(conn, ticket, "priority", "urgent"))
+    offline: list[float | None] = []
+    sender = Sender(db, desk.adapter, offline=offline.append)
+    flaky.fail = 3
+    [first] = drain(sender)
+    assert first.outcome == "retry" and "could not be reached" in first.words
+    assert offline and offline[-1] is not None
+    assert sender.send_one() is None, "it waits its pause before trying again"
+    db.write(lambda conn: conn.execute("UPDATE outbox SET next_at = 0"))
+    flaky.fail = 0
+    assert [r.outcome for r in drain(sender)] == ["sent"]
+    assert offline[-1] is None
+    assert desk.ticket(desk.ids[0])["Priority"] == "100"
+    db.close()
+
+
+# --- the helpdesk's changes coming in -----------------------------------------------------------
+def test_a_sync_brings_rt_changes_in_without_overwriting_ours(rt_server, tmp_path):
+    desk = make_desk(rt_server, tickets=2)
+    db, first = connected_db(tmp_path, desk)
+    a, b = (f"RT-{i}" for i in desk.ids)
+    db.write(lambda conn: tables.write_field(conn, a, "priority", "high"))  # waiting, ours
+    rt_server.rest("PUT", f"ticket/{desk.ids[0]}", {"Priority": 50, "Status": "open"})
+    rt_server.rest("PUT", f"ticket/{desk.ids[1]}", {"Owner": "alice"})
+    new = rt_server.create_ticket(desk.queue, "Screen is blank", "dan@example.com", content="Hi")
+    time.sleep(1.1)  # RT keeps whole seconds
+    page = desk.adapter.changed_since(first.cursor)
+    applied = db.write(
+        lambda conn: sync.apply_remote(
+            conn, page.tickets, page.cursor, time.time(), desk.adapter.reads_back
+        )
+    )
+    row = {r["id"]: dict(r) for r in db.read("SELECT * FROM tickets")}
+    assert row[a]["priority"] == "high", "our waiting change is kept"
+    assert row[a]["status"] == "open"
+    assert row[b]["assignee"] == "rt:alice"
+    assert row[f"RT-{new}"]["subject"] == "Screen is blank"
+    assert applied.arrived == 1
+    assert outbox(db) == [(a, "priority", "high", "waiting")], "nothing of RT's goes back"
+    db.close()

@@ -1,0 +1,153 @@
+"""What every helpdesk adapter offers, in the console's own terms.
+
+An adapter speaks one helpdesk's API and nothing else: it turns that helpdesk's tickets,
+people and templates into RemoteTicket, RemotePerson and RemoteTemplate (console vocabulary:
+statuses new/open/pending/solved/closed, priorities low/normal/high/urgent, people by their
+helpdesk id), and a FieldChange into the helpdesk's update. Everything else (the outbox, the
+id map, conflicts, what a person reads) is shared and lives beside it.
+
+Errors an adapter raises are HelpdeskError subclasses whose str() is for a person; none of
+them ever carries a credential.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+Kind = Literal["rt", "zendesk", "freshdesk"]
+SENT_FIELDS = ("status", "priority", "assignee", "tags")
+
+
+@dataclass(frozen=True)
+class RemoteTicket:
+    """One ticket as the helpdesk holds it now. `version` is what a change is sent against
+    (RT's ETag, Zendesk's updated_stamp, Freshdesk's updated_at); `updated` is when it last
+    changed, in the helpdesk's clock (ISO 8601, UTC), for the sync cursor."""
+
+    remote_id: str
+    version: str
+    updated: str
+    subject: str
+    body: str
+    requester: str
+    created: str
+    status: str
+    priority: str
+    assignee: str | None  # the helpdesk's id of the person, None for nobody
+    tags: tuple[str, ...] = ()
+
+    def value(self, name: str) -> Any:
+        return list(self.tags) if name == "tags" else getattr(self, name)
+
+
+@dataclass(frozen=True)
+class RemotePerson:
+    remote_id: str
+    name: str
+    email: str = ""
+
+
+@dataclass(frozen=True)
+class RemoteTemplate:
+    """A macro or canned response: a reply body, and the actions it would take (as the
+    helpdesk names them: ("status", "solved"), ("priority", "high"), ("tags", "a b"), …)."""
+
+    remote_id: str
+    title: str
+    body: str
+    actions: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Page:
+    """Tickets changed since a cursor, oldest change first; `cursor` resumes after them and
+    `more` says another page follows at once."""
+
+    tickets: Sequence[RemoteTicket]
+    cursor: str
+    more: bool = False
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """One field of one ticket, to be set in the helpdesk: `value` in console vocabulary
+    (tags: the whole list), sent against `version`."""
+
+    remote_id: str
+    field: str
+    value: Any
+    version: str
+
+
+@dataclass(frozen=True)
+class Abilities:
+    """What the connection can do with the permissions it has, for the connection dialog."""
+
+    account: str  # who the connection acts as, in the helpdesk's words
+    can_read: bool = True
+    can_update: bool = True
+    fields: tuple[str, ...] = SENT_FIELDS
+    notes: tuple[str, ...] = field(default_factory=tuple)  # plain sentences
+
+
+class HelpdeskError(Exception):
+    """Something the helpdesk said or did not say; str() is for a person."""
+
+
+class UnreachableError(HelpdeskError):
+    """Could not reach the helpdesk, or it asked to wait (429, 503): try again later."""
+
+    def __init__(self, words: str, retry_after_s: float | None = None) -> None:
+        super().__init__(words)
+        self.retry_after_s = retry_after_s
+
+
+class NotAllowedError(HelpdeskError):
+    """The credentials were refused, or they may not do this."""
+
+
+class RefusedError(HelpdeskError):
+    """The helpdesk will not take this change (a value it does not know, a closed ticket)."""
+
+
+class GoneError(HelpdeskError):
+    """The ticket is not in the helpdesk any more."""
+
+
+class ConflictError(HelpdeskError):
+    """The ticket changed in the helpdesk since `version`: `current` is how it is now."""
+
+    def __init__(self, current: RemoteTicket) -> None:
+        super().__init__("The ticket changed in the helpdesk since.")
+        self.current = current
+
+
+class Helpdesk(Protocol):
+    kind: Kind
+    title: str  # "Request Tracker", "Zendesk", "Freshdesk": how a person names it
+
+    def check(self) -> Abilities: ...
+
+    def changed_since(self, cursor: str | None) -> Page: ...
+
+    def ticket(self, remote_id: str) -> RemoteTicket: ...
+
+    def people(self) -> list[RemotePerson]: ...
+
+    def groups(self) -> list[RemotePerson]: ...
+
+    def templates(self) -> list[RemoteTemplate]: ...
+
+    def apply(self, change: FieldChange) -> RemoteTicket:
+        """Set the field; the ticket as it is after. ConflictError when it moved on since
+        change.version; RefusedError, NotAllowedError, GoneError, UnreachableError otherwise."""
+        ...
+
+    def reads_back(self, field: str, value: Any) -> Any:
+        """How a console value reads once this helpdesk holds it (a helpdesk with fewer
+        statuses or priorities keeps a near one): what "already there" is compared with."""
+        ...
+
+    def close(self) -> None: ...

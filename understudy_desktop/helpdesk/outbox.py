@@ -1,0 +1,197 @@
+"""Sending the outbox to the helpdesk: in order, one change at a time, with retries.
+
+Each change is sent the same way, and that way is what makes a crash harmless:
+
+1. read the ticket as the helpdesk has it now (with its version);
+2. if the field already holds our value, the change has arrived (a send before a crash got
+   there, or someone made the same change): it is marked sent and nothing is sent again;
+3. if the field still holds what the person's change was made over, the change is sent
+   against the version just read (RT: If-Match; Zendesk: a safe update; Freshdesk: compared
+   just before), and a helpdesk that moved on in between is simply read again;
+4. otherwise someone changed the field in the helpdesk meanwhile: the change waits for the
+   person to choose (a conflict), and nothing is overwritten.
+
+The outcome is committed (store/database.py) before the next change is taken, so a kill -9
+at any moment leaves each change either waiting (read again at step 1 on the next start) or
+settled. While the helpdesk cannot be reached, the sender waits with a growing pause (or the
+helpdesk's Retry-After) and everything else keeps working here.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from understudy_desktop.helpdesk import tables as hd
+from understudy_desktop.helpdesk.base import (
+    ConflictError,
+    FieldChange,
+    Helpdesk,
+    HelpdeskError,
+    NotAllowedError,
+    RemoteTicket,
+    UnreachableError,
+)
+from understudy_desktop.store.database import Database
+
+log = logging.getLogger(__name__)
+
+BACKOFF_S = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
+MOVED_ON_TRIES = 3  # the ticket changed between our read and our send this many times: wait
+IDLE_WAKE_S = 30.0
+
+
+@dataclass(frozen=True)
+class SendResult:
+    """What became of one change (for the shell's words and the tests)."""
+
+    ticket: str
+    field: str
+    outcome: str  # "sent", "arrived", "conflict", "refused", "retry"
+    words: str = ""
+
+
+class Sender:
+    """The outbox's one sending thread. `changed` is called (on this thread) after each
+    outcome is committed; `offline` with the time the helpdesk stopped answering, or None."""
+
+    def __init__(
+        self,
+        db: Database,
+        helpdesk: Helpdesk,
+        changed: Callable[[SendResult], None] = lambda r: None,
+        offline: Callable[[float | None], None] = lambda at: None,
+    ) -> None:
+        self._db = db
+        self._helpdesk = helpdesk
+        self._changed = changed
+        self._offline = offline
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="helpdesk-outbox", daemon=True)
+        self.offline_since: float | None = None
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def poke(self) -> None:
+        """A change was committed: send it now rather than at the next wake."""
+        self._wake.set()
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout_s)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                sent = self.send_one()
+            except Exception:  # the sender must outlive any one change
+                log.exception("the outbox could not send a change")
+                sent = None
+            if sent is not None:
+                continue
+            due = self._db.submit(hd.next_due_at, keep=False).result()
+            wait = IDLE_WAKE_S if due is None else max(0.05, min(IDLE_WAKE_S, due - time.time()))
+            self._wake.wait(wait)
+            self._wake.clear()
+
+    def send_one(self) -> SendResult | None:
+        """Send the next due change; None when nothing is due."""
+        out = self._db.submit(lambda conn: hd.next_outgoing(conn, time.time()), keep=False).result()
+        if out is None:
+            return None
+        remote = self._db.submit(lambda conn: _remote_ids(conn, out), keep=False).result()
+        if remote is None:
+            return self._settle(out, "refused", "The ticket is not linked to the helpdesk.")
+        try:
+            outcome, after, theirs = self._deliver(out, remote)
+        except UnreachableError as exc:
+            return self._retry(out, exc)
+        except NotAllowedError as exc:
+            # Sign-in trouble is everyone's, not this change's: wait, and say so.
+            return self._retry(out, UnreachableError(str(exc), BACKOFF_S[-1]))
+        except HelpdeskError as exc:
+            return self._settle(out, "refused", str(exc))
+        self._went_online()
+        if outcome == "conflict":
+            assert after is not None
+            self._db.write(lambda conn: hd.mark_conflict(conn, out, theirs, after, out.ticket))
+            return self._told(SendResult(out.ticket, out.field, "conflict"))
+        assert after is not None
+        self._db.write(lambda conn: hd.mark_sent(conn, out, out.ticket, after))
+        return self._told(SendResult(out.ticket, out.field, outcome))
+
+    def _deliver(
+        self, out: hd.Outgoing, remote: tuple[str, Any]
+    ) -> tuple[str, RemoteTicket | None, Any]:
+        remote_ticket, value = remote
+        ours = _plain(out.field, self._helpdesk.reads_back(out.field, value))
+        base = _plain(out.field, out.base)
+        for _ in range(MOVED_ON_TRIES):
+            now = self._helpdesk.ticket(remote_ticket)
+            theirs = _plain(out.field, now.value(out.field))
+            if theirs == ours:
+                return "arrived", now, None
+            if theirs != base:
+                return "conflict", now, theirs
+            try:
+                after = self._helpdesk.apply(
+                    FieldChange(remote_ticket, out.field, value, now.version)
+                )
+            except ConflictError:
+                continue  # someone changed the ticket between our read and our send
+            return "sent", after, None
+        raise UnreachableError("The ticket keeps changing in the helpdesk; trying again shortly.")
+
+    def _retry(self, out: hd.Outgoing, exc: UnreachableError) -> SendResult:
+        step = BACKOFF_S[min(out.attempts, len(BACKOFF_S) - 1)]
+        wait = exc.retry_after_s if exc.retry_after_s is not None else step
+        self._db.write(lambda conn: hd.mark_retry(conn, out, time.time() + wait, str(exc)))
+        if self.offline_since is None:
+            self.offline_since = time.time()
+            self._offline(self.offline_since)
+        return self._told(SendResult(out.ticket, out.field, "retry", str(exc)))
+
+    def _settle(self, out: hd.Outgoing, state: str, words: str) -> SendResult:
+        self._db.write(lambda conn: hd.mark_refused(conn, out, words))
+        self._went_online()
+        return self._told(SendResult(out.ticket, out.field, state, words))
+
+    def _went_online(self) -> None:
+        if self.offline_since is not None:
+            self.offline_since = None
+            self._offline(None)
+
+    def _told(self, result: SendResult) -> SendResult:
+        try:
+            self._changed(result)
+        except Exception:
+            log.exception("telling about a sent change failed")
+        return result
+
+
+def _plain(field: str, value: Any) -> Any:
+    """Tags compare as sets: helpdesks keep them in an order of their own."""
+    if field == "tags":
+        return sorted(value or ())
+    return value
+
+
+def _remote_ids(conn: Any, out: hd.Outgoing) -> tuple[str, Any] | None:
+    """The helpdesk's id of the ticket, and the value in the helpdesk's terms."""
+    ticket = hd.remote_id(conn, "ticket", out.ticket)
+    if ticket is None:
+        return None
+    value = out.value
+    if out.field == "assignee" and value is not None:
+        value = hd.remote_id(conn, "person", str(value))
+        if value is None:
+            return None
+    return ticket, value

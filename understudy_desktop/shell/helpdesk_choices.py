@@ -1,0 +1,90 @@
+"""Changes to choose: a change of ours to a field someone also changed in the helpdesk.
+Both values are shown in words, and the person keeps one; nothing is overwritten until then."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from understudy_desktop.helpdesk.tables import Choice
+from understudy_desktop.helpdesk.words import FIELD_WORDS, value_words
+from understudy_desktop.shell.helpdesk_link import HelpdeskLink
+
+MAX_SHOWN = 200
+
+
+def choice_words(title: str, choice: Choice, people: dict[str, str]) -> str:
+    field = FIELD_WORDS.get(choice.field, choice.field).lower()
+    mine = value_words(choice.field, choice.mine, people)
+    theirs = value_words(choice.field, choice.theirs, people)
+    return (
+        f"{choice.ticket} “{choice.subject}”: you set the {field} to {mine}; "
+        f"meanwhile in {title} it was set to {theirs}."
+    )
+
+
+class ChoicesDialog(QDialog):
+    def __init__(
+        self, link: HelpdeskLink, people: dict[str, str], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.link = link
+        self.people = people
+        self.setWindowTitle("Changes to choose")
+        self.setMinimumSize(560, 300)
+        layout = QVBoxLayout(self)
+        self.intro = QLabel()
+        self.intro.setWordWrap(True)
+        layout.addWidget(self.intro)
+        self.rows = QVBoxLayout()
+        holder = QWidget()
+        holder.setLayout(self.rows)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(holder)
+        layout.addWidget(scroll)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+        self.fill()
+
+    def fill(self) -> None:
+        while self.rows.count():
+            item = self.rows.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        found = self.link.choices()
+        title = self.link.title
+        if not found:
+            self.intro.setText(f"Nothing to choose: every change is settled with {title}.")
+        else:
+            self.intro.setText(
+                f"These changes of yours met a change made in {title} at the same time. "
+                "Choose which to keep for each."
+            )
+        for choice in found[:MAX_SHOWN]:
+            self.rows.addWidget(self._row(title, choice))
+        self.rows.addStretch(1)
+
+    def _row(self, title: str, choice: Choice) -> QWidget:
+        row = QWidget()
+        line = QHBoxLayout(row)
+        words = QLabel(choice_words(title, choice, self.people))
+        words.setWordWrap(True)
+        mine = QPushButton("Keep mine")
+        theirs = QPushButton(f"Keep what {title} has")
+        mine.clicked.connect(lambda: self.link.choose(choice, True, self.fill))
+        theirs.clicked.connect(lambda: self.link.choose(choice, False, self.fill))
+        line.addWidget(words, 1)
+        line.addWidget(mine)
+        line.addWidget(theirs)
+        return row

@@ -1,0 +1,203 @@
+"""File › Connect to helpdesk…: which helpdesk, its address and the sign-in; Test connection
+says what the connection can do with the permissions it has; Connect reads the queue (with
+progress) and makes it the console's queue.
+
+The secret field never echoes and is never logged; the connection's words come from the
+adapters (helpdesk/), which never put a secret in them.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from understudy_desktop.helpdesk.base import Abilities
+from understudy_desktop.helpdesk.connect import (
+    SECRET_WORDS,
+    TITLES,
+    Settings,
+    SettingsError,
+    checked,
+)
+from understudy_desktop.shell.helpdesk_link import HelpdeskLink
+from understudy_desktop.store.queue_store import QueueState
+
+FIELD_NAMES = {
+    "status": "status",
+    "priority": "priority",
+    "assignee": "who it is assigned to",
+    "tags": "tags",
+}
+HINTS = {
+    "rt": "In Request Tracker: your name › Settings › Auth Tokens › Create.",
+    "zendesk": "In Zendesk: Admin Center › Apps and integrations › Zendesk API › Add API token.",
+    "freshdesk": "In Freshdesk: your profile picture › Profile settings › View API key.",
+}
+PLACEHOLDERS = {
+    "rt": "https://rt.example.com",
+    "zendesk": "https://yourteam.zendesk.com",
+    "freshdesk": "https://yourteam.freshdesk.com",
+}
+
+
+def abilities_words(title: str, abilities: Abilities) -> str:
+    fields = [FIELD_NAMES[f] for f in abilities.fields if f in FIELD_NAMES]
+    if abilities.can_update and fields:
+        can = f"It can read the tickets and change their {_join(fields)}."
+    else:
+        can = "It can read the tickets, but not change them."
+    lines = [f"Connected to {abilities.account}.", can, *abilities.notes]
+    return "\n".join(lines)
+
+
+def _join(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+class HelpdeskDialog(QDialog):
+    def __init__(self, link: HelpdeskLink, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.link = link
+        self.setWindowTitle("Connect to helpdesk")
+        self.setMinimumWidth(480)
+        self.result_state: QueueState | None = None
+        self.kind = QComboBox()
+        for kind, title in TITLES.items():
+            self.kind.addItem(title, kind)
+        self.kind.setAccessibleName("Helpdesk")
+        self.address = QLineEdit()
+        self.address.setAccessibleName("Address")
+        self.queue = QLineEdit()
+        self.queue.setAccessibleName("Queue")
+        self.email = QLineEdit()
+        self.email.setAccessibleName("Email")
+        self.secret = QLineEdit()
+        self.secret.setEchoMode(QLineEdit.EchoMode.Password)
+        self.secret.setAccessibleName("Sign-in key")
+        self.hint = QLabel()
+        self.hint.setWordWrap(True)
+        self.hint.setStyleSheet("color: palette(placeholder-text);")
+        self.form = QFormLayout()
+        self.form.addRow("Helpdesk:", self.kind)
+        self.form.addRow("Address:", self.address)
+        self.form.addRow("Queue:", self.queue)
+        self.form.addRow("Your email:", self.email)
+        self.form.addRow("Key:", self.secret)
+        self.form.addRow("", self.hint)
+        self.said = QLabel()
+        self.said.setWordWrap(True)
+        self.said.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.said.setAccessibleName("Connection")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 0)
+        self.progress.hide()
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.test_button = QPushButton("&Test connection")
+        self.connect_button = QPushButton("&Connect")
+        self.connect_button.setDefault(True)
+        self.buttons.addButton(self.test_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.buttons.addButton(self.connect_button, QDialogButtonBox.ButtonRole.AcceptRole)
+        self.buttons.rejected.connect(self.reject)
+        self.test_button.clicked.connect(self.test)
+        self.connect_button.clicked.connect(self.connect_now)
+        layout = QVBoxLayout(self)
+        intro = QLabel(
+            "Work on your helpdesk's tickets here: what you and your tools change is sent to "
+            "the helpdesk, and what colleagues change there shows up here."
+        )
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        layout.addLayout(self.form)
+        layout.addWidget(self.said)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.buttons)
+        self.kind.currentIndexChanged.connect(self._kind_changed)
+        if link.settings is not None:
+            self._fill(link.settings)
+        self._kind_changed()
+
+    def _fill(self, settings: Settings) -> None:
+        self.kind.setCurrentIndex(max(0, self.kind.findData(settings.kind)))
+        self.address.setText(settings.url)
+        self.queue.setText(settings.queue)
+        self.email.setText(settings.email)
+
+    def _kind_changed(self) -> None:
+        kind = str(self.kind.currentData())
+        self.form.setRowVisible(self.queue, kind == "rt")
+        self.form.setRowVisible(self.email, kind == "zendesk")
+        label = self.form.labelForField(self.secret)
+        if isinstance(label, QLabel):
+            label.setText(f"{SECRET_WORDS[kind]}:")
+        self.secret.setAccessibleName(SECRET_WORDS[kind])
+        self.address.setPlaceholderText(PLACEHOLDERS[kind])
+        self.hint.setText(HINTS[kind])
+
+    def settings(self) -> Settings | None:
+        raw = Settings(
+            str(self.kind.currentData()),  # type: ignore[arg-type]
+            self.address.text(),
+            self.queue.text(),
+            self.email.text(),
+        )
+        try:
+            return checked(raw)
+        except SettingsError as exc:
+            self._say(str(exc), bad=True)
+            return None
+
+    def _say(self, text: str, bad: bool = False) -> None:
+        self.said.setText(text)
+        self.said.setStyleSheet("color: #b91c1c;" if bad else "")
+
+    def _busy(self, busy: bool) -> None:
+        self.progress.setVisible(busy)
+        self.test_button.setEnabled(not busy)
+        self.connect_button.setEnabled(not busy)
+
+    def test(self) -> None:
+        settings = self.settings()
+        if settings is None:
+            return
+        self._busy(True)
+        self._say(f"Asking {settings.title}…")
+
+        def done(result: Abilities | str) -> None:
+            self._busy(False)
+            if isinstance(result, str):
+                self._say(result, bad=True)
+            else:
+                self._say(abilities_words(settings.title, result))
+
+        self.link.test(settings, self.secret.text(), done)
+
+    def connect_now(self) -> None:
+        settings = self.settings()
+        if settings is None:
+            return
+        self._busy(True)
+        self._say(f"Reading the tickets from {settings.title}…")
+
+        def progress(count: int) -> None:
+            self._say(f"Read {count:,} tickets from {settings.title}…")
+
+        def done(result: QueueState | str) -> None:
+            self._busy(False)
+            if isinstance(result, str):
+                self._say(result, bad=True)
+                return
+            self.result_state = result
+            self.accept()
+
+        self.link.connect_queue(settings, self.secret.text(), progress, done)

@@ -1,0 +1,385 @@
+"""The connected queue, kept by the shell: connecting, the sync that brings the helpdesk's
+changes in, the outbox that takes ours out, and where things stand, in words.
+
+Everything that changes the queue goes through the model (model/service.py): a sync's writes
+are the model's `from_outside` commits, drawn by the page like any other. The outbox is filled
+by the database itself (helpdesk/tables.py); this only wakes the sender after each commit.
+Pulls and sends run off the Qt thread; what they say comes back as Qt signals.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from understudy_desktop.bridge.console_port import ConsolePort
+from understudy_desktop.helpdesk import sync
+from understudy_desktop.helpdesk import tables as hd
+from understudy_desktop.helpdesk.base import Abilities, Helpdesk, HelpdeskError, Page
+from understudy_desktop.helpdesk.connect import Settings, SettingsError, checked, make
+from understudy_desktop.helpdesk.credentials import Credentials
+from understudy_desktop.helpdesk.outbox import Sender, SendResult
+from understudy_desktop.helpdesk.words import run_words, status_words, ticket_words
+from understudy_desktop.model.commands import Write
+from understudy_desktop.model.service import ConsoleModel
+from understudy_desktop.qt_thread import call_on_main
+from understudy_desktop.shell.background import BackgroundJob
+from understudy_desktop.shell.queue_keeper import QueueKeeper
+from understudy_desktop.store.database import Database
+from understudy_desktop.store.queue_store import QueueState
+
+log = logging.getLogger(__name__)
+
+POLL_S = 20.0  # how often the helpdesk is asked what changed (a person's "Refresh" at once)
+PUBLISH_DELAY_MS = 150  # outcomes arriving together are told to the page once
+
+
+class HelpdeskLink(QObject):
+    standing_changed = Signal(str)  # the status bar's words ("" when not connected)
+    connected_changed = Signal(bool)
+    choices_waiting = Signal(int)  # conflicts the person has to choose on
+    problem = Signal(str)  # something the person should hear (a sync that failed, …)
+
+    def __init__(
+        self,
+        db: Database,
+        model: ConsoleModel,
+        keeper: QueueKeeper,
+        port: ConsolePort,
+        credentials: Credentials,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._db = db
+        self._model = model
+        self._keeper = keeper
+        self._port = port
+        self.credentials = credentials
+        self.settings: Settings | None = None
+        self._sender: Sender | None = None
+        self._puller: Helpdesk | None = None
+        self._pulling = threading.Lock()
+        self._jobs: set[BackgroundJob] = set()
+        self.offline_since: float | None = None
+        self.standing_text = ""
+        self._timer = QTimer(self)
+        self._timer.setInterval(int(POLL_S * 1000))
+        self._timer.timeout.connect(self.pull_now)
+        self._publish_timer = QTimer(self)
+        self._publish_timer.setSingleShot(True)
+        self._publish_timer.setInterval(PUBLISH_DELAY_MS)
+        self._publish_timer.timeout.connect(self._publish)
+        model.fed.connect(self._committed)
+        # Another queue (a file, the demo queue) replacing the helpdesk's ends the link, in
+        # that queue's own transaction; connecting writes its link after this.
+        keeper.store.on_replace.append(lambda conn, _meta: hd.forget_link(conn))
+
+    @property
+    def connected(self) -> bool:
+        return self._sender is not None
+
+    @property
+    def title(self) -> str:
+        return self.settings.title if self.settings is not None else ""
+
+    # --- starting and stopping -------------------------------------------------------------
+    def resume(self) -> None:
+        """At start: carry on with the connected queue, if the saved queue is one."""
+        found = self._db.submit(_current_link, keep=False).result()
+        if found is None:
+            return
+        try:
+            settings = Settings.from_dict(found.settings)
+        except SettingsError:
+            return
+        secret = self.credentials.load(settings.url)
+        if secret is None:
+            self.settings = settings
+            self.problem.emit(
+                f"Understudy no longer has the sign-in for {settings.title}: connect again "
+                "from File › Connect to helpdesk…. Your changes are kept until then."
+            )
+            self._schedule_publish()
+            return
+        self._start(settings, secret)
+
+    def _start(self, settings: Settings, secret: str) -> None:
+        self.stop()
+        self.settings = settings
+        self._puller = make(settings, secret)
+        self._sender = Sender(
+            self._db,
+            make(settings, secret),
+            changed=lambda r: call_on_main(self._sent, r),
+            offline=lambda at: call_on_main(self._offline, at),
+        )
+        self._sender.start()
+        self._timer.start()
+        self.connected_changed.emit(True)
+        self._schedule_publish()
+        self.pull_now()
+
+    def stop(self) -> None:
+        self._timer.stop()
+        if self._sender is not None:
+            self._sender.stop()
+            self._sender = None
+        if self._puller is not None:
+            self._puller.close()
+            self._puller = None
+
+    def disconnect_queue(self) -> None:
+        """Stop working with the helpdesk: the queue stays, as a copy of its own."""
+        settings = self.settings
+        self.stop()
+        self.settings = None
+        self._db.write(hd.forget_link)
+        if settings is not None:
+            self.credentials.forget(settings.url)
+        self.connected_changed.emit(False)
+        self.standing_changed.emit("")
+        self._port_states({})
+
+    # --- connecting ----------------------------------------------------------------------
+    def test(
+        self, settings: Settings, secret: str, done: Callable[[Abilities | str], None]
+    ) -> None:
+        """Try the settings (off the Qt thread): what the connection can do, or why not."""
+
+        def work() -> Abilities:
+            helpdesk = make(checked(settings), secret)
+            try:
+                return helpdesk.check()
+            finally:
+                helpdesk.close()
+
+        self._background(work, done)
+
+    def connect_queue(
+        self,
+        settings: Settings,
+        secret: str,
+        progress: Callable[[int], None],
+        done: Callable[[QueueState | str], None],
+    ) -> None:
+        """Read the helpdesk's queue (progress: tickets read so far) and make it the queue."""
+        try:
+            settings = checked(settings)
+        except SettingsError as exc:
+            done(str(exc))
+            return
+
+        def work() -> tuple[sync.FirstSync, Abilities]:
+            helpdesk = make(settings, secret)
+            try:
+                abilities = helpdesk.check()
+                name = settings.queue or settings.title
+                first = sync.read_all(helpdesk, name, lambda n, _of: call_on_main(progress, n))
+            finally:
+                helpdesk.close()
+            first.fields = tuple(abilities.fields)
+            first.settings = settings.as_dict()
+            return first, abilities
+
+        def read(result: tuple[sync.FirstSync, Abilities] | str) -> None:
+            if isinstance(result, str):
+                done(result)
+                return
+            self._store_first(settings, secret, result[0], done)
+
+        self._background(work, read)
+
+    def _store_first(
+        self,
+        settings: Settings,
+        secret: str,
+        first: sync.FirstSync,
+        done: Callable[[QueueState | str], None],
+    ) -> None:
+        def stored(result: QueueState | Exception) -> None:
+            if isinstance(result, Exception):
+                done(f"The queue could not be saved: {result}")
+                return
+            try:
+                self.credentials.save(settings.url, secret)
+            except OSError as exc:
+                log.error("the helpdesk sign-in could not be kept: %s", exc)
+                self.problem.emit(
+                    "The sign-in could not be kept on this computer: you will be asked again "
+                    "after a restart."
+                )
+            self._keeper.reload("")
+            self._start(settings, secret)
+            done(result)
+
+        self.stop()
+        self._keeper.store.replace_rows(
+            first.meta, first.rows, None, settings.title, stored, also=first.store
+        )
+
+    # --- the helpdesk's changes coming in -------------------------------------------------------
+    def pull_now(self) -> None:
+        puller = self._puller
+        if puller is None or not self._pulling.acquire(blocking=False):
+            return
+        thread = threading.Thread(target=self._pull, args=(puller,), name="helpdesk-sync")
+        thread.daemon = True
+        thread.start()
+
+    def _pull(self, puller: Helpdesk) -> None:
+        """On the sync thread: pages of changes until the helpdesk has no more."""
+        try:
+            while True:
+                link = self._db.submit(_current_link, keep=False).result()
+                if link is None:
+                    return
+                read_at = time.time()
+                page = puller.changed_since(link.cursor or None)
+                applied = self._apply_page(puller, page, read_at)
+                if applied is not None and (applied.arrived or applied.retext):
+                    call_on_main(self._keeper.reload, "")
+                if not page.more:
+                    return
+        except HelpdeskError as exc:
+            log.info("sync with the helpdesk failed: %s", exc)
+            call_on_main(self._offline, self.offline_since or time.time())
+        except Exception:
+            log.exception("sync with the helpdesk failed")
+        finally:
+            self._pulling.release()
+
+    def _apply_page(self, puller: Helpdesk, page: Page, read_at: float) -> sync.Applied | None:
+        """Through the model, so the page draws it; waits for the commit."""
+        done = threading.Event()
+        outcome: list[Any] = []
+
+        def work(conn: sqlite3.Connection) -> tuple[list[Write], sync.Applied]:
+            applied = sync.apply_remote(conn, page.tickets, page.cursor, read_at, puller.reads_back)
+            return applied.writes, applied
+
+        def finished(result: Any) -> None:
+            outcome.append(result)
+            done.set()
+
+        call_on_main(self._model.from_outside, "helpdesk", "sync", work, finished)
+        done.wait(120)
+        return outcome[0] if outcome and isinstance(outcome[0], sync.Applied) else None
+
+    # --- where things stand ---------------------------------------------------------------
+    def _committed(self, entry: Any) -> None:
+        if self._sender is not None and getattr(entry, "by", "") != "helpdesk":
+            self._sender.poke()
+        self._schedule_publish()
+
+    def _sent(self, result: SendResult) -> None:
+        self._schedule_publish()
+
+    def _offline(self, at: float | None) -> None:
+        self.offline_since = at
+        self._schedule_publish()
+
+    def _schedule_publish(self) -> None:
+        if not self._publish_timer.isActive():
+            self._publish_timer.start()
+
+    def _publish(self) -> None:
+        if self.settings is None:
+            return
+        standing = self._db.submit(hd.standing, keep=False).result()
+        self.standing_text = status_words(self.title, standing, self.offline_since)
+        self.standing_changed.emit(self.standing_text)
+        self.choices_waiting.emit(standing.conflicts)
+        states = {
+            ticket: {"state": state, "words": ticket_words(self.title, state, said)}
+            for ticket, (state, said) in standing.by_ticket.items()
+        }
+        self._port_states(states)
+
+    def _port_states(self, states: dict[str, dict[str, str]]) -> None:
+        title = self.title
+        self._port.helpdesk(
+            {
+                "title": title,
+                "inWords": ticket_words(title, None) if title else "",
+                "tickets": states,
+            }
+        )
+
+    def run_note(self, tickets: list[str]) -> str:
+        """For a run's result: have its changes reached the helpdesk yet?"""
+        if self.settings is None:
+            return ""
+        waiting = self._db.submit(lambda conn: hd.waiting_for(conn, tickets), keep=False)
+        return run_words(self.title, int(waiting.result()))
+
+    # --- the person chooses ---------------------------------------------------------------
+    def people(self) -> list[dict[str, Any]]:
+        found = self._keeper.store.meta("assignees")
+        return [p for p in found if isinstance(p, dict)] if isinstance(found, list) else []
+
+    def choices(self) -> list[hd.Choice]:
+        result: list[hd.Choice] = self._db.submit(hd.choices, keep=False).result()
+        return result
+
+    def choose(self, choice: hd.Choice, keep_mine: bool, done: Callable[[], None]) -> None:
+        if keep_mine:
+            self._db.write(lambda conn: hd.keep_mine(conn, choice.ticket, choice.field))
+            if self._sender is not None:
+                self._sender.poke()
+            self._schedule_publish()
+            done()
+            return
+
+        def work(conn: sqlite3.Connection) -> tuple[list[Write], None]:
+            if not hd.take_theirs(conn, choice.ticket, choice.field):
+                return [], None
+            hd.set_quiet(conn, True)
+            from understudy_desktop.model import tables
+
+            tables.write_field(conn, choice.ticket, choice.field, choice.theirs)
+            hd.set_quiet(conn, False)
+            return [Write(choice.field, choice.theirs, (choice.ticket,))], None
+
+        self._model.from_outside("helpdesk", "take theirs", work, lambda _r: done())
+
+    def try_refused_again(self) -> None:
+        self._db.write(hd.retry_refused)
+        if self._sender is not None:
+            self._sender.poke()
+        self._schedule_publish()
+
+    # --- plumbing ---------------------------------------------------------------------------
+    def _background(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        job = BackgroundJob(work, self)
+        self._jobs.add(job)
+
+        def finish(value: object) -> None:
+            self._jobs.discard(job)
+            job.deleteLater()
+            if isinstance(value, HelpdeskError | SettingsError):
+                done(str(value))
+            elif isinstance(value, BaseException):
+                log.error("the helpdesk connection failed: %r", value)
+                done("Something went wrong while talking to the helpdesk (details in the log).")
+            else:
+                done(value)
+
+        job.succeeded.connect(finish)
+        job.failed.connect(finish)
+        job.start()
+
+
+def _current_link(conn: sqlite3.Connection) -> hd.Link | None:
+    """The link, if it belongs to the queue the database holds now."""
+    found = hd.link(conn)
+    if found is None:
+        return None
+    row = conn.execute("SELECT value FROM queue_meta WHERE key = 'generation'").fetchone()
+    generation = str(row[0]).strip('"') if row else ""
+    return found if found.generation == generation else None

@@ -1,0 +1,106 @@
+"""Where the helpdesk meets the window: File › Connect to helpdesk…, Refresh from helpdesk,
+Changes to choose…, Disconnect; and a status bar line that says where changes stand ("3
+changes waiting · offline since 10:42", "All changes are in Zendesk")."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMessageBox, QPushButton
+
+from understudy_desktop.shell.helpdesk_choices import ChoicesDialog
+from understudy_desktop.shell.helpdesk_dialog import HelpdeskDialog
+from understudy_desktop.shell.helpdesk_link import HelpdeskLink
+from understudy_desktop.shell.main_window import MainWindow
+
+
+class HelpdeskMenu:
+    def __init__(self, window: MainWindow, link: HelpdeskLink) -> None:
+        self._window = window
+        self.link = link
+        self.dialog: HelpdeskDialog | None = None
+        self.connect_action = self._action(
+            "&Connect to helpdesk…",
+            "Ctrl+Shift+K",
+            self.show_connect,
+            "Work on your Request Tracker, Zendesk or Freshdesk queue directly.",
+        )
+        self.refresh_action = self._action(
+            "&Refresh from helpdesk",
+            "Ctrl+Shift+U",
+            link.pull_now,
+            "Bring in what changed in the helpdesk now, rather than in a few seconds.",
+        )
+        self.choose_action = self._action(
+            "C&hanges to choose…",
+            "Ctrl+Shift+J",
+            self.show_choices,
+            "Your changes that met a change made in the helpdesk at the same time.",
+        )
+        self.disconnect_action = self._action(
+            "&Disconnect from helpdesk",
+            None,
+            self.disconnect,
+            "Keep the queue here as it is, and stop sending changes to the helpdesk.",
+        )
+        menu = window.file_menu
+        actions = menu.actions()
+        after_save = actions[actions.index(window.save_queue_action) + 1]
+        for action in (
+            self.connect_action,
+            self.refresh_action,
+            self.choose_action,
+            self.disconnect_action,
+        ):
+            menu.insertAction(after_save, action)
+        menu.insertSeparator(self.connect_action)
+        self.notice = QPushButton()
+        self.notice.setFlat(True)
+        self.notice.setAccessibleName("Helpdesk")
+        self.notice.clicked.connect(self.show_choices)
+        self.notice.hide()
+        window.statusBar().insertPermanentWidget(0, self.notice)
+        link.standing_changed.connect(self._standing)
+        link.connected_changed.connect(self._connected)
+        link.problem.connect(lambda words: window.statusBar().showMessage(words, 15000))
+        self._connected(link.connected)
+
+    def _action(self, text: str, keys: str | None, slot: object, tip: str) -> QAction:
+        action = QAction(text, self._window)
+        if keys:
+            action.setShortcut(QKeySequence(keys))
+        action.setStatusTip(tip)
+        action.setToolTip(tip)
+        action.triggered.connect(slot)
+        return action
+
+    def _connected(self, connected: bool) -> None:
+        self.refresh_action.setEnabled(connected)
+        self.choose_action.setEnabled(connected)
+        self.disconnect_action.setEnabled(connected)
+        if not connected:
+            self.notice.hide()
+
+    def _standing(self, text: str) -> None:
+        self.notice.setText(text)
+        self.notice.setVisible(bool(text))
+
+    def show_connect(self) -> HelpdeskDialog:
+        self.dialog = HelpdeskDialog(self.link, self._window)
+        self.dialog.open()
+        return self.dialog
+
+    def show_choices(self) -> ChoicesDialog:
+        people = {str(p.get("id")): str(p.get("name")) for p in (self.link.people())}
+        dialog = ChoicesDialog(self.link, people, self._window)
+        dialog.open()
+        return dialog
+
+    def disconnect(self) -> None:
+        answer = QMessageBox.question(
+            self._window,
+            "Disconnect from helpdesk",
+            f"Stop working with {self.link.title}? The queue stays here as it is; changes "
+            "that have not reached the helpdesk yet are not sent.",
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self.link.disconnect_queue()
