@@ -8,6 +8,8 @@ Each change is sent the same way, and that way is what makes a crash harmless:
 3. if the field still holds what the person's change was made over, the change is sent
    against the version just read (RT: If-Match; Zendesk: a safe update; Freshdesk: compared
    just before), and a helpdesk that moved on in between is simply read again;
+   The same holds when the field holds one of our own earlier changes to it: a send that
+   reached the helpdesk just before a crash, followed by another change before the restart;
 4. otherwise someone changed the field in the helpdesk meanwhile: the change waits for the
    person to choose (a conflict), and nothing is overwritten.
 
@@ -129,17 +131,20 @@ class Sender:
         return self._told(SendResult(out.ticket, out.field, outcome))
 
     def _deliver(
-        self, out: hd.Outgoing, remote: tuple[str, Any]
+        self, out: hd.Outgoing, remote: tuple[str, Any, list[Any]]
     ) -> tuple[str, RemoteTicket | None, Any]:
-        remote_ticket, value = remote
+        remote_ticket, value, earlier = remote
         ours = _plain(out.field, self._helpdesk.reads_back(out.field, value))
-        base = _plain(out.field, out.base)
+        # What the helpdesk may hold without anyone else having changed it: what the person
+        # changed it over, or one of their own earlier changes (sent before a crash).
+        bases = [_plain(out.field, out.base)]
+        bases += [_plain(out.field, self._helpdesk.reads_back(out.field, v)) for v in earlier]
         for _ in range(MOVED_ON_TRIES):
             now = self._helpdesk.ticket(remote_ticket)
             theirs = _plain(out.field, now.value(out.field))
             if theirs == ours:
                 return "arrived", now, None
-            if theirs != base:
+            if theirs not in bases:
                 return "conflict", now, theirs
             try:
                 after = self._helpdesk.apply(
@@ -184,14 +189,17 @@ def _plain(field: str, value: Any) -> Any:
     return value
 
 
-def _remote_ids(conn: Any, out: hd.Outgoing) -> tuple[str, Any] | None:
-    """The helpdesk's id of the ticket, and the value in the helpdesk's terms."""
+def _remote_ids(conn: Any, out: hd.Outgoing) -> tuple[str, Any, list[Any]] | None:
+    """The helpdesk's id of the ticket, and the values in the helpdesk's terms."""
     ticket = hd.remote_id(conn, "ticket", out.ticket)
     if ticket is None:
         return None
-    value = out.value
-    if out.field == "assignee" and value is not None:
-        value = hd.remote_id(conn, "person", str(value))
-        if value is None:
+    if out.field != "assignee":
+        return ticket, out.value, list(out.earlier)
+    people = []
+    for value in (*out.earlier, out.value):
+        person = None if value is None else hd.remote_id(conn, "person", str(value))
+        if value is not None and person is None:
             return None
-    return ticket, value
+        people.append(person)
+    return ticket, people[-1], people[:-1]

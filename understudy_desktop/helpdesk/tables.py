@@ -122,6 +122,7 @@ class Outgoing:
     value: Any
     base: Any
     attempts: int
+    earlier: tuple[Any, ...] = ()  # the values of the changes before the newest, in order
 
 
 def link(conn: sqlite3.Connection) -> Link | None:
@@ -233,6 +234,7 @@ def next_outgoing(conn: sqlite3.Connection, now: float) -> Outgoing | None:
         value=json.loads(rows[-1][1]),
         base=json.loads(rows[0][2]),
         attempts=max(int(r[3]) for r in rows),
+        earlier=tuple(json.loads(r[1]) for r in rows[:-1]),
     )
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
+from shiboken6 import isValid
 
 from understudy_desktop.bridge.console_port import ConsolePort
 from understudy_desktop.helpdesk import sync
@@ -116,8 +117,8 @@ class HelpdeskLink(QObject):
         self._sender = Sender(
             self._db,
             make(settings, secret),
-            changed=lambda r: call_on_main(self._sent, r),
-            offline=lambda at: call_on_main(self._offline, at),
+            changed=lambda r: self._later(self._sent, r),
+            offline=lambda at: self._later(self._offline, at),
         )
         self._sender.start()
         self._timer.start()
@@ -243,12 +244,13 @@ class HelpdeskLink(QObject):
                 page = puller.changed_since(link.cursor or None)
                 applied = self._apply_page(puller, page, read_at)
                 if applied is not None and (applied.arrived or applied.retext):
-                    call_on_main(self._keeper.reload, "")
-                if not page.more:
+                    self._later(self._keeper.reload, "")
+                if not page.more or puller is not self._puller:
                     return
         except HelpdeskError as exc:
             log.info("sync with the helpdesk failed: %s", exc)
-            call_on_main(self._offline, self.offline_since or time.time())
+            if puller is self._puller:
+                self._later(self._offline, self.offline_since or time.time())
         except Exception:
             log.exception("sync with the helpdesk failed")
         finally:
@@ -267,7 +269,14 @@ class HelpdeskLink(QObject):
             outcome.append(result)
             done.set()
 
-        call_on_main(self._model.from_outside, "helpdesk", "sync", work, finished)
+        def start() -> None:
+            # The window may have closed, or the connection changed, while the page was read.
+            if isValid(self) and isValid(self._model) and self._puller is puller:
+                self._model.from_outside("helpdesk", "sync", work, finished)
+            else:
+                finished(None)
+
+        call_on_main(start)
         done.wait(120)
         return outcome[0] if outcome and isinstance(outcome[0], sync.Applied) else None
 
@@ -355,6 +364,15 @@ class HelpdeskLink(QObject):
         self._schedule_publish()
 
     # --- plumbing ---------------------------------------------------------------------------
+    def _later(self, fn: Callable[..., None], *args: Any) -> None:
+        """On the Qt thread, unless the window (and this with it) is gone by then."""
+
+        def run() -> None:
+            if isValid(self) and self.settings is not None:
+                fn(*args)
+
+        call_on_main(run)
+
     def _background(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
         job = BackgroundJob(work, self)
         self._jobs.add(job)

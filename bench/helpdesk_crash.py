@@ -1,0 +1,261 @@
+"""Kill the real app with SIGKILL while it sends changes to a real Request Tracker; check that
+no acknowledged change is lost and none reaches RT twice.
+
+The app runs on a queue connected to RT (a queue of a few tickets, with a Tags field). In each
+life it starts, carries on with the connection, and a person's edits follow one another: each
+sets one ticket's tags to a value never used before ("c17"), and is acknowledged when the page
+hears "saved" from the shell (written to a log, fsync'd). The app is killed at a random moment,
+often in the middle of a send. After the last kill the app runs once more until its outbox is
+empty, and RT's own history of each ticket is read:
+
+  lost        a ticket whose tags in RT are not the newest change the app committed for it,
+              or a change acknowledged for it that the app did not keep
+  duplicated  a value RT was given twice, or given after a newer one (a change sent again)
+  unsettled   a change still waiting, refused or in question when the outbox should be empty
+
+With UNDERSTUDY_HELPDESK_SABOTAGE=1 the app acknowledges changes without putting them in the
+outbox (its triggers dropped), and the harness must report them lost: its own check.
+
+Usage: .venv/bin/python bench/helpdesk_crash.py [kills]   (200 for the issue's target)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+sys.path.insert(0, str(ROOT / "tests"))
+TICKETS = 4
+
+
+@dataclass
+class Tally:
+    kills: int = 0
+    acked: int = 0
+    committed: int = 0
+    sent_to_rt: int = 0
+    lost: int = 0
+    duplicated: int = 0
+    unsettled: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+# --- the app side: runs inside the process that gets killed ---------------------------------
+def drive(data: Path, log_path: Path, drain: bool) -> None:
+    sys.path.insert(0, str(BENCH))
+    from crash import AckLog
+    from harness import application, js, start_console, wait
+
+    log = AckLog(log_path)
+    app = application()
+    session = start_console(app, data)
+    window = session.window
+    if os.environ.get("UNDERSTUDY_HELPDESK_SABOTAGE"):
+        for name in ("status", "priority", "assignee", "tags"):
+            session.db.write(lambda conn, n=name: conn.execute(f"DROP TRIGGER outbox_{n}"))
+    wait(app, lambda: session.helpdesk is not None and session.helpdesk.connected, 60)
+    log.write(event="ready")
+    if drain:
+        wait(app, lambda: _open_changes(session.db) == 0, 120)
+        log.write(event="drained")
+        return
+    used = sum(1 for e in _read(log_path) if e.get("event") == "sent")
+    rng = random.Random(os.getpid())
+    tickets = [str(r[0]) for r in session.db.read("SELECT id FROM tickets ORDER BY position")]
+    i = used
+    while True:
+        i += 1
+        ticket = rng.choice(tickets)
+        value = [f"c{i}"]
+        log.write(event="sent", ticket=ticket, i=i)
+        payload = {"ticket_id": ticket, "tags": value}
+        js(
+            app,
+            window.page,
+            "window.understudyShell.api.dispatch('set_ticket_tags', "
+            f"{json.dumps(payload)}, 'ui'); true",
+        )
+        wait(
+            app, lambda: js(app, window.page, "window.understudyShell.api.saveState().unsaved") == 0
+        )
+        log.write(event="acked", ticket=ticket, i=i)
+        wait(app, lambda: False, rng.uniform(0.0, 0.15))
+
+
+def _open_changes(db: Any) -> int:
+    rows = db.read("SELECT count(*) FROM outbox WHERE state = 'waiting'")
+    return int(rows[0][0])
+
+
+def _read(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text().splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue  # the line being written when the process was killed
+    return out
+
+
+# --- the harness side ------------------------------------------------------------------------
+def prepare(work: Path, rt: Any) -> tuple[Path, Any]:
+    """A data dir whose queue is connected to a fresh RT queue, as connecting leaves it."""
+    from helpdesk_helpers import Desk, make_desk
+
+    from understudy_desktop.helpdesk import sync
+    from understudy_desktop.helpdesk.credentials import Credentials
+    from understudy_desktop.store.database import Database
+    from understudy_desktop.store.queue_store import write_queue
+
+    desk: Desk = make_desk(rt, tickets=TICKETS)
+    data = work / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    first = sync.read_all(desk.adapter, desk.queue)
+    first.settings = {"kind": "rt", "url": rt.web_url, "queue": desk.queue, "email": ""}
+    db = Database(data)
+    db.write(
+        lambda conn: write_queue(
+            conn, first.meta, first.rows, None, "crash-g1", [lambda c, _m: first.store(c)]
+        )
+    )
+    db.close()
+    Credentials(data, use_keyring=False).save(rt.web_url, rt.token)
+    return data, desk
+
+
+def _life(data: Path, log_path: Path, drain: bool, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    args = [sys.executable, __file__, "--drive", str(data), str(log_path)]
+    if drain:
+        args.append("--drain")
+    return subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _wait_event(
+    child: subprocess.Popen[bytes], log_path: Path, event: str, start: int, timeout_s: float
+) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and child.poll() is None:
+        if any(e.get("event") == event for e in _read(log_path)[start:]):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def run(kills: int, work: Path, rt: Any, seed: int = 11) -> Tally:
+    tally = Tally()
+    data, desk = prepare(work, rt)
+    log_path = work / "acks.jsonl"
+    rng = random.Random(seed)
+    env = dict(
+        os.environ,
+        QT_QPA_PLATFORM="offscreen",
+        PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
+    )
+    for _ in range(kills):
+        start = len(_read(log_path))
+        child = _life(data, log_path, False, env)
+        _wait_event(child, log_path, "ready", start, 120)
+        time.sleep(rng.uniform(0.2, 2.5))
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        tally.kills += 1
+        with log_path.open("a") as f:
+            f.write(json.dumps({"event": "killed"}) + "\n")
+    start = len(_read(log_path))
+    child = _life(data, log_path, True, env)
+    if not _wait_event(child, log_path, "drained", start, 180):
+        tally.notes.append("the outbox did not empty after the last start")
+    child.send_signal(signal.SIGTERM)
+    child.wait(30)
+    verify(data, log_path, desk, tally)
+    return tally
+
+
+def verify(data: Path, log_path: Path, desk: Any, tally: Tally) -> None:
+    log = _read(log_path)
+    acked: dict[str, int] = {}
+    for entry in log:
+        if entry.get("event") == "acked":
+            tally.acked += 1
+            acked[entry["ticket"]] = max(acked.get(entry["ticket"], 0), int(entry["i"]))
+    db = sqlite3.connect(data / "understudy.sqlite3")
+    committed: dict[str, int] = {}
+    for ticket, tags in db.execute("SELECT id, tags FROM tickets"):
+        values = json.loads(tags)
+        committed[ticket] = int(values[0][1:]) if values else 0
+    tally.committed = int(db.execute("SELECT count(*) FROM outbox").fetchone()[0])
+    tally.unsettled = int(
+        db.execute("SELECT count(*) FROM outbox WHERE state != 'sent'").fetchone()[0]
+    )
+    db.close()
+    for number in desk.ids:
+        ticket = f"RT-{number}"
+        added = _added_tags(desk, number)
+        tally.sent_to_rt += len(added)
+        seen: set[int] = set()
+        last = 0
+        for k in added:
+            if k in seen or k < last:
+                tally.duplicated += 1
+                tally.notes.append(f"{ticket}: c{k} reached RT again (after c{last})")
+            seen.add(k)
+            last = max(last, k)
+        final = [int(t[1:]) for t in desk.tags(number)]
+        if acked.get(ticket, 0) > committed.get(ticket, 0):
+            tally.lost += 1
+            tally.notes.append(f"{ticket}: c{acked[ticket]} was acknowledged but not kept")
+        elif committed.get(ticket, 0) and final != [committed[ticket]]:
+            tally.lost += 1
+            tally.notes.append(
+                f"{ticket}: RT has {final}, the app's newest is c{committed[ticket]}"
+            )
+
+
+def _added_tags(desk: Any, number: int) -> list[int]:
+    """Every Tags value RT was given for the ticket, in the order it was given."""
+    out = []
+    for transaction in desk.history(number):
+        if transaction.get("Type") == "CustomField" and transaction.get("NewValue"):
+            value = str(transaction["NewValue"])
+            if value.startswith("c") and value[1:].isdigit():
+                out.append(int(value[1:]))
+    return out
+
+
+def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "--drive":
+        drive(Path(sys.argv[2]), Path(sys.argv[3]), "--drain" in sys.argv)
+        return 0
+    from rt_server import RTServer
+
+    kills = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    with tempfile.TemporaryDirectory() as tmp, RTServer(Path(tmp) / "rt", workers=4) as rt:
+        started = time.monotonic()
+        tally = run(kills, Path(tmp) / "work", rt)
+        took = time.monotonic() - started
+    heads = ("kills", "acked", "committed", "to RT", "lost", "dup", "unsettled", "minutes")
+    print(" ".join(f"{h:>9}" for h in heads))
+    row = (tally.kills, tally.acked, tally.committed, tally.sent_to_rt, tally.lost)
+    row += (tally.duplicated, tally.unsettled)
+    print(" ".join(f"{v:>9,}" for v in row) + f" {took / 60:>9.1f}")
+    for note in tally.notes[:20]:
+        print("  " + note)
+    return 0 if (tally.lost, tally.duplicated, tally.unsettled) == (0, 0, 0) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

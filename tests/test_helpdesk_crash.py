@@ -1,0 +1,32 @@
+"""A fast subset of bench/helpdesk_crash.py: the real app killed with SIGKILL while it sends
+changes to a real Request Tracker, then RT's own history read: nothing acknowledged lost,
+nothing sent twice. The harness is checked too: told to acknowledge without the outbox, it
+must report losses."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from helpdesk_helpers import needs_rt
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+
+import helpdesk_crash
+
+pytestmark = [pytest.mark.slow, needs_rt]
+
+
+def test_no_change_is_lost_or_sent_twice_when_the_app_is_killed(rt_server, tmp_path):
+    tally = helpdesk_crash.run(4, tmp_path, rt_server, seed=3)
+    assert tally.kills == 4
+    assert tally.acked > 0 and tally.sent_to_rt > 0, tally
+    assert (tally.lost, tally.duplicated, tally.unsettled) == (0, 0, 0), tally.notes
+
+
+def test_the_harness_reports_losses_when_changes_skip_the_outbox(rt_server, tmp_path, monkeypatch):
+    monkeypatch.setenv("UNDERSTUDY_HELPDESK_SABOTAGE", "1")
+    tally = helpdesk_crash.run(2, tmp_path, rt_server, seed=5)
+    assert tally.acked > 0
+    assert tally.lost > 0
