@@ -229,3 +229,77 @@ def test_a_sync_brings_rt_changes_in_without_overwriting_ours(rt_server, tmp_pat
     assert applied.arrived == 1
     assert outbox(db) == [(a, "priority", "high", "waiting")], "nothing of RT's goes back"
     db.close()
+
+
+SET_TIMEZONE = """
+my $user = RT::User->new(RT->SystemUser);
+$user->Load('root');
+my $prefs = $user->Preferences($RT::System) || {};
+$prefs->{Timezone} = $ARGV[0];
+my ($ok, $msg) = $user->SetPreferences($RT::System, $prefs);
+die $msg unless $ok;
+print "ok";
+"""
+
+
+@pytest.mark.parametrize("timezone", ["UTC", "America/New_York", "Asia/Tokyo"])
+def test_an_incremental_sync_reads_only_what_changed_in_any_timezone(rt_server, timezone):
+    """RT reads a TicketSQL time in the RT user's own timezone, and reads ISO 8601 not at
+    all (every ticket matches): the cursor must mean the same instant whatever the user's."""
+    desk = make_desk(rt_server, tickets=3)
+    a, b, c = (str(i) for i in desk.ids)
+    time.sleep(1.1)
+    rt_server.rest("PUT", f"ticket/{a}", {"Priority": 50})
+    cursor = sync.read_all(desk.adapter, desk.queue).cursor
+    time.sleep(1.1)
+    rt_server.rest("PUT", f"ticket/{b}", {"Priority": 50})
+    rt_server.run_perl(SET_TIMEZONE, timezone)
+    try:
+        page = desk.adapter.changed_since(cursor)
+    finally:
+        rt_server.run_perl(SET_TIMEZONE, "UTC")
+    # The cursor's own second is read again (RT keeps whole seconds): a, then b; never c.
+    assert sorted(t.remote_id for t in page.tickets) == sorted([a, b])
+    assert c not in {t.remote_id for t in page.tickets}
+
+
+def test_a_send_that_landed_before_a_crash_then_a_new_change_is_not_a_conflict(rt_server, tmp_path):
+    """RT has our first change (sent just before a crash, never noted); the person changed
+    the field again before the restart: RT holds our own value, so the newest is sent."""
+    desk = make_desk(rt_server, tickets=1)
+    db, _ = connected_db(tmp_path, desk)
+    ticket, number = f"RT-{desk.ids[0]}", str(desk.ids[0])
+    db.write(lambda conn: tables.write_field(conn, ticket, "priority", "high"))
+    now = desk.adapter.ticket(number)
+    desk.adapter.apply(FieldChange(number, "priority", "high", now.version))
+    db.write(lambda conn: tables.write_field(conn, ticket, "priority", "normal"))
+    assert [r.outcome for r in drain(Sender(db, desk.adapter))] == ["sent"]
+    assert desk.changes_to(desk.ids[0], "Priority") == [("0", "100"), ("100", "50")]
+
+
+class ChangesWhileSending:
+    """The adapter, with the person making another change while a send is on its way."""
+
+    def __init__(self, inner, during):
+        self.inner = inner
+        self.during = during
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def apply(self, change):
+        during, self.during = self.during, None
+        if during is not None:
+            during()
+        return self.inner.apply(change)
+
+
+def test_a_change_made_while_the_last_was_on_its_way_follows_it(rt_server, tmp_path):
+    desk = make_desk(rt_server, tickets=1)
+    db, _ = connected_db(tmp_path, desk)
+    ticket = f"RT-{desk.ids[0]}"
+    db.write(lambda conn: tables.write_field(conn, ticket, "status", "open"))
+    later = lambda: db.write(lambda conn: tables.write_field(conn, ticket, "status", "pending"))  # noqa: E731
+    results = drain(Sender(db, ChangesWhileSending(desk.adapter, later)))
+    assert [r.outcome for r in results] == ["sent", "sent"]
+    assert desk.changes_to(desk.ids[0], "Status") == [("new", "open"), ("open", "stalled")]

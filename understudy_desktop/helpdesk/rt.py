@@ -154,7 +154,7 @@ class RequestTracker:
         since, page = _cursor(cursor)
         query = f"Queue = {_sql(self.queue)} AND Status != 'deleted'"
         if since:
-            query += f" AND LastUpdated >= {_sql(since)}"
+            query += f" AND LastUpdated >= {_sql(_rt_time(since))}"
         listed = self._search(query, page)
         items = listed.get("items") or []
         tickets = self._tickets(items)
@@ -391,6 +391,12 @@ def _cursor(cursor: str | None) -> tuple[str, int]:
         return since, max(1, int(page or 1))
     except ValueError:
         return since, 1
+
+
+def _rt_time(iso: str) -> str:
+    """A time for TicketSQL. RT does not read ISO 8601's "T…Z" there (it matches every
+    ticket), and reads a bare date-time in the RT user's own timezone: so the zone is said."""
+    return iso.replace("T", " ").removesuffix("Z") + " UTC"
 
 
 def _sql(value: str) -> str:

@@ -109,13 +109,23 @@ def read_all(
             progress(len(latest), None)
         if not page.more:
             break
-    tickets = list(latest.values())
+    return first_from(helpdesk.kind, name, list(latest.values()), people, templates, cursor)
+
+
+def first_from(
+    kind: str,
+    name: str,
+    tickets: list[RemoteTicket],
+    people: list[RemotePerson],
+    templates: list[RemoteTemplate],
+    cursor: str | None,
+) -> FirstSync:
+    """The queue a first sync makes of what it read."""
     known = {p.remote_id for p in people}
     for ticket in tickets:  # an owner who is not among the people listed (disabled since)
         if ticket.assignee is not None and ticket.assignee not in known:
             people.append(RemotePerson(ticket.assignee, ticket.assignee))
             known.add(ticket.assignee)
-    kind = helpdesk.kind
     rows = [_row(kind, t, i) for i, t in enumerate(tickets)]
     meta = {
         "name": name,
