@@ -68,8 +68,9 @@ def drive(data: Path, log_path: Path, drain: bool) -> None:
     wait(app, lambda: session.helpdesk is not None and session.helpdesk.connected, 60)
     log.write(event="ready")
     if drain:
-        wait(app, lambda: _open_changes(session.db) == 0, 120)
-        log.write(event="drained")
+        started = time.monotonic()
+        wait(app, lambda: _open_changes(session.db) == 0, 170)
+        log.write(event="drained", seconds=round(time.monotonic() - started, 1))
         return
     used = sum(1 for e in _read(log_path) if e.get("event") == "sent")
     rng = random.Random(os.getpid())
@@ -91,7 +92,8 @@ def drive(data: Path, log_path: Path, drain: bool) -> None:
             app, lambda: js(app, window.page, "window.understudyShell.api.saveState().unsaved") == 0
         )
         log.write(event="acked", ticket=ticket, i=i)
-        wait(app, lambda: False, rng.uniform(0.0, 0.15))
+        pause_until = time.monotonic() + rng.uniform(0.0, 0.15)
+        wait(app, lambda t=pause_until: time.monotonic() >= t)
 
 
 def _open_changes(db: Any) -> int:
@@ -177,10 +179,13 @@ def run(kills: int, work: Path, rt: Any, seed: int = 11) -> Tally:
             f.write(json.dumps({"event": "killed"}) + "\n")
     start = len(_read(log_path))
     child = _life(data, log_path, True, env)
-    if not _wait_event(child, log_path, "drained", start, 180):
+    if not _wait_event(child, log_path, "drained", start, 240):
         tally.notes.append("the outbox did not empty after the last start")
     child.send_signal(signal.SIGTERM)
     child.wait(30)
+    drained = [e for e in _read(log_path)[start:] if e.get("event") == "drained"]
+    if drained:
+        tally.notes.append(f"the last start emptied the outbox in {drained[0]['seconds']} s")
     verify(data, log_path, desk, tally)
     return tally
 
@@ -198,9 +203,11 @@ def verify(data: Path, log_path: Path, desk: Any, tally: Tally) -> None:
         values = json.loads(tags)
         committed[ticket] = int(values[0][1:]) if values else 0
     tally.committed = int(db.execute("SELECT count(*) FROM outbox").fetchone()[0])
-    tally.unsettled = int(
-        db.execute("SELECT count(*) FROM outbox WHERE state != 'sent'").fetchone()[0]
-    )
+    for ticket, state, words, attempts in db.execute(
+        "SELECT ticket, state, words, attempts FROM outbox WHERE state != 'sent'"
+    ):
+        tally.unsettled += 1
+        tally.notes.append(f"{ticket}: still {state} after {attempts} tries ({words})")
     db.close()
     for number in desk.ids:
         ticket = f"RT-{number}"

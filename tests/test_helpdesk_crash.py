@@ -23,6 +23,7 @@ def test_no_change_is_lost_or_sent_twice_when_the_app_is_killed(rt_server, tmp_p
     assert tally.kills == 4
     assert tally.acked > 0 and tally.sent_to_rt > 0, tally
     assert (tally.lost, tally.duplicated, tally.unsettled) == (0, 0, 0), tally.notes
+    assert any("emptied the outbox" in note for note in tally.notes), tally.notes
 
 
 def test_the_harness_reports_losses_when_changes_skip_the_outbox(rt_server, tmp_path, monkeypatch):

@@ -198,6 +198,8 @@ def test_offline_changes_wait_and_catch_up(rt_server, tmp_path):
     assert offline and offline[-1] is not None
     assert sender.send_one() is None, "it waits its pause before trying again"
     db.write(lambda conn: conn.execute("UPDATE outbox SET next_at = 0"))
+    assert sender.send_one() is None, "the connection waits, not only the change"
+    sender._paused_until = 0.0  # the pause is over
     flaky.fail = 0
     assert [r.outcome for r in drain(sender)] == ["sent"]
     assert offline[-1] is None

@@ -76,6 +76,9 @@ class Sender:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="helpdesk-outbox", daemon=True)
         self.offline_since: float | None = None
+        # A helpdesk that cannot be reached, or asked to wait, gets nothing until then: the
+        # pause is the connection's, not one change's.
+        self._paused_until = 0.0
 
     def start(self) -> None:
         self._thread.start()
@@ -100,12 +103,15 @@ class Sender:
             if sent is not None:
                 continue
             due = self._db.submit(hd.next_due_at, keep=False).result()
+            due = max(due or 0.0, self._paused_until) or None
             wait = IDLE_WAKE_S if due is None else max(0.05, min(IDLE_WAKE_S, due - time.time()))
             self._wake.wait(wait)
             self._wake.clear()
 
     def send_one(self) -> SendResult | None:
-        """Send the next due change; None when nothing is due."""
+        """Send the next due change; None when nothing is due (or the helpdesk asked to wait)."""
+        if time.time() < self._paused_until:
+            return None
         out = self._db.submit(lambda conn: hd.next_outgoing(conn, time.time()), keep=False).result()
         if out is None:
             return None
@@ -158,7 +164,8 @@ class Sender:
     def _retry(self, out: hd.Outgoing, exc: UnreachableError) -> SendResult:
         step = BACKOFF_S[min(out.attempts, len(BACKOFF_S) - 1)]
         wait = exc.retry_after_s if exc.retry_after_s is not None else step
-        self._db.write(lambda conn: hd.mark_retry(conn, out, time.time() + wait, str(exc)))
+        self._paused_until = time.time() + wait
+        self._db.write(lambda conn: hd.mark_retry(conn, out, self._paused_until, str(exc)))
         if self.offline_since is None:
             self.offline_since = time.time()
             self._offline(self.offline_since)

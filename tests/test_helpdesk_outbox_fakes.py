@@ -1,0 +1,153 @@
+"""The same outbox and sync over Zendesk and Freshdesk, each against its local fake (their
+services cannot be reached from here): a connected queue read from them, changes sent once,
+a helpdesk that asks to wait (429 with Retry-After) waited for, a change made there meanwhile
+left to the person, and their own changes brought in."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx2
+import pytest
+from helpdesk_fakes import FakeFreshdesk, FakeZendesk
+
+from understudy_desktop.helpdesk import sync
+from understudy_desktop.helpdesk.freshdesk import Freshdesk
+from understudy_desktop.helpdesk.outbox import Sender
+from understudy_desktop.helpdesk.zendesk import Zendesk
+from understudy_desktop.model import tables
+from understudy_desktop.store.database import Database
+from understudy_desktop.store.queue_store import write_queue
+
+
+@dataclass
+class Connected:
+    fake: Any
+    adapter: Any
+    db: Database
+    numbers: list[int]
+    prefix: str
+    agent: int
+
+    def console(self, k: int) -> str:
+        return f"{self.prefix}-{self.numbers[k]}"
+
+    def remote(self, k: int) -> dict[str, Any]:
+        return dict(self.fake.tickets[self.numbers[k]])
+
+    def write(self, k: int, field: str, value: Any) -> None:
+        self.db.write(lambda conn: tables.write_field(conn, self.console(k), field, value))
+
+    def outbox(self) -> list[tuple[str, str]]:
+        return [(r[0], r[1]) for r in self.db.read("SELECT field, state FROM outbox ORDER BY seq")]
+
+
+def _zendesk(tmp_path) -> Iterator[Connected]:
+    with FakeZendesk(page_size=2) as fake:
+        agent = fake.add_agent("Priya Raman", "priya@example.com")
+        numbers = [fake.add_ticket(f"Printer {i}", "It jams", status="open") for i in range(3)]
+        adapter = Zendesk(fake.url, fake.email, fake.token, transport=httpx2.HTTPTransport())
+        yield _connected(tmp_path, fake, adapter, numbers, "ZD", agent)
+
+
+def _freshdesk(tmp_path) -> Iterator[Connected]:
+    with FakeFreshdesk() as fake:
+        agent = fake.add_agent("Priya Raman", "priya@example.com")
+        chloe = fake.add_contact("Chloé Dubois", "chloe@dubois.example")
+        numbers = [fake.add_ticket(f"Printer {i}", chloe) for i in range(3)]
+        adapter = Freshdesk(fake.url, fake.api_key, transport=httpx2.HTTPTransport(), page_size=2)
+        yield _connected(tmp_path, fake, adapter, numbers, "FD", agent)
+
+
+def _connected(tmp_path, fake, adapter, numbers, prefix, agent) -> Connected:
+    first = sync.read_all(adapter, "Support")
+    db = Database(tmp_path / "data")
+    db.write(
+        lambda conn: write_queue(
+            conn, first.meta, first.rows, None, "g1", [lambda c, _m: first.store(c)]
+        )
+    )
+    return Connected(fake, adapter, db, numbers, prefix, agent)
+
+
+@pytest.fixture(params=["zendesk", "freshdesk"])
+def desk(request, tmp_path) -> Iterator[Connected]:
+    make = _zendesk if request.param == "zendesk" else _freshdesk
+    for connected in make(tmp_path):
+        yield connected
+        connected.db.close()
+
+
+def drain(sender: Sender) -> list[str]:
+    out = []
+    while (result := sender.send_one()) is not None:
+        out.append(result.outcome)
+    return out
+
+
+def test_the_queue_comes_from_the_helpdesk_with_its_people(desk):
+    rows = desk.db.read("SELECT id, subject, status FROM tickets ORDER BY position")
+    assert [r["id"] for r in rows] == [desk.console(k) for k in range(3)]
+    assert rows[0]["subject"] == "Printer 0" and rows[0]["status"] == "open"
+    people = json.loads(desk.db.read("SELECT value FROM queue_meta WHERE key = 'assignees'")[0][0])
+    assert "Priya Raman" in {p["name"] for p in people}
+
+
+def test_changes_are_sent_once_and_a_pause_asked_for_is_kept(desk):
+    desk.write(0, "priority", "urgent")
+    desk.write(0, "assignee", f"{desk.adapter.kind}:{desk.agent}")
+    desk.fake.busy(1, status=429, retry_after="7")
+    sender = Sender(desk.db, desk.adapter)
+    assert drain(sender) == ["retry"]
+    next_at = desk.db.read("SELECT max(next_at) FROM outbox WHERE state = 'waiting'")[0][0]
+    assert 5.5 < next_at - time.time() <= 7.5, "the helpdesk's Retry-After is the pause"
+    assert sender.send_one() is None, "nothing else is sent while the helpdesk said wait"
+    desk.db.write(lambda conn: conn.execute("UPDATE outbox SET next_at = 0"))
+    sender._paused_until = 0.0  # the pause is over
+    assert drain(sender) == ["sent", "sent"]
+    remote = desk.remote(0)
+    assert remote["priority"] in ("urgent", 4)
+    assert remote.get("assignee_id", remote.get("responder_id")) == desk.agent
+    puts = [r for r in desk.fake.requests if r[0] == "PUT"]
+    assert len(puts) == 2, "each change was sent once"
+    # Sent again after a crash that came before it was noted: read first, not sent again.
+    desk.db.write(lambda conn: conn.execute("UPDATE outbox SET state = 'waiting'"))
+    assert drain(sender) == ["arrived", "arrived"]
+    assert len([r for r in desk.fake.requests if r[0] == "PUT"]) == 2
+
+
+def test_a_change_made_in_the_helpdesk_meanwhile_is_not_overwritten(desk):
+    zendesk = desk.adapter.kind == "zendesk"
+    desk.fake.change_ticket(desk.numbers[1], priority="high" if zendesk else 3)
+    desk.write(1, "priority", "urgent")
+    assert drain(Sender(desk.db, desk.adapter)) == ["conflict"]
+    assert desk.remote(1)["priority"] in ("high", 3)
+    assert desk.outbox() == [("priority", "conflict")]
+
+
+def test_the_helpdesks_own_changes_come_in_and_do_not_go_back(desk):
+    zendesk = desk.adapter.kind == "zendesk"
+    cursor = desk.db.read("SELECT cursor FROM helpdesk_link")[0][0]
+    desk.fake.change_ticket(desk.numbers[2], status="pending" if zendesk else 3)
+    if zendesk:
+        desk.fake.add_ticket("Screen is blank", "Nothing shows")
+    else:
+        desk.fake.add_ticket("Screen is blank", next(iter(desk.fake.contacts)))
+    page = desk.adapter.changed_since(cursor)
+    while True:
+        applied = desk.db.write(
+            lambda conn, p=page: sync.apply_remote(
+                conn, p.tickets, p.cursor, time.time(), desk.adapter.reads_back
+            )
+        )
+        if not page.more:
+            break
+        page = desk.adapter.changed_since(page.cursor)
+    rows = {r["id"]: dict(r) for r in desk.db.read("SELECT * FROM tickets")}
+    assert rows[desk.console(2)]["status"] == "pending"
+    assert any(r["subject"] == "Screen is blank" for r in rows.values())
+    assert applied is not None and desk.outbox() == []
