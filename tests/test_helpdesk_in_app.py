@@ -140,3 +140,38 @@ def test_the_connection_carries_on_after_a_restart(console_factory, qtbot, rt_se
     again.dispatch("set_ticket_status", {"ticket_id": second, "status": "open"})
     again.drawn()
     assert desk.ticket(desk.ids[1])["Status"] == "stalled"
+
+
+def test_a_runs_result_says_whether_its_changes_reached_rt(console, qtbot, rt_server):
+    from agent_helpers import definition, publish_definitions, step
+
+    desk = make_desk(rt_server, tickets=1)
+    connected(console, qtbot, desk)
+    ticket = f"RT-{desk.ids[0]}"
+    close = definition(
+        "resolve_ticket",
+        "Mark one ticket solved.",
+        [step("set_ticket_status", ticket_id=("param", "ticket_id"), status="solved")],
+        {"ticket_id": {"type": "string", "description": "The ticket, for example RT-12."}},
+    )
+    publish_definitions(console, [close])
+    answer = console.run_tool("resolve_ticket", {"ticket_id": ticket}, by="agent")
+    assert not answer.get("isError"), answer
+    words = answer["helpdesk"]
+    assert words.startswith("The changes are saved here and on their way to Request Tracker")
+    qtbot.waitUntil(lambda: desk.ticket(desk.ids[0])["Status"] == "resolved", timeout=WAIT_MS)
+    qtbot.waitUntil(
+        lambda: (
+            console.session.helpdesk.run_note([ticket]) == "The changes are in Request Tracker."
+        ),
+        timeout=WAIT_MS,
+    )
+
+
+def test_a_helpdesk_without_reply_templates_keeps_the_consoles(console, qtbot, rt_server):
+    desk = make_desk(rt_server, tickets=1)
+    connected(console, qtbot, desk)
+    names = console.value(
+        "[...document.getElementById('template-select').options].map(o => o.text)"
+    )
+    assert "Refund approved" in names

@@ -214,7 +214,50 @@ def team_shots(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def shoot(app: QApplication, out: Path, size: tuple[int, int]) -> None:
+def helpdesk_shots(
+    app: QApplication, session: Any, rt: Any, out: Path, size: tuple[int, int]
+) -> None:
+    """Connecting to a Request Tracker, the connected queue, and a change to choose."""
+    from helpdesk_helpers import make_desk
+
+    from understudy_desktop.shell.helpdesk_choices import ChoicesDialog
+
+    window = session.window
+    page(app, session, "document.getElementById('library-panel').hidden = true; true")
+    desk = make_desk(rt, tickets=4)
+    dialog = window.helpdesk_menu.show_connect()
+    dialog.kind.setCurrentIndex(dialog.kind.findData("rt"))
+    dialog.address.setText(rt.web_url)
+    dialog.queue.setText(desk.queue)
+    dialog.secret.setText(rt.token)
+    dialog.test_button.click()
+    wait(app, lambda: dialog.said.text().startswith("Connected"), 30)
+    dialog.resize(min(dialog.sizeHint().width(), size[0]), min(dialog.sizeHint().height(), size[1]))
+    settle(app)
+    save(dialog, out, "21-connect-helpdesk")
+    dialog.connect_button.click()
+    wait(app, lambda: dialog.result_state is not None, 60)
+    first = f"RT-{desk.ids[0]}"
+    wait(app, lambda: bool(page(app, session, f"!!document.getElementById('row-{first}')")), 30)
+    rt.rest("PUT", f"ticket/{desk.ids[1]}", {"Priority": 50})  # a colleague, in RT
+    change = {"ticket_id": f"RT-{desk.ids[1]}", "priority": "urgent"}
+    page(
+        app,
+        session,
+        f"window.understudyShell.api.dispatch('set_ticket_priority', {json.dumps(change)}); true",
+    )
+    notice = window.helpdesk_menu.notice
+    wait(app, lambda: notice.text() == "1 change to choose", 30)
+    page(app, session, f"document.getElementById('row-RT-{desk.ids[1]}').click(); true")
+    settle(app)
+    save(window, out, "22-connected-queue")
+    people = {str(p["id"]): str(p["name"]) for p in session.helpdesk.people()}
+    dialog_shot(
+        app, ChoicesDialog(session.helpdesk, people, window), out, "23-changes-to-choose", size
+    )
+
+
+def shoot(app: QApplication, out: Path, size: tuple[int, int], rt: Any = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         session = start_console(app, Path(tmp) / "data")
@@ -282,15 +325,31 @@ def shoot(app: QApplication, out: Path, size: tuple[int, int]) -> None:
         save(about, out, "12-about")
         about.close()
         team_shots(app, session, Path(tmp), out, size)
+        if rt is not None:
+            helpdesk_shots(app, session, rt, out, size)
         session.close()
 
 
 def main() -> int:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "screens"
     app = application()
-    for name, size in SIZES.items():
-        shoot(app, out / name, size)
-        print(f"wrote {out / name}")
+    sys.path.insert(0, str(ROOT / "tests"))
+    from rt_server import RTServer, rt_available
+
+    with tempfile.TemporaryDirectory() as tmp:
+        # The helpdesk screens need a Request Tracker (./run-tests installs it).
+        rt = RTServer(Path(tmp) / "rt") if rt_available() else None
+        if rt is not None:
+            rt.start()
+            for login, name in (("alice", "Alice Martin"), ("bob", "Bob Okafor")):
+                rt.create_user(login, name, f"{login}@example.com")
+        try:
+            for name, size in SIZES.items():
+                shoot(app, out / name, size, rt)
+                print(f"wrote {out / name}")
+        finally:
+            if rt is not None:
+                rt.stop()
     return 0
 
 

@@ -31,7 +31,7 @@ from understudy_desktop.model.commands import Write
 from understudy_desktop.model.service import ConsoleModel
 from understudy_desktop.qt_thread import call_on_main
 from understudy_desktop.shell.background import BackgroundJob
-from understudy_desktop.shell.queue_keeper import QueueKeeper
+from understudy_desktop.shell.queue_keeper import QueueKeeper, console_templates
 from understudy_desktop.store.database import Database
 from understudy_desktop.store.queue_store import QueueState
 
@@ -220,6 +220,9 @@ class HelpdeskLink(QObject):
             done(result)
 
         self.stop()
+        if not first.meta["templates"]:
+            # A helpdesk with no reply templates of its own (RT): the console's stay.
+            first.meta["templates"] = [t.model_dump() for t in console_templates()]
         self._keeper.store.replace_rows(
             first.meta, first.rows, None, settings.title, stored, also=first.store
         )

@@ -479,6 +479,9 @@ class MainWindow(QMainWindow):
     def attach_queue(self, keeper: QueueKeeper, choices: RememberedChoices) -> None:
         self.keeper = keeper
         self.choices = choices
+        # A queue given again (the helpdesk's, once connected; the saved copy after a
+        # change that could not be kept): the status line counts its tickets.
+        keeper.shown.connect(self.refresh_status)
 
     def attach_packs(self, packs: PackActions) -> None:
         self.packs = packs

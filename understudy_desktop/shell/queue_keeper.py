@@ -94,6 +94,7 @@ def serialize(queue: LoadedQueue, name: str) -> SerializedQueue:
 
 class QueueKeeper(QObject):
     reloaded = Signal(str)  # the console went back to the saved copy; the reason
+    shown = Signal()  # the console shows the saved copy it was given again
 
     def __init__(
         self,
@@ -178,7 +179,7 @@ class QueueKeeper(QObject):
         def ready(data: bytes) -> None:
             url = self._handoff.put(data)
             self._port.load_queue(
-                url, state.generation, state.revision, lambda _r: None, notice=reason
+                url, state.generation, state.revision, lambda _r: self.shown.emit(), notice=reason
             )
             self.reloaded.emit(reason)
 

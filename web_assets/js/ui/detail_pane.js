@@ -117,7 +117,8 @@ function renderHelpdesk(line, helpdesk, ticketId) {
 }
 
 function setValue(control, value) {
-  if (control.value !== value) control.value = value;
+  // A list whose options were filled again has nothing chosen, and then reads as '' too.
+  if (control.value !== value || control.selectedIndex < 0) control.value = value;
 }
 
 function renderTags(list, tags) {
