@@ -57,13 +57,20 @@ class Desk:
         return []
 
     def history(self, ticket_id: int) -> list[dict[str, Any]]:
-        """Every transaction on the ticket, oldest first, with what it changed."""
-        status, _, body = self.rt.rest(
-            "GET",
-            f"ticket/{ticket_id}/history?per_page=100&fields=Type,Field,OldValue,NewValue",
-        )
-        assert status == 200, body
-        return list(body["items"])
+        """Every transaction on the ticket, oldest first, with what it changed (all pages)."""
+        items: list[dict[str, Any]] = []
+        page = 1
+        while True:
+            status, _, body = self.rt.rest(
+                "GET",
+                f"ticket/{ticket_id}/history?per_page=100&page={page}"
+                "&fields=Type,Field,OldValue,NewValue",
+            )
+            assert status == 200, body
+            items.extend(body["items"])
+            if not body.get("next_page"):
+                return items
+            page += 1
 
     def changes_to(self, ticket_id: int, rt_field: str) -> list[tuple[str, str]]:
         return [

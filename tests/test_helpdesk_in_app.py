@@ -56,6 +56,7 @@ def test_testing_the_connection_says_what_it_can_do_in_words(console, qtbot, rt_
     said = dialog.said.text()
     assert f"queue {desk.queue}" in said
     assert "change their status, priority, who it is assigned to and tags" in said
+    assert "3 people can be given tickets" in said  # Alice, Bob and RT's root
     assert not internals(widget_text(dialog))
     dialog.secret.setText("1-99-not-a-token")
     dialog.test_button.click()

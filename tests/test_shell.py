@@ -129,6 +129,7 @@ def test_menus_have_the_promised_entries(console):
         "Connect to helpdesk…",
         "Refresh from helpdesk",
         "Changes to choose…",
+        "Tools from helpdesk macros…",
         "Disconnect from helpdesk",
         "Import pack…",
         "Export pack…",

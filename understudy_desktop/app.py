@@ -190,7 +190,7 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
     window.team_menu = TeamMenu(window, session.team)
     session.helpdesk = HelpdeskLink(db, model, keeper, window.port, Credentials(paths.root), window)
     runner.helpdesk_note = session.helpdesk.run_note
-    window.helpdesk_menu = HelpdeskMenu(window, session.helpdesk)
+    window.helpdesk_menu = HelpdeskMenu(window, session.helpdesk, consent)
     session.helpdesk.resume()
     if agent_port is not None:
         start_agent(session, agent_port)

@@ -74,6 +74,19 @@ def check_draft(
     return complete(parsed, catalogue), problems
 
 
+def check_imported(
+    raw: Any, catalogue: Catalogue, known: Known
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """A definition made from something the team already had (a helpdesk macro), not from a
+    recording: checked the same way, and approved by the person the same way."""
+    parsed, problems = parse_definition(raw)
+    if parsed is None:
+        return None, problems
+    name_refs(parsed, catalogue, known)
+    problems = definition_problems(parsed, catalogue)
+    return complete(parsed, catalogue), problems
+
+
 class Drafts:
     """The drafts of this session, by id (ids are random: a draft cannot be guessed)."""
 

@@ -9,6 +9,7 @@ Pulls and sends run off the Qt thread; what they say comes back as Qt signals.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import sqlite3
 import threading
@@ -25,6 +26,7 @@ from understudy_desktop.helpdesk import tables as hd
 from understudy_desktop.helpdesk.base import Abilities, Helpdesk, HelpdeskError, Page
 from understudy_desktop.helpdesk.connect import Settings, SettingsError, checked, make
 from understudy_desktop.helpdesk.credentials import Credentials
+from understudy_desktop.helpdesk.macros import MacroTool, macro_tool
 from understudy_desktop.helpdesk.outbox import Sender, SendResult
 from understudy_desktop.helpdesk.words import run_words, status_words, ticket_words
 from understudy_desktop.model.commands import Write
@@ -156,7 +158,10 @@ class HelpdeskLink(QObject):
         def work() -> Abilities:
             helpdesk = make(checked(settings), secret)
             try:
-                return helpdesk.check()
+                abilities = helpdesk.check()
+                return dataclasses.replace(
+                    abilities, notes=(*abilities.notes, *_who_it_sees(helpdesk))
+                )
             finally:
                 helpdesk.close()
 
@@ -330,6 +335,33 @@ class HelpdeskLink(QObject):
         waiting = self._db.submit(lambda conn: hd.waiting_for(conn, tickets), keep=False)
         return run_words(self.title, int(waiting.result()))
 
+    # --- the team's macros, as draft tools --------------------------------------------------
+    def macro_tools(self, done: Callable[[list[MacroTool] | str], None]) -> None:
+        """The helpdesk's macros (canned responses), read again, each as a tool to approve."""
+        puller, settings = self._puller, self.settings
+        if puller is None or settings is None:
+            done("Connect to a helpdesk first (File › Connect to helpdesk…).")
+            return
+        kind = settings.kind
+
+        def work() -> list[MacroTool]:
+            macros = puller.templates()
+            people = self._db.submit(lambda c: hd.console_ids(c, "person"), keep=False).result()
+            names = {str(p.get("id")): str(p.get("name")) for p in self.people()}
+            templates = self._keeper.store.meta("templates") or []
+            held = {str(t.get("id")) for t in templates if isinstance(t, dict)}
+            out = []
+            for macro in macros:
+                template = sync.template_id(kind, macro.remote_id)
+                out.append(
+                    macro_tool(
+                        macro, people, names, template if template in held else None, self.title
+                    )
+                )
+            return out
+
+        self._background(work, done)
+
     # --- the person chooses ---------------------------------------------------------------
     def people(self) -> list[dict[str, Any]]:
         found = self._keeper.store.meta("assignees")
@@ -394,6 +426,18 @@ class HelpdeskLink(QObject):
         job.succeeded.connect(finish)
         job.failed.connect(finish)
         job.start()
+
+
+def _who_it_sees(helpdesk: Helpdesk) -> tuple[str, ...]:
+    """The people and groups the connection can see, as a sentence (none if it may not)."""
+    try:
+        people, groups = len(helpdesk.people()), len(helpdesk.groups())
+    except HelpdeskError:
+        return ()
+    said = f"{people:,} {'person' if people == 1 else 'people'} can be given tickets"
+    if groups:
+        said += f"; it sees {groups:,} {'group' if groups == 1 else 'groups'}"
+    return (said + ".",)
 
 
 def _current_link(conn: sqlite3.Connection) -> hd.Link | None:

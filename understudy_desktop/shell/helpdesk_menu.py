@@ -4,19 +4,29 @@ changes waiting · offline since 10:42", "All changes are in Zendesk")."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMessageBox, QPushButton
 
+from understudy_desktop.consent.service import PERSON, ConsentService
+from understudy_desktop.helpdesk.macros import MacroTool
+from understudy_desktop.library.drafts import check_imported
 from understudy_desktop.shell.helpdesk_choices import ChoicesDialog
 from understudy_desktop.shell.helpdesk_dialog import HelpdeskDialog
 from understudy_desktop.shell.helpdesk_link import HelpdeskLink
+from understudy_desktop.shell.helpdesk_macros import MacrosDialog, publish_words
 from understudy_desktop.shell.main_window import MainWindow
 
 
 class HelpdeskMenu:
-    def __init__(self, window: MainWindow, link: HelpdeskLink) -> None:
+    def __init__(
+        self, window: MainWindow, link: HelpdeskLink, consent: ConsentService | None = None
+    ) -> None:
         self._window = window
         self.link = link
+        self._consent = consent
+        self.macros: MacrosDialog | None = None
         self.dialog: HelpdeskDialog | None = None
         self.connect_action = self._action(
             "&Connect to helpdesk…",
@@ -36,6 +46,12 @@ class HelpdeskMenu:
             self.show_choices,
             "Your changes that met a change made in the helpdesk at the same time.",
         )
+        self.macros_action = self._action(
+            "&Tools from helpdesk macros…",
+            None,
+            self.show_macros,
+            "Your team's Zendesk macros or Freshdesk canned responses, as tools to approve.",
+        )
         self.disconnect_action = self._action(
             "&Disconnect from helpdesk",
             None,
@@ -49,6 +65,7 @@ class HelpdeskMenu:
             self.connect_action,
             self.refresh_action,
             self.choose_action,
+            self.macros_action,
             self.disconnect_action,
         ):
             menu.insertAction(after_save, action)
@@ -77,6 +94,9 @@ class HelpdeskMenu:
         self.refresh_action.setEnabled(connected)
         self.choose_action.setEnabled(connected)
         self.disconnect_action.setEnabled(connected)
+        self.macros_action.setEnabled(
+            connected and self.link.settings is not None and self.link.settings.kind != "rt"
+        )
         if not connected:
             self.notice.hide()
 
@@ -94,6 +114,31 @@ class HelpdeskMenu:
         dialog = ChoicesDialog(self.link, people, self._window)
         dialog.open()
         return dialog
+
+    def show_macros(self) -> None:
+        def listed(result: list[MacroTool] | str) -> None:
+            if isinstance(result, str):
+                self._window.statusBar().showMessage(result, 10000)
+                return
+            self.macros = MacrosDialog(self.link.title, result, self.make_tool, self._window)
+            self.macros.open()
+
+        self.link.macro_tools(listed)
+
+    def make_tool(self, tool: MacroTool, said: Callable[[str], None]) -> None:
+        """Put the macro's tool to the person in the approval dialog."""
+        consent = self._consent
+        if consent is None or tool.definition is None:
+            said("It cannot be made here.")
+            return
+        keeper = self._window.keeper
+        known = keeper.known() if keeper is not None else {}
+        definition, problems = check_imported(tool.definition, consent.catalogue, known)
+        if definition is None or problems:
+            said(" ".join(problems) or "It is not well formed.")
+            return
+        draft = consent.drafts.add(definition, [], "person")
+        consent.publish(draft.id, PERSON, None, False, lambda reply: said(publish_words(reply)))
 
     def disconnect(self) -> None:
         answer = QMessageBox.question(
