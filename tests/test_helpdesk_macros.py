@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from agent_helpers import approve_in_dialog
 from helpdesk_fakes import FakeZendesk
+from test_plain_words import internals, widget_text
 
 from understudy_desktop.catalogue import current_catalogue
 from understudy_desktop.helpdesk.base import RemoteTemplate
@@ -93,6 +94,7 @@ def test_a_zendesk_macro_becomes_an_approved_tool_whose_run_reaches_zendesk(cons
         shown = "\n".join(w.text() for w in words)
         assert "It will set the status to solved; add the tag refund" in shown
         assert "Left out: set the group." in shown
+        assert not internals(widget_text(dialog))
         dialog.buttons["Refund done"].click()
         approve_in_dialog(console)
         qtbot.waitUntil(

@@ -305,3 +305,16 @@ def test_a_change_made_while_the_last_was_on_its_way_follows_it(rt_server, tmp_p
     results = drain(Sender(db, ChangesWhileSending(desk.adapter, later)))
     assert [r.outcome for r in results] == ["sent", "sent"]
     assert desk.changes_to(desk.ids[0], "Status") == [("new", "open"), ("open", "stalled")]
+
+
+def test_the_outbox_keeps_only_the_newest_sent_changes(rt_server, tmp_path):
+    desk = make_desk(rt_server, tickets=1)
+    db, _ = connected_db(tmp_path, desk)
+    ticket = f"RT-{desk.ids[0]}"
+    for value in ("high", "low", "urgent", "normal"):
+        db.write(lambda conn, v=value: tables.write_field(conn, ticket, "priority", v))
+        drain(Sender(db, desk.adapter))
+    db.write(lambda conn: tables.write_field(conn, ticket, "status", "open"))  # waiting
+    assert db.write(lambda conn: hd.prune_sent(conn, keep=2)) == 2
+    assert [v for _, _, v, _ in outbox(db)] == ["urgent", "normal", "open"]
+    db.close()

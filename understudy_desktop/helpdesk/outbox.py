@@ -94,6 +94,7 @@ class Sender:
             self._thread.join(timeout_s)
 
     def _run(self) -> None:
+        self._db.write(hd.prune_sent)
         while not self._stop.is_set():
             try:
                 sent = self.send_one()

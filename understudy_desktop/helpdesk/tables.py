@@ -238,6 +238,18 @@ def next_outgoing(conn: sqlite3.Connection, now: float) -> Outgoing | None:
     )
 
 
+KEEP_SENT = 10_000  # sent changes kept for the record (the journal keeps every change too)
+
+
+def prune_sent(conn: sqlite3.Connection, keep: int = KEEP_SENT) -> int:
+    """Forget all but the newest `keep` sent changes: the outbox does not grow for ever."""
+    return conn.execute(
+        "DELETE FROM outbox WHERE state = 'sent' AND seq <= ("
+        " SELECT seq FROM outbox WHERE state = 'sent' ORDER BY seq DESC LIMIT 1 OFFSET ?)",
+        (keep,),
+    ).rowcount
+
+
 def next_due_at(conn: sqlite3.Connection) -> float | None:
     row = conn.execute("SELECT min(next_at) FROM outbox WHERE state = 'waiting'").fetchone()
     return float(row[0]) if row and row[0] is not None else None
