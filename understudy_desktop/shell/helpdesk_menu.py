@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMessageBox, QPushButton
 
 from understudy_desktop.consent.service import PERSON, ConsentService
@@ -17,6 +17,7 @@ from understudy_desktop.shell.helpdesk_dialog import HelpdeskDialog
 from understudy_desktop.shell.helpdesk_link import HelpdeskLink
 from understudy_desktop.shell.helpdesk_macros import MacrosDialog, publish_words
 from understudy_desktop.shell.main_window import MainWindow
+from understudy_desktop.shell.menu_action import Keys, menu_action
 
 
 class HelpdeskMenu:
@@ -81,14 +82,8 @@ class HelpdeskMenu:
         link.problem.connect(lambda words: window.statusBar().showMessage(words, 15000))
         self._connected(link.connected)
 
-    def _action(self, text: str, keys: str | None, slot: object, tip: str) -> QAction:
-        action = QAction(text, self._window)
-        if keys:
-            action.setShortcut(QKeySequence(keys))
-        action.setStatusTip(tip)
-        action.setToolTip(tip)
-        action.triggered.connect(slot)
-        return action
+    def _action(self, text: str, keys: Keys, slot: object, tip: str) -> QAction:
+        return menu_action(self._window, text, keys, slot, tip)
 
     def _connected(self, connected: bool) -> None:
         self.refresh_action.setEnabled(connected)

@@ -51,6 +51,7 @@ from understudy_desktop.shell.queue_choices import RememberedChoices
 
 if TYPE_CHECKING:
     from understudy_desktop.shell.person_commands import PersonCommands
+from understudy_desktop.shell.menu_action import Keys, menu_action
 from understudy_desktop.shell.queue_keeper import QueueKeeper, SerializedQueue, serialize
 from understudy_desktop.shell.queue_preview import QueuePreviewDialog
 from understudy_desktop.store.queue_store import QueueState
@@ -140,22 +141,8 @@ class MainWindow(QMainWindow):
         self._status.setText(f"{count:,} tickets · {where}")
 
     # --- menus ------------------------------------------------------------------------------
-    def _action(
-        self,
-        text: str,
-        shortcut: QKeySequence | QKeySequence.StandardKey | str | None,
-        slot: Any,
-        tip: str = "",
-    ) -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        if tip:
-            action.setToolTip(tip)
-            action.setStatusTip(tip)
-        if slot is not None:
-            action.triggered.connect(slot)
-        return action
+    def _action(self, text: str, shortcut: Keys, slot: Any, tip: str = "") -> QAction:
+        return menu_action(self, text, shortcut, slot, tip)
 
     def _build_menus(self) -> None:
         bar = self.menuBar()

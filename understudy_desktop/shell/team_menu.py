@@ -4,10 +4,11 @@ team") or that the folder is not reachable."""
 
 from __future__ import annotations
 
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QPushButton
 
 from understudy_desktop.shell.main_window import MainWindow
+from understudy_desktop.shell.menu_action import Keys, menu_action
 from understudy_desktop.shell.settings_dialog import SettingsDialog
 from understudy_desktop.shell.team_dialog import TeamDialog
 from understudy_desktop.shell.team_library import TeamLibrary
@@ -51,15 +52,8 @@ class TeamMenu:
         team.status_changed.connect(self._show_status)
         self._show_status(team.status)
 
-    def _action(
-        self, text: str, keys: str | QKeySequence.StandardKey, slot: object, tip: str
-    ) -> QAction:
-        action = QAction(text, self._window)
-        action.setShortcut(QKeySequence(keys))
-        action.setStatusTip(tip)
-        action.setToolTip(tip)
-        action.triggered.connect(slot)
-        return action
+    def _action(self, text: str, keys: Keys, slot: object, tip: str) -> QAction:
+        return menu_action(self._window, text, keys, slot, tip)
 
     def _show_status(self, text: str) -> None:
         self.notice.setText(text)
