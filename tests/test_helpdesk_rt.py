@@ -318,3 +318,54 @@ def test_the_outbox_keeps_only_the_newest_sent_changes(rt_server, tmp_path):
     assert db.write(lambda conn: hd.prune_sent(conn, keep=2)) == 2
     assert [v for _, _, v, _ in outbox(db)] == ["urgent", "normal", "open"]
     db.close()
+
+
+TOKEN_FOR = """
+my $user = RT::User->new(RT->SystemUser);
+$user->Load($ARGV[0]);
+die "no user\\n" unless $user->Id;
+my $token = RT::AuthToken->new(RT->SystemUser);
+my ($id, $msg, $secret) = $token->Create(Owner => $user->Id, Description => 'tests');
+die "$msg\\n" unless $id;
+print "$secret\\n";
+"""
+
+
+def test_an_account_that_may_only_read_is_told_so_and_its_changes_are_refused(rt_server, tmp_path):
+    """Bob may see and own tickets but not change them (the rights the test RT gives every
+    privileged user): the connection says so before anything is sent, and a change sent
+    anyway is refused in words and kept here, never retried for ever."""
+    desk = make_desk(rt_server, tickets=1)
+    token = rt_server.run_perl(TOKEN_FOR, "bob").strip()
+    bob = RequestTracker(rt_server.web_url, token, desk.queue)
+    abilities = bob.check()
+    assert not abilities.can_update
+    assert any("may read the queue but not change" in note for note in abilities.notes)
+    db, _ = connected_db(tmp_path, desk)
+    db.write(lambda conn: tables.write_field(conn, f"RT-{desk.ids[0]}", "priority", "high"))
+    [result] = drain(Sender(db, bob))
+    assert result.outcome == "refused", result
+    assert desk.ticket(desk.ids[0])["Priority"] == "0"
+    assert outbox(db)[0][3] == "refused"
+    assert "Permission Denied" in result.words
+    db.close()
+
+
+def test_a_bulk_change_puts_one_change_per_ticket_in_the_outbox(rt_server, tmp_path):
+    desk = make_desk(rt_server, tickets=3)
+    db, _ = connected_db(tmp_path, desk)
+    db.write(lambda conn: conn.execute("UPDATE ticket_fields SET status = 'pending'"))
+    assert sorted(t for t, *_ in outbox(db)) == sorted(f"RT-{i}" for i in desk.ids)
+    assert {f for _, f, _, _ in outbox(db)} == {"status"}
+    db.close()
+
+
+def test_a_sign_in_that_stopped_working_holds_every_change_back(rt_server, tmp_path):
+    desk = make_desk(rt_server, tickets=1)
+    db, _ = connected_db(tmp_path, desk)
+    db.write(lambda conn: tables.write_field(conn, f"RT-{desk.ids[0]}", "status", "open"))
+    revoked = RequestTracker(rt_server.web_url, "1-99-revoked", desk.queue)
+    [result] = drain(Sender(db, revoked))
+    assert result.outcome == "retry" and "sign-in" in result.words
+    assert outbox(db)[0][3] == "waiting", "kept to send once the sign-in works again"
+    db.close()

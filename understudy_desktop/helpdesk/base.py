@@ -108,6 +108,11 @@ class NotAllowedError(HelpdeskError):
     """The credentials were refused, or they may not do this."""
 
 
+class SignInError(NotAllowedError):
+    """The credentials themselves were refused (401): nothing can be sent until they are
+    fixed, so the whole connection waits, rather than this one change being refused."""
+
+
 class RefusedError(HelpdeskError):
     """The helpdesk will not take this change (a value it does not know, a closed ticket)."""
 

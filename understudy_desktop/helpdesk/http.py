@@ -18,6 +18,7 @@ from understudy_desktop.helpdesk.base import (
     HelpdeskError,
     NotAllowedError,
     RefusedError,
+    SignInError,
     UnreachableError,
 )
 
@@ -100,7 +101,7 @@ class Http:
                 wait = MAX_WAIT_S
             return UnreachableError(f"{self.title} asked to wait a moment.", wait)
         if status == 401:
-            return NotAllowedError(f"{self.title} did not accept the sign-in details.")
+            return SignInError(f"{self.title} did not accept the sign-in details.")
         if status == 403:
             return NotAllowedError(f"{self.title} does not let this account do that.")
         if status == 404:

@@ -34,8 +34,8 @@ from understudy_desktop.helpdesk.base import (
     FieldChange,
     Helpdesk,
     HelpdeskError,
-    NotAllowedError,
     RemoteTicket,
+    SignInError,
     UnreachableError,
 )
 from understudy_desktop.store.database import Database
@@ -123,8 +123,9 @@ class Sender:
             outcome, after, theirs = self._deliver(out, remote)
         except UnreachableError as exc:
             return self._retry(out, exc)
-        except NotAllowedError as exc:
-            # Sign-in trouble is everyone's, not this change's: wait, and say so.
+        except SignInError as exc:
+            # Sign-in trouble is everyone's, not this change's: wait, and say so. (A change
+            # this account may not make, 403, is this change's: refused, below.)
             return self._retry(out, UnreachableError(str(exc), BACKOFF_S[-1]))
         except HelpdeskError as exc:
             return self._settle(out, "refused", str(exc))
