@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from understudy_desktop.shell.screen_fit import fit_to_screen
+
 
 def proxy_command(data_dir: Path) -> list[str]:
     """How a client starts `understudy-mcp` on this machine, pointing at this data dir."""
@@ -50,7 +52,7 @@ class ConnectAgentDialog(QDialog):
     def __init__(self, snippets: dict[str, str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Connect an agent")
-        self.resize(720, 420)
+        fit_to_screen(self, 720, 420)
         layout = QVBoxLayout(self)
         intro = QLabel(
             "Paste this into your AI client's settings. The client then sees the tools you "

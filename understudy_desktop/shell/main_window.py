@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 from understudy_desktop.shell.menu_action import Keys, menu_action
 from understudy_desktop.shell.queue_keeper import QueueKeeper, SerializedQueue, serialize
 from understudy_desktop.shell.queue_preview import QueuePreviewDialog
+from understudy_desktop.shell.screen_fit import fit_to_screen
 from understudy_desktop.store.queue_store import QueueState
 from understudy_desktop.text import visible_controls
 from understudy_desktop.web.handoff import Handoff
@@ -81,7 +82,7 @@ class MainWindow(QMainWindow):
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"{APP_NAME} — Triage console")
-        self.resize(1360, 860)
+        fit_to_screen(self, 1360, 860)
         self._handoff = handoff
         self.keeper: QueueKeeper | None = None
         self.choices = RememberedChoices(None)

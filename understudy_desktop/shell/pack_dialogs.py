@@ -31,6 +31,7 @@ from understudy_desktop.consent.ledger import ConsentLedger, DialogApproval, con
 from understudy_desktop.consent.manifest import IMPORT_PACK
 from understudy_desktop.library.refs import Reference
 from understudy_desktop.packs.importer import ImportPlan
+from understudy_desktop.shell.screen_fit import fit_to_screen
 from understudy_desktop.team.provenance import Provenance
 from understudy_desktop.text import visible_controls
 
@@ -113,7 +114,7 @@ class ImportPackDialog(QDialog):
         self.setWindowTitle(
             "Review a shared tool" if provenance and provenance.team_file else "Import Tool Pack"
         )
-        self.resize(720, 600)
+        fit_to_screen(self, 720, 600)
         outer = QVBoxLayout(self)
         if provenance is not None and provenance.warning():
             # A known name with a new key is the first thing a person reads.
@@ -284,7 +285,7 @@ class ExportPackDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle(title)
-        self.resize(600, 460)
+        fit_to_screen(self, 600, 460)
         layout = QVBoxLayout(self)
         layout.addWidget(_plain("Choose the tools to share:"))
         self.tools = QListWidget()

@@ -41,6 +41,7 @@ from understudy_desktop.queue_io import (
 )
 from understudy_desktop.queue_io.choices import PEOPLE, VALUE_FIELDS
 from understudy_desktop.queue_io.columns import FIELD_VALUES, UNKNOWN_VALUE_DEFAULTS, FieldName
+from understudy_desktop.shell.screen_fit import fit_to_screen
 
 MAPPING_HEADERS = ("File column", "Use as…", "Example")
 VALUE_HEADERS = ("Field", "In the file", "Tickets", "Means", "Note")
@@ -162,7 +163,7 @@ class QueuePreviewDialog(QDialog):
         self._people_offered: set[str] = set()
         self.setWindowTitle("Open queue")
         self.setModal(True)
-        self.resize(960, 720)
+        fit_to_screen(self, 960, 720)
 
         layout = QVBoxLayout(self)
 

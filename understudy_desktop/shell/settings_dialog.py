@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from understudy_desktop.shell.screen_fit import fit_to_screen
 from understudy_desktop.shell.team_library import TeamLibrary
 from understudy_desktop.team.identity import KEY_FILE_SUFFIX, KeyFileError
 from understudy_desktop.team.signing import fingerprint, key_id
@@ -43,7 +44,7 @@ class SettingsDialog(QDialog):
         self._team = team
         self.chosen_folder: Path | None = team.folder
         self.setWindowTitle("Settings")
-        self.resize(620, 520)
+        fit_to_screen(self, 620, 520)
         layout = QVBoxLayout(self)
         self.tabs = QTabWidget()
         self.tabs.addTab(self._you_tab(), "&You")
@@ -302,7 +303,7 @@ class RulesDialog(QDialog):
         super().__init__(parent)
         self._team = team
         self.setWindowTitle("The team's rules")
-        self.resize(520, 420)
+        fit_to_screen(self, 520, 420)
         layout = QVBoxLayout(self)
         layout.addWidget(
             _words(

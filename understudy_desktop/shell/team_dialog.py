@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from understudy_desktop.shell import team_words
 from understudy_desktop.shell.pack_dialogs import ExportPackDialog, day_words
+from understudy_desktop.shell.screen_fit import fit_to_screen
 from understudy_desktop.shell.team_library import TeamLibrary
 from understudy_desktop.team.inbox import TeamTool, TeamView
 from understudy_desktop.text import visible_controls
@@ -37,7 +38,7 @@ class TeamDialog(QDialog):
         self._team = team
         self._open_settings = open_settings
         self.setWindowTitle("Team library")
-        self.resize(720, 480)
+        fit_to_screen(self, 720, 480)
         layout = QVBoxLayout(self)
         self.status = QLabel()
         self.status.setTextFormat(Qt.TextFormat.PlainText)
