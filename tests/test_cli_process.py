@@ -107,3 +107,33 @@ def test_after_a_crash_the_next_start_cleans_up_and_its_socket_is_private(tmp_pa
     again = run_app("--quit-after-load", data_dir=data)
     assert again.returncode == 0, again.stderr[-1500:]
     assert "already running" not in again.stdout
+
+
+def test_everything_it_writes_is_private_and_inside_the_data_folder(tmp_path):
+    """Started from a shell whose umask lets others read (022): the log folder, the log, the
+    lock and the database are the person's alone from their first byte, and nothing lands
+    outside --data-dir but the approval seal's key, which is kept apart on purpose."""
+    home, data = tmp_path / "home", tmp_path / "data"
+    home.mkdir()
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=str(home))
+    for name in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "UNDERSTUDY_DATA_DIR"):
+        env.pop(name, None)
+    done = subprocess.run(
+        [sys.executable, "-m", "understudy_desktop", "--data-dir", str(data), "--quit-after-load"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: os.umask(0o022),
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    loose = [
+        f"{p.relative_to(data)} {oct(p.stat().st_mode & 0o777)}"
+        for p in [data, *data.rglob("*")]
+        if not p.is_symlink() and p.stat().st_mode & 0o077
+    ]
+    assert loose == [], loose
+    assert (data / "logs").is_dir()
+    outside = sorted(str(p.relative_to(home)) for p in home.rglob("*") if p.is_file())
+    # (The tests keep the seal's key in a folder of their own, UNDERSTUDY_KEY_DIR.)
+    assert set(outside) <= {".config/Understudy/approval-seal.key"}, outside

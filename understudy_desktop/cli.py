@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from understudy_desktop import APP_NAME, __version__
@@ -62,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.file is not None and not args.file.is_file():
         build_parser().error(f"there is no file at {args.file}")
+    # Before any file exists: the log, the lock and the database hold customers' messages,
+    # and are this person's alone (folders 0700, files 0600).
+    os.umask(0o077)
     paths = resolve_data_paths(args.data_dir)
     configure_logging(paths, args.log_level)
     # Imported late: argument errors and --help must not pay for starting Qt.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QObject
-from PySide6.QtWebEngineCore import QWebEngineProfile
+from PySide6.QtWebEngineCore import QWebEngineProfile, QWebEngineProfileBuilder
 
 from understudy_desktop.paths import DataPaths, web_assets_dir
 from understudy_desktop.web.handoff import Handoff
@@ -20,10 +20,14 @@ def make_profile(
     The caller owns it and must delete it only after every page using it is gone.
     """
     paths.ensure()
-    profile = QWebEngineProfile(PROFILE_NAME, parent)
-    profile.setPersistentStoragePath(str(paths.profile))
-    profile.setCachePath(str(paths.cache))
-    profile.setHttpCacheType(QWebEngineProfile.HttpCacheType.NoCache)
+    # Built with its paths, not given them after: a profile made by name first creates its
+    # default folder in the user's own data folder (~/.local/share/…/QtWebEngine), outside
+    # a --data-dir the person chose.
+    builder = QWebEngineProfileBuilder()
+    builder.setPersistentStoragePath(str(paths.profile))
+    builder.setCachePath(str(paths.cache))
+    builder.setHttpCacheType(QWebEngineProfile.HttpCacheType.NoCache)
+    profile = builder.createProfile(PROFILE_NAME, parent)
     handler = AssetSchemeHandler(web_assets_dir(), handoff, profile)
     profile.installUrlSchemeHandler(SCHEME.encode(), handler)
     return profile
