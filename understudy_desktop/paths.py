@@ -16,10 +16,14 @@ PACKAGE_ROOT = Path(__file__).resolve().parent
 
 
 def web_assets_dir() -> Path:
-    """The console's files: next to the package in a checkout, or bundled when frozen."""
+    """The console's files: inside the package when installed from a wheel, next to it in a
+    checkout (and in the frozen app)."""
     override = os.environ.get("UNDERSTUDY_WEB_ASSETS")
     if override:
         return Path(override).resolve()
+    inside = PACKAGE_ROOT / "web_assets"
+    if (inside / "index.html").is_file():
+        return inside.resolve()
     return (PACKAGE_ROOT.parent / "web_assets").resolve()
 
 

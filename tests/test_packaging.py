@@ -1,0 +1,94 @@
+"""The wheel works: it names every package, carries the console's page, and the app started
+from it (not from the checkout) loads the console and quits."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow
+
+
+def test_every_package_is_named_for_the_wheel():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    named = set(config["tool"]["setuptools"]["packages"])
+    found = {
+        ".".join(p.parent.relative_to(ROOT).parts)
+        for p in (ROOT / "understudy_desktop").rglob("__init__.py")
+    }
+    assert found <= named, f"add to pyproject.toml's packages: {sorted(found - named)}"
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    [built] = out.glob("understudy_desktop-*.whl")
+    return built
+
+
+def test_the_wheel_carries_the_page_and_nothing_of_the_tests(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    page = "understudy_desktop/web_assets/"
+    for needed in (
+        "index.html",
+        "data/rules.json",
+        "data/catalogue.json",
+        "js/main.js",
+        "css/console.css",
+        "node_modules/canonicalize/lib/canonicalize.js",
+    ):
+        assert page + needed in names, needed
+    assert "understudy_desktop/packs/pack.schema.json" in names
+    assert not [n for n in names if n.startswith(page + "tests/")]
+    assert page + "package.json" not in names
+
+
+def test_the_app_starts_from_the_wheel(wheel, tmp_path):
+    unpacked = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(unpacked)
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(unpacked))
+    env.pop("UNDERSTUDY_WEB_ASSETS", None)
+    probe = subprocess.run(
+        [sys.executable, "-c", "import understudy_desktop.paths as p; print(p.web_assets_dir())"],
+        env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path,
+    )  # fmt: skip
+    assert probe.stdout.strip() == str(unpacked / "understudy_desktop" / "web_assets")
+    done = subprocess.run(
+        [sys.executable, "-m", "understudy_desktop", "--data-dir", str(tmp_path / "data"),
+         "--quit-after-load", "--no-agent"],
+        env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_a_wheel_built_from_the_sdist_carries_the_page_too(tmp_path):
+    out = tmp_path / "sdist"
+    made = subprocess.run(
+        [sys.executable, "-c",
+         f"from setuptools import build_meta; print(build_meta.build_sdist({str(out)!r}))"],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr[-3000:]
+    [sdist] = out.glob("*.tar.gz")
+    wheels = tmp_path / "wheels"
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(sdist)],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr[-3000:]
+    [wheel] = wheels.glob("*.whl")
+    assert "understudy_desktop/web_assets/data/rules.json" in zipfile.ZipFile(wheel).namelist()
