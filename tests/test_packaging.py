@@ -92,3 +92,22 @@ def test_a_wheel_built_from_the_sdist_carries_the_page_too(tmp_path):
     assert built.returncode == 0, built.stderr[-3000:]
     [wheel] = wheels.glob("*.whl")
     assert "understudy_desktop/web_assets/data/rules.json" in zipfile.ZipFile(wheel).namelist()
+
+
+def test_the_endpoint_runs_without_uvloop_or_httptools(monkeypatch):
+    """Where uvloop (or httptools) is not installed (Windows), asyncio's loop and h11 serve."""
+    import importlib.util
+
+    from understudy_desktop.agent import http_host
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name in ("uvloop", "httptools") else real(name, *a),
+    )
+    assert http_host.available_transport() == http_host.Transport(http="h11", loop="asyncio")
+    monkeypatch.setattr(importlib.util, "find_spec", real)
+    assert http_host.available_transport() == http_host.Transport(http="httptools", loop="uvloop")
+    lock = (ROOT / "requirements.lock").read_text()
+    assert 'uvloop==0.23.0 ; sys_platform != "win32"' in lock

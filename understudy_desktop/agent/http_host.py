@@ -37,7 +37,21 @@ class Transport:
     loop: Literal["asyncio", "uvloop"]
 
 
-TRANSPORT = Transport(http="httptools", loop="uvloop")
+def available_transport() -> Transport:
+    """The fast pair where it is installed; asyncio's own loop and h11 otherwise (uvloop has
+    no Windows build, so it is only a dependency elsewhere: pyproject.toml)."""
+    http: Literal["h11", "httptools"] = "httptools" if _importable("httptools") else "h11"
+    loop: Literal["asyncio", "uvloop"] = "uvloop" if _importable("uvloop") else "asyncio"
+    return Transport(http=http, loop=loop)
+
+
+def _importable(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
+
+
+TRANSPORT = available_transport()
 
 
 def is_loopback(host: str) -> bool:
