@@ -156,6 +156,63 @@ def test_the_proxy_answers_a_line_that_is_not_json_and_goes_on(agent_console, da
     assert "understudy_run_tool" in [t["name"] for t in by_id[2]["result"]["tools"]]
 
 
+def test_the_proxy_answers_oversize_requests_and_lives_through_any_line(agent_console, data_dir):
+    """A request over the app's 4 MiB gets a JSON-RPC error with its own id (not silence);
+    a line over 16 MiB is skipped with an error; the requests after both are answered."""
+    child = subprocess.Popen(
+        [sys.executable, *proxy_params(data_dir).args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=proxy_params(data_dir).env,
+    )
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
+    big_call = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "understudy_run_tool", "arguments": {"note": "x" * (5 << 20)}},
+    }
+    lines = [
+        json.dumps(init).encode(),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode(),
+        json.dumps(big_call).encode(),
+        b"y" * (17 << 20),
+        json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}).encode(),
+    ]
+    answers: list[dict] = []
+
+    def talk() -> None:
+        assert child.stdin is not None and child.stdout is not None
+        child.stdin.write(b"\n".join(lines) + b"\n")
+        child.stdin.flush()
+        while len(answers) < 4:
+            answers.append(json.loads(child.stdout.readline()))
+        child.stdin.close()
+
+    try:
+        thread = threading.Thread(target=talk, daemon=True)
+        thread.start()
+        agent_console.qtbot.waitUntil(lambda: not thread.is_alive(), timeout=60_000)
+    finally:
+        child.kill()
+        child.wait(10)
+    by_id = {a.get("id"): a for a in answers}
+    assert by_id[7]["error"]["code"] == -32600
+    assert "larger than Understudy takes (4 MB)" in by_id[7]["error"]["message"]
+    assert "(16 MB)" in by_id[None]["error"]["message"]
+    assert "understudy_run_tool" in [t["name"] for t in by_id[9]["result"]["tools"]]
+
+
 def test_the_proxy_says_plainly_when_the_app_is_not_running(tmp_path):
 
     done = subprocess.run(

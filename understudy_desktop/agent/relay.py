@@ -20,12 +20,14 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import httpx2
 from mcp_types import PROTOCOL_VERSION_META_KEY
 
+from understudy_desktop.agent.http_edges import MAX_BODY as HTTP_MAX_BODY
 from understudy_desktop.agent.results import UNAVAILABLE, error_result
 from understudy_desktop.agent.runtime_file import AgentRuntime
 
@@ -36,6 +38,10 @@ Write = Callable[[dict[str, Any]], Awaitable[None]]
 
 CONNECTION_CLOSED = -32000
 PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+# What the app's endpoint takes in one request (agent/http_edges.py refuses more with a 413).
+MAX_BODY = HTTP_MAX_BODY
+_ID_NEAR_START = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
 # Requests that name their target in an Mcp-Name header (protocol 2026-07-28 and later).
 NAME_BEARING = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
@@ -78,6 +84,11 @@ class Relay:
 
     # --- one message from the client ----------------------------------------------------
     async def handle(self, line: bytes) -> None:
+        if len(line) > MAX_BODY:
+            # The app would refuse it (413) with nothing a client can read: said here, in
+            # JSON-RPC, to the request it belongs to.
+            await self._write(too_large(_id_in(line), MAX_BODY))
+            return
         try:
             message = json.loads(line)
         except ValueError:
@@ -171,6 +182,10 @@ class Relay:
         try:
             answer = json.loads(raw)
         except ValueError:
+            answer = None
+        if not isinstance(answer, dict | list):
+            # Not an answer a client can match to its request (an HTTP error page, or
+            # "null"): every request still gets one.
             if _has_id(message):
                 text = f"Understudy answered HTTP {response.status_code}."
                 await self._write(_rpc_error(message.get("id"), CONNECTION_CLOSED, text))
@@ -280,6 +295,26 @@ def _params(message: Any) -> dict[str, Any]:
 
 def _has_id(message: Any) -> bool:
     return isinstance(message, dict) and "id" in message and "method" in message
+
+
+def too_large(request_id: Any, limit: int) -> dict[str, Any]:
+    megabytes = limit // (1024 * 1024)
+    text = f"The request is larger than Understudy takes ({megabytes} MB); it was not sent."
+    return _rpc_error(request_id, INVALID_REQUEST, text)
+
+
+def _id_in(line: bytes) -> Any:
+    """The id of an oversize request, found without parsing all of it: near its start (as
+    clients write it) or, failing that, the whole line parsed after all."""
+    head = line[:4096]
+    match = _ID_NEAR_START.search(head)
+    if match is not None:
+        return json.loads(match.group(1))
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    return message.get("id") if isinstance(message, dict) else None
 
 
 def _rpc_error(request_id: Any, code: int, message: str) -> dict[str, Any]:

@@ -13,13 +13,15 @@ import logging.handlers
 import os
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx2
 
-from understudy_desktop.agent.relay import FindApp, Relay
+from understudy_desktop.agent.relay import FindApp, Relay, too_large
 from understudy_desktop.agent.runtime_file import AgentRuntime, read_runtime
 from understudy_desktop.paths import resolve_data_paths
 
@@ -87,13 +89,65 @@ def find_or_start_app(data_dir: Path, timeout_s: float, may_start: bool) -> Agen
     return start_app(data_dir, timeout_s)
 
 
+MAX_LINE = 1 << 24  # 16 MiB: a longer line is answered with an error and skipped
+OVERSIZE = b""  # what lines() gives for a line it skipped
+CHUNK = 1 << 16
+
+
+def feed_stdin(loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader) -> None:
+    """Read stdin on a thread of its own and hand what arrives to `reader`. One way on every
+    system: Windows' event loop cannot watch a pipe, and a thread needs nothing from it."""
+    fd = sys.stdin.fileno()
+
+    def pump() -> None:
+        try:
+            # os.read gives whatever has arrived (up to CHUNK) without waiting for more.
+            while chunk := os.read(fd, CHUNK):
+                loop.call_soon_threadsafe(reader.feed_data, chunk)
+        except (OSError, ValueError) as exc:  # stdin closed under us
+            log.info("stdin ended: %s", exc)
+        finally:
+            loop.call_soon_threadsafe(reader.feed_eof)
+
+    threading.Thread(target=pump, name="understudy-mcp-stdin", daemon=True).start()
+
+
+async def lines(reader: asyncio.StreamReader) -> AsyncIterator[bytes]:
+    """Each line of the client's, however long: one over MAX_LINE comes out as OVERSIZE,
+    its bytes skipped, and the lines after it come out as usual."""
+    while True:
+        try:
+            yield await reader.readuntil(b"\n")
+        except asyncio.IncompleteReadError as end:
+            if end.partial.strip():
+                yield end.partial
+            return
+        except asyncio.LimitOverrunError as over:
+            await reader.readexactly(over.consumed)
+            if not await _skip_line(reader):
+                return
+            yield OVERSIZE
+
+
+async def _skip_line(reader: asyncio.StreamReader) -> bool:
+    """The rest of an oversize line, dropped; False if stdin ended first."""
+    while True:
+        try:
+            await reader.readuntil(b"\n")
+            return True
+        except asyncio.LimitOverrunError as over:
+            await reader.readexactly(over.consumed)
+        except asyncio.IncompleteReadError:
+            return False
+
+
 async def serve(find_app: FindApp) -> None:
     """Relay until the client closes our stdin. Each message is handled in a task of its own
     (a tool call waiting for a person's approval must not hold up a ping or a cancel), except
     initialize, which everything after it depends on."""
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=1 << 24)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    reader = asyncio.StreamReader(limit=MAX_LINE)
+    feed_stdin(loop, reader)
     out = sys.stdout.buffer
     writing = asyncio.Lock()
 
@@ -107,7 +161,10 @@ async def serve(find_app: FindApp) -> None:
     await relay.connect()
     tasks: set[asyncio.Task[None]] = set()
     try:
-        while line := await reader.readline():
+        async for line in lines(reader):
+            if line is OVERSIZE:
+                await write(too_large(None, MAX_LINE))
+                continue
             if not line.strip():
                 continue
             if not relay.initialized:
