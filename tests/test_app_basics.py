@@ -156,3 +156,24 @@ def test_bidi_controls_in_tickets_and_file_names_are_shown_not_obeyed(console, t
     header = console.js("document.getElementById('queue-name').textContent")
     assert "\u202e" not in header and "⟨RLO⟩" in header
     assert visible_controls(Path(path).name) == "spoof⟨RLO⟩txt.json"
+
+
+def test_a_file_the_system_hands_over_is_opened_like_a_dropped_one(console, qtbot, monkeypatch):
+    """macOS sends a Finder double-click as a file-open event: a queue file opens."""
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtGui import QFileOpenEvent
+    from PySide6.QtWidgets import QApplication
+
+    from understudy_desktop.shell.file_open import FileOpenEvents
+
+    opened: list[Path] = []
+    monkeypatch.setattr(console.window, "open_file", opened.append)
+    events = FileOpenEvents(console.window)
+    app = QApplication.instance()
+    app.installEventFilter(events)
+    try:
+        queue = Path(__file__).parent / "fixtures" / "helpdesk_comma.csv"
+        QCoreApplication.sendEvent(app, QFileOpenEvent(str(queue)))
+        assert opened == [queue]
+    finally:
+        app.removeEventFilter(events)

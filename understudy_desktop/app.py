@@ -38,6 +38,7 @@ from understudy_desktop.logs import install_crash_handler
 from understudy_desktop.model.service import ConsoleModel
 from understudy_desktop.paths import DataPaths, key_dir, web_assets_dir
 from understudy_desktop.qt_thread import call_on_main, init_main_thread_dispatch
+from understudy_desktop.shell.file_open import FileOpenEvents
 from understudy_desktop.shell.helpdesk_link import HelpdeskLink
 from understudy_desktop.shell.helpdesk_menu import HelpdeskMenu
 from understudy_desktop.shell.main_window import MainWindow
@@ -304,6 +305,8 @@ def run(
             QTimer.singleShot(0, app.quit)
 
     window.port.ready_changed.connect(first_ready)
+    file_events = FileOpenEvents(window)
+    app.installEventFilter(file_events)
     window.load_console()
     window.show()
     if agent_port is not None:
