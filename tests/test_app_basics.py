@@ -7,6 +7,7 @@ import json
 import sys
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 from test_teach_e2e import choose, click, ticket
 
@@ -158,22 +159,21 @@ def test_bidi_controls_in_tickets_and_file_names_are_shown_not_obeyed(console, t
     assert visible_controls(Path(path).name) == "spoof⟨RLO⟩txt.json"
 
 
-def test_a_file_the_system_hands_over_is_opened_like_a_dropped_one(console, qtbot, monkeypatch):
+def test_a_file_the_system_hands_over_is_opened_like_a_dropped_one(console, monkeypatch):
     """macOS sends a Finder double-click as a file-open event: a queue file opens."""
-    from PySide6.QtCore import QCoreApplication
     from PySide6.QtGui import QFileOpenEvent
-    from PySide6.QtWidgets import QApplication
 
-    from understudy_desktop.shell.file_open import FileOpenEvents
+    from understudy_desktop.shell.file_open import FileOpenEvents, UnderstudyApplication
 
     opened: list[Path] = []
     monkeypatch.setattr(console.window, "open_file", opened.append)
     events = FileOpenEvents(console.window)
-    app = QApplication.instance()
-    app.installEventFilter(events)
-    try:
-        queue = Path(__file__).parent / "fixtures" / "helpdesk_comma.csv"
-        QCoreApplication.sendEvent(app, QFileOpenEvent(str(queue)))
-        assert opened == [queue]
-    finally:
-        app.removeEventFilter(events)
+    queue = Path(__file__).parent / "fixtures" / "helpdesk_comma.csv"
+    assert events.handle(QFileOpenEvent(str(queue)))
+    assert opened == [queue]
+    # The app's QApplication hands such events over (called on a stand-in: this process's
+    # QApplication is pytest-qt's).
+    stand_in = SimpleNamespace(opener=events)
+    pack = Path(__file__).parent.parent / "packs" / "refund-desk.understudy-pack.json"
+    assert UnderstudyApplication.event(stand_in, QFileOpenEvent(str(pack))) is True
+    assert opened == [queue, pack]

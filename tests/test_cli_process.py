@@ -137,3 +137,27 @@ def test_everything_it_writes_is_private_and_inside_the_data_folder(tmp_path):
     outside = sorted(str(p.relative_to(home)) for p in home.rglob("*") if p.is_file())
     # (The tests keep the seal's key in a folder of their own, UNDERSTUDY_KEY_DIR.)
     assert set(outside) <= {".config/Understudy/approval-seal.key"}, outside
+
+
+def test_agents_can_connect_while_a_pack_given_at_start_waits_for_the_person(tmp_path):
+    """A cold double-click on a pack: its preview waits for the person, and the endpoint is
+    up (agent.json written) all the same."""
+    data = tmp_path / "data"
+    pack = Path(__file__).resolve().parent.parent / "packs" / "refund-desk.understudy-pack.json"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    child = subprocess.Popen(
+        [sys.executable, "-m", "understudy_desktop", "--data-dir", str(data), str(pack)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while not (data / "agent.json").exists() and time.monotonic() < deadline:
+            assert child.poll() is None, "the app stopped"
+            time.sleep(0.2)
+        assert (data / "agent.json").exists(), "the endpoint waited for the dialog"
+        assert child.poll() is None, "the preview is still waiting for the person"
+    finally:
+        child.terminate()
+        child.wait(30)

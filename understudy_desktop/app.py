@@ -38,7 +38,7 @@ from understudy_desktop.logs import install_crash_handler
 from understudy_desktop.model.service import ConsoleModel
 from understudy_desktop.paths import DataPaths, key_dir, web_assets_dir
 from understudy_desktop.qt_thread import call_on_main, init_main_thread_dispatch
-from understudy_desktop.shell.file_open import FileOpenEvents
+from understudy_desktop.shell.file_open import FileOpenEvents, UnderstudyApplication
 from understudy_desktop.shell.helpdesk_link import HelpdeskLink
 from understudy_desktop.shell.helpdesk_menu import HelpdeskMenu
 from understudy_desktop.shell.main_window import MainWindow
@@ -269,7 +269,7 @@ def run(
     team_folder: Path | None = None,
 ) -> int:
     prepare_qt()
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = QApplication.instance() or UnderstudyApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     guard = InstanceGuard(paths.root)
     if not guard.acquire():
@@ -304,13 +304,15 @@ def run(
             # Used by smoke tests and benchmarks: start, wait for the console, stop.
             QTimer.singleShot(0, app.quit)
 
-    window.port.ready_changed.connect(first_ready)
-    file_events = FileOpenEvents(window)
-    app.installEventFilter(file_events)
-    window.load_console()
-    window.show()
+    # The endpoint first: opening a file given at start may show a dialog (a pack's preview)
+    # whose answer can take minutes, and agents must not be shut out meanwhile.
     if agent_port is not None:
         start_agent_soon(session, agent_port)
+    window.port.ready_changed.connect(first_ready)
+    if isinstance(app, UnderstudyApplication):
+        app.opener = FileOpenEvents(window)
+    window.load_console()
+    window.show()
     # Ctrl+C in a terminal, or SIGTERM from a session manager, closes the app the normal way
     # (agent.json removed, profile released after the view). Python only sees signals while
     # it runs, so a timer wakes it up now and then.

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QFileOpenEvent
+from PySide6.QtWidgets import QApplication
 
 from understudy_desktop.shell.main_window import MainWindow
 
@@ -20,13 +21,11 @@ class FileOpenEvents(QObject):
         self._waiting: list[Path] = []
         window.port.ready_changed.connect(self._ready)
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt name)
-        if event.type() == QEvent.Type.FileOpen and isinstance(event, QFileOpenEvent):
-            path = Path(event.file()) if event.file() else None
-            if path is not None:
-                self.open(path)
-                return True
-        return super().eventFilter(watched, event)
+    def handle(self, event: QFileOpenEvent) -> bool:
+        if not event.file():
+            return False
+        self.open(Path(event.file()))
+        return True
 
     def open(self, path: Path) -> None:
         if self._window.port.ready:
@@ -40,3 +39,17 @@ class FileOpenEvents(QObject):
         waiting, self._waiting = self._waiting, []
         for path in waiting:
             self._window.open_file(path)
+
+
+class UnderstudyApplication(QApplication):
+    """The app's QApplication: the system sends file-open events to it, and only to it (an
+    event filter on the whole application would see every event of every object)."""
+
+    opener: FileOpenEvents | None = None
+
+    def event(self, event: QEvent) -> bool:
+        opener = self.opener
+        is_file = event.type() == QEvent.Type.FileOpen and isinstance(event, QFileOpenEvent)
+        if is_file and opener is not None and opener.handle(event):  # type: ignore[arg-type]
+            return True
+        return super().event(event)
