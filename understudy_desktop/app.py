@@ -6,6 +6,7 @@ import contextlib
 import logging
 import os
 import signal
+import sqlite3
 import sys
 import threading
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication, Qt, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWebEngineCore import QWebEngineProfile
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
 from shiboken6 import delete, isValid
 
 from understudy_desktop import APP_NAME, __version__
@@ -49,7 +50,8 @@ from understudy_desktop.shell.queue_keeper import QueueKeeper
 from understudy_desktop.shell.team_library import TeamLibrary
 from understudy_desktop.shell.team_menu import TeamMenu
 from understudy_desktop.single_instance import InstanceGuard
-from understudy_desktop.store.database import Database
+from understudy_desktop.start_problems import StartProblemError, problem_of
+from understudy_desktop.store.database import Database, DatabaseError
 from understudy_desktop.store.queue_store import QueueStore
 from understudy_desktop.store.settings import Settings
 from understudy_desktop.team.identity import Identity
@@ -244,6 +246,18 @@ def start_agent_soon(session: Session, port: int) -> None:
         begin(True)
 
 
+def cannot_start(exc: BaseException, data_dir: Path, quiet: bool) -> int:
+    """Say what stops the start, in a dialog (and on stderr), and stop: exit status 1."""
+    problem = problem_of(exc, data_dir)
+    if problem is None:
+        raise exc
+    log.error("cannot start: %s (%r)", problem.title, exc)
+    print(f"{problem.title}. {problem.words}", file=sys.stderr)
+    if not quiet and os.environ.get("QT_QPA_PLATFORM") != "offscreen":
+        QMessageBox.critical(None, problem.title, problem.words)
+    return 1
+
+
 def hand_over(guard: InstanceGuard, paths: DataPaths, open_file: Path | None) -> int:
     """Another app has this data folder: give it the file, or say it does not answer."""
     if guard.forward(open_file):
@@ -271,10 +285,13 @@ def run(
     prepare_qt()
     app = QApplication.instance() or UnderstudyApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
-    guard = InstanceGuard(paths.root)
-    if not guard.acquire():
-        return hand_over(guard, paths, open_file)
-    session = open_session(paths, None)
+    try:
+        guard = InstanceGuard(paths.root)
+        if not guard.acquire():
+            return hand_over(guard, paths, open_file)
+        session = open_session(paths, None)
+    except (OSError, sqlite3.Error, DatabaseError, StartProblemError) as exc:
+        return cannot_start(exc, paths.root, quiet=quit_after_load)
     window = session.window
     if team_folder is not None and session.team is not None:
         session.team.set_folder(team_folder.expanduser().resolve())

@@ -25,17 +25,25 @@ log = logging.getLogger("understudy")
 def configure_logging(paths: DataPaths, level: str = "INFO") -> Path:
     """Log to the console and to logs/understudy.log (five files of 1 MB at most)."""
     global _folder
-    paths.logs.mkdir(parents=True, exist_ok=True)
-    _folder = paths.logs
+    # A log that cannot be written (a full disk) must not print tracebacks of its own.
+    logging.raiseExceptions = False
     root = logging.getLogger()
     root.setLevel(level)
-    fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-    file_handler = logging.handlers.RotatingFileHandler(
-        paths.logs / LOG_NAME, maxBytes=MAX_BYTES, backupCount=KEEP, encoding="utf-8"
-    )
-    file_handler.setFormatter(fmt)
     console = logging.StreamHandler()
     console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    root.handlers = [console]
+    try:
+        paths.logs.mkdir(parents=True, exist_ok=True)
+        file_handler = logging.handlers.RotatingFileHandler(
+            paths.logs / LOG_NAME, maxBytes=MAX_BYTES, backupCount=KEEP, encoding="utf-8"
+        )
+    except OSError as exc:
+        # A folder it may not write, or a full disk: the start itself says so in a dialog
+        # (start_problems.py); until then the console is the log.
+        log.warning("no log file in %s: %s", paths.logs, exc)
+        return paths.logs / LOG_NAME
+    _folder = paths.logs
+    file_handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.handlers = [file_handler, console]
     return paths.logs / LOG_NAME
 

@@ -7,14 +7,19 @@ a QLocalServer named after the data dir carries the hand-over.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
+import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QLockFile, QObject
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
+from understudy_desktop.start_problems import StartProblemError
 
 log = logging.getLogger(__name__)
 LOCK_NAME = "understudy.lock"
@@ -36,8 +41,15 @@ class InstanceGuard(QObject):
         self._on_message: Callable[[dict[str, str]], None] = lambda _m: None
 
     def acquire(self) -> bool:
+        """True: this start has the folder. False: another Understudy has it. A lock that
+        cannot be taken at all (a full disk, a folder it may not write) is StartProblemError."""
         if not self._lock.tryLock(200):
-            return False
+            error = self._lock.error()
+            if error == QLockFile.LockError.LockFailedError:
+                return False
+            raise StartProblemError(f"Understudy could not write in {self._data_dir}.") from _why(
+                error, self._data_dir
+            )
         name = server_name(self._data_dir)
         QLocalServer.removeServer(name)  # a crashed owner's socket file
         self._server = QLocalServer(self)
@@ -81,3 +93,19 @@ class InstanceGuard(QObject):
         if self._server is not None:
             self._server.close()
         self._lock.unlock()
+
+
+def _why(error: QLockFile.LockError, data_dir: Path) -> OSError:
+    """QLockFile says only "permission" or "unknown": trying to write a file there ourselves
+    says which (a folder it may not write, a full disk, or something else)."""
+    if error == QLockFile.LockError.PermissionError:
+        return OSError(errno.EACCES, "permission denied")
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=data_dir) as probe:
+            probe.write(b"\0" * 4096)
+            probe.flush()
+            os.fsync(probe.fileno())
+    except OSError as exc:
+        return exc
+    return OSError(errno.EIO, "the lock file could not be written")

@@ -1,0 +1,111 @@
+"""A damaged database, a data folder the app may not write, and a full disk: each stops the
+start with plain words (and a dialog where there is a display), exit status 1, no Python
+traceback, and nothing changed by the attempt."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from understudy_desktop.start_problems import StartProblemError, problem_of
+
+
+def start(data: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    return subprocess.run(
+        [sys.executable, "-m", "understudy_desktop", "--data-dir", str(data), "--quit-after-load"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def said(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    return done.stderr
+
+
+@pytest.mark.slow
+def test_a_damaged_database_is_said_so_and_left_as_it_was(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    damaged = data / "understudy.sqlite3"
+    damaged.write_bytes(b"SQLite format 3\0" + os.urandom(8000))
+    before = hashlib.sha256(damaged.read_bytes()).hexdigest()
+    words = said(start(data))
+    assert "saved data is damaged" in words and "move that file somewhere else" in words
+    assert hashlib.sha256(damaged.read_bytes()).hexdigest() == before
+
+
+@pytest.mark.slow
+def test_a_folder_it_may_not_write_is_said_so(tmp_path):
+    data = tmp_path / "locked"
+    data.mkdir()
+    if os.geteuid() != 0:
+        data.chmod(0o500)
+    elif subprocess.run(["chattr", "+i", str(data)], capture_output=True).returncode != 0:
+        pytest.skip("cannot make a folder unwritable for root here (no chattr +i)")
+    try:
+        words = said(start(data))
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(data)], check=False)
+        data.chmod(0o700)
+    assert "may not write to its data folder" in words
+    assert list(data.iterdir()) == [], "nothing was written"
+
+
+@pytest.mark.slow
+def test_a_full_disk_is_said_so_not_taken_for_another_understudy(tmp_path):
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(disk)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a small disk here")
+    try:
+        fill = os.open(disk / "fill", os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            while os.write(fill, b"\0" * 4096):
+                pass
+        except OSError:
+            pass  # full
+        finally:
+            os.close(fill)
+        words = said(start(disk / "data"))
+    finally:
+        subprocess.run(["umount", str(disk)], check=False)
+    assert "The disk is full" in words and "Free some space" in words
+    assert "Another Understudy" not in words
+
+
+@pytest.mark.parametrize(
+    ("exc", "title"),
+    [
+        (sqlite3.DatabaseError("file is not a database"), "saved data is damaged"),
+        (sqlite3.DatabaseError("database disk image is malformed"), "saved data is damaged"),
+        (sqlite3.OperationalError("attempt to write a readonly database"), "cannot write"),
+        (PermissionError(errno.EACCES, "Permission denied"), "cannot write"),
+        (OSError(errno.EROFS, "Read-only file system"), "cannot write"),
+        (sqlite3.OperationalError("database or disk is full"), "disk is full"),
+        (OSError(errno.ENOSPC, "No space left on device"), "disk is full"),
+    ],
+)
+def test_each_problem_is_told_apart(exc, title, tmp_path):
+    wrapped = StartProblemError("could not start")
+    wrapped.__cause__ = exc
+    for shown in (exc, wrapped):
+        problem = problem_of(shown, tmp_path)
+        assert problem is not None and title in problem.title
+        assert str(tmp_path) in problem.words
+
+
+def test_a_bug_is_not_dressed_up_as_a_problem_with_the_disk(tmp_path):
+    assert problem_of(KeyError("oops"), tmp_path) is None
