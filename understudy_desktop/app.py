@@ -47,6 +47,7 @@ from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
 from understudy_desktop.shell.person_commands import PersonCommands
 from understudy_desktop.shell.queue_choices import RememberedChoices
 from understudy_desktop.shell.queue_keeper import QueueKeeper
+from understudy_desktop.shell.storage_watch import StorageWatch
 from understudy_desktop.shell.team_library import TeamLibrary
 from understudy_desktop.shell.team_menu import TeamMenu
 from understudy_desktop.single_instance import InstanceGuard
@@ -166,6 +167,8 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
     )
     ConsoleLibraryView(library, window.port, window)
     session = Session(profile, window, handoff, paths, db, library, consent, calls, model)
+    storage = StorageWatch(db, model, window.port, window)
+    storage.recovered.connect(lambda words: window.statusBar().showMessage(words, 8000))
     if load_problems:
         window.show_problem(
             "Some saved tools could not be read",

@@ -69,6 +69,10 @@ class ConsolePort(QObject):
         """The library as the page shows it and mirrors it into WebMCP (no answer)."""
         self._call(Op.LIBRARY, view, None)
 
+    def storage_ok(self) -> None:
+        """Saving works again (after "Not saved: the disk is full"): the footer says so."""
+        self._call(Op.STORAGE_OK, {}, None)
+
     def helpdesk(self, standing: dict[str, Any]) -> None:
         """The connected helpdesk's name and, per ticket with changes not yet in it, where
         they stand in words ({"title", "inWords", "tickets": {id: {"state", "words"}}})."""

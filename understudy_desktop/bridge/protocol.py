@@ -33,6 +33,7 @@ class Op(StrEnum):
     SHOW = "show"  # open a part of the console: the library, the recordings, the shortcuts
     TEACHING = "teaching"  # teaching started or stopped (a menu, or the person's dialog)
     CANCEL = "cancel"
+    STORAGE_OK = "storageOk"  # saving works again after a failure (the footer says so)
     HELPDESK = "helpdesk"  # where the connected queue's changes stand, per ticket (no answer)
 
 

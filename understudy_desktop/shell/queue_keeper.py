@@ -265,4 +265,7 @@ class QueueKeeper(QObject):
 
 
 def _plain(exc: BaseException) -> str:
-    return str(exc) or "the database refused the change"
+    # SQLite's own words ("database or disk is full") are not for a person.
+    from understudy_desktop.model.service import storage_words
+
+    return storage_words(exc)

@@ -44,6 +44,11 @@ export function createDurability({ shell, persister }) {
       settle(d);
     },
     runSaved: (request) => queueSaved(d, request),
+    /** The shell could write again after a failure: nothing is waiting, say so. */
+    recovered() {
+      d.failed = '';
+      show(d);
+    },
   };
 }
 

@@ -15,6 +15,7 @@ export function serveShell(ctx, teach) {
     feed: ({ entries }) => { ctx.queue.feedMany(entries); return null; },
     teaching: (request) => { ui.teach.teachingState(request); return null; },
     helpdesk: (standing) => { showHelpdesk(ctx, standing); return null; },
+    storageOk: () => { durable.recovered(); return null; },
     draft: ({ recording, pairWith, meta }) => {
       const built = buildDraft({ recording, pairWith, meta });
       return built.error ? { error: built.error } : { definition: built.definition, problems: built.problems, warnings: built.warnings };

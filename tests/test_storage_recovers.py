@@ -1,0 +1,66 @@
+"""A full disk during work: the change is refused in words (not SQLite's), the footer says
+"Not saved: …", and once space is freed saving works again by itself, and the footer says
+so without the person changing anything. Runs on a real small disk (a tmpfs)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+from conftest import start_console
+
+# The page's own cache (IndexedDB) cannot save on a full disk either, and says so.
+pytestmark = [pytest.mark.slow, pytest.mark.js_errors_expected]
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=160m", "tmpfs", str(disk)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a small disk here")
+    yield disk
+    subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def fill(disk) -> None:
+    fd = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        while os.write(fd, b"\0" * (1 << 16)):
+            pass
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def footer(console) -> str:
+    return str(console.js("document.getElementById('save-state').textContent"))
+
+
+def test_saving_resumes_by_itself_when_space_returns(qtbot, small_disk):
+    console = start_console(qtbot, small_disk / "data")
+    try:
+        console.flush()
+        # An empty write-ahead log: the next change needs new room on the disk (SQLite
+        # reuses a log's old room, so a small change would still fit without this).
+        console.session.db.read("PRAGMA wal_checkpoint(TRUNCATE)")
+        fill(small_disk)
+        console.dispatch("set_ticket_priority", {"ticket_id": "T-1005", "priority": "low"}, "ui")
+        qtbot.waitUntil(lambda: footer(console).startswith("Not saved"), timeout=20_000)
+        said = footer(console)
+        assert "full" in said, said
+        assert not any(raw in said.lower() for raw in ("sqlite", "i/o error", "database or"))
+        (small_disk / "filler").unlink()
+        qtbot.waitUntil(lambda: footer(console) == "All changes saved", timeout=20_000)
+        console.dispatch("set_ticket_priority", {"ticket_id": "T-1005", "priority": "urgent"})
+        qtbot.waitUntil(
+            lambda: console.window.keeper.store.rows(["T-1005"])["T-1005"]["priority"] == "urgent",
+            timeout=10_000,
+        )
+    finally:
+        console.session.close()
