@@ -1,12 +1,15 @@
 """Render every screen a person meets, at 1400x900 and at 1024x640, into docs/screens/ (for
 review, and for the user guide in the README). Runs the real app offscreen.
 
-Usage: .venv/bin/python tools/screenshots.py [OUT_DIR]
+Usage: .venv/bin/python tools/screenshots.py [OUT_DIR] [--dark]
+(--dark: the dark theme, into OUT_DIR/dark; the browser engine takes the theme once per
+process, so each theme is its own run.)
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -331,7 +334,11 @@ def shoot(app: QApplication, out: Path, size: tuple[int, int], rt: Any = None) -
 
 
 def main() -> int:
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "screens"
+    args = [a for a in sys.argv[1:] if a != "--dark"]
+    out = Path(args[0]) if args else ROOT / "docs" / "screens"
+    if "--dark" in sys.argv[1:]:
+        os.environ["UNDERSTUDY_THEME"] = "dark"
+        out = out / "dark"
     app = application()
     sys.path.insert(0, str(ROOT / "tests"))
     from rt_server import RTServer, rt_available

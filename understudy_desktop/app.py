@@ -50,6 +50,7 @@ from understudy_desktop.shell.queue_keeper import QueueKeeper
 from understudy_desktop.shell.storage_watch import StorageWatch
 from understudy_desktop.shell.team_library import TeamLibrary
 from understudy_desktop.shell.team_menu import TeamMenu
+from understudy_desktop.shell.theme import apply_theme
 from understudy_desktop.single_instance import InstanceGuard
 from understudy_desktop.start_problems import StartProblemError, problem_of
 from understudy_desktop.store.database import Database, DatabaseError
@@ -136,6 +137,9 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
     with contextlib.suppress(OSError):
         paths.root.chmod(0o700)
     db = Database(paths.root)
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        apply_theme(app)  # before the first browser profile (see shell/theme.py)
     seal = load_seal(key_dir())
     migrate_legacy_files(paths.root, db, seal)
     library = Library(db, seal)
