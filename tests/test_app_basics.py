@@ -177,3 +177,17 @@ def test_a_file_the_system_hands_over_is_opened_like_a_dropped_one(console, monk
     pack = Path(__file__).parent.parent / "packs" / "refund-desk.understudy-pack.json"
     assert UnderstudyApplication.event(stand_in, QFileOpenEvent(str(pack))) is True
     assert opened == [queue, pack]
+
+
+def test_without_a_file_manager_the_log_folder_is_said_and_copied(console, monkeypatch):
+    from PySide6.QtGui import QDesktopServices, QGuiApplication
+
+    monkeypatch.setattr(QDesktopServices, "openUrl", staticmethod(lambda _url: False))
+    box = console.window.show_log_folder()
+    assert box is not None and box.isVisible()
+    folder = box.informativeText()
+    assert folder.endswith("logs") and Path(folder).is_dir()
+    assert QGuiApplication.clipboard().text() == folder
+    box.close()
+    monkeypatch.setattr(QDesktopServices, "openUrl", staticmethod(lambda _url: True))
+    assert console.window.show_log_folder() is None

@@ -15,6 +15,7 @@ from PySide6.QtGui import (
     QDesktopServices,
     QDragEnterEvent,
     QDropEvent,
+    QGuiApplication,
     QKeySequence,
 )
 from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
@@ -529,11 +530,26 @@ class MainWindow(QMainWindow):
         _port, data_dir, url, token = self._agent
         ConnectAgentDialog(client_snippets(data_dir, url, token), self).exec()
 
-    def show_log_folder(self) -> None:
+    def show_log_folder(self) -> QMessageBox | None:
+        """Open the log folder in the file manager; where there is none, say where it is,
+        with the path ready to copy."""
         folder = log_folder()
         folder.mkdir(parents=True, exist_ok=True)
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
-        self.statusBar().showMessage(f"The log is in {folder}", 10000)
+        if QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))):
+            self.statusBar().showMessage(f"The log is in {folder}", 10000)
+            return None
+        box = QMessageBox(self)
+        box.setWindowTitle("The log folder")
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setText(
+            "No file manager could open it here. The log is in this folder (the path is "
+            "copied, ready to paste):"
+        )
+        box.setInformativeText(str(folder))
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        QGuiApplication.clipboard().setText(str(folder))
+        box.open()
+        return box
 
     def show_about(self) -> None:
         box = QMessageBox(self)
