@@ -175,18 +175,19 @@ def test_enter_alone_does_not_approve(gate):
     assert ran == [Decision.DENIED]
 
 
-def test_a_caller_that_stopped_waiting_leaves_the_consent_for_its_retry(gate):
+def test_what_is_approved_after_the_caller_stopped_waiting_is_done_at_once(gate):
+    """The agent got "awaiting approval" after the hold; the person approves later: the
+    action is carried out then (by the caller that asked), once, and nothing is left
+    waiting in the ledger for a retry to do it again."""
     stopped: list[Decision] = []
     ticket = gate.request(
         PUBLISH_TOOL, ARGS_A, DialogText("h", "d", "agent"), lambda d, _g: stopped.append(d)
     )
     ticket.park()  # the agent got awaiting_approval
     click(gate.open_dialogs()[0].approve_button)
-    assert stopped == []
-    assert gate.ledger.pending() == 1
-    retry = ask(gate)
-    assert retry == [Decision.GRANTED]
-    assert ask(gate) == []  # a further retry asks again: nothing left to use
+    assert stopped == [Decision.GRANTED]
+    assert gate.ledger.pending() == 0
+    assert ask(gate) == []  # a further call asks again: nothing is done twice
 
 
 def test_the_dialog_text_is_plain_text(gate):

@@ -294,3 +294,34 @@ def test_ask_me_every_time(agent_console):
     console.qtbot.waitUntil(lambda: not library.get("assign_refund").ask_every_time)
     assert run_client(console.qtbot, run_once, 30).is_error is False
     assert gate.open_dialogs() == []
+
+
+def test_approving_after_the_hold_publishes_and_says_so(console):
+    """The agent was told to call again; the person approves later: the tool is published
+    then, the window says so, and the agent's next call finds it published."""
+    from agent_helpers import approve_in_dialog, definition, step
+
+    from understudy_desktop.library.drafts import check_imported
+
+    consent = console.session.consent
+    raw = definition(
+        "late_close",
+        "Close one ticket.",
+        [step("set_ticket_status", ticket_id=("param", "ticket_id"), status="closed")],
+    )
+    checked, problems = check_imported(raw, consent.catalogue, {})
+    assert checked is not None and problems == []
+    draft = consent.drafts.add(checked, [], "agent", client="a test agent")
+    answers: list[dict] = []
+    consent.publish(draft.id, "a test agent", 0.2, False, answers.append)
+    console.qtbot.waitUntil(lambda: bool(answers), timeout=10_000)
+    assert answers[0]["status"] == "awaiting_approval"
+    said: list[str] = []
+    consent.done_later.connect(said.append)
+    approve_in_dialog(console)
+    console.qtbot.waitUntil(lambda: bool(said), timeout=10_000)
+    assert said[0].startswith("Approved: late_close is in your tools")
+    assert "late_close" in console.listed()
+    again: list[dict] = []
+    consent.publish(draft.id, "a test agent", 0.2, False, again.append)
+    assert again == [{"status": "published", "name": "late_close"}]

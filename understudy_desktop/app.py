@@ -156,6 +156,7 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
     gate = ConsentGate(ledger, window)
     drafts = Drafts()
     consent = ConsentService(gate, library, drafts, window)
+    consent.done_later.connect(lambda words: window.statusBar().showMessage(words, 15000))
     store = QueueStore(db)
     # The one place every change to the queue is applied (the page sends commands and draws).
     model = ConsoleModel(db, store, library.catalogue, window)

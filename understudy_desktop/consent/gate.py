@@ -124,6 +124,10 @@ class ConsentGate(QObject):
             for w in live:
                 w.callback(Decision.DENIED, None)
             return
+        if not live:
+            # Everyone stopped waiting (the agent was told "awaiting approval" after the
+            # hold): what the person approved is still done, by the first who asked.
+            live = [w for w in current.waiters if w.state == "parked"][:1]
         first = True
         for w in live:
             grant = self.ledger.consume_key(current.action.name, key) if first else None

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from understudy_desktop.catalogue import Catalogue
 from understudy_desktop.consent import wording
@@ -66,6 +66,9 @@ def _library_error(err: LibraryError) -> dict[str, Any]:
 
 
 class ConsentService(QObject):
+    # Done after its caller stopped waiting (approved after the hold): words for the window.
+    done_later = Signal(str)
+
     def __init__(
         self,
         gate: ConsentGate,
@@ -81,6 +84,15 @@ class ConsentService(QObject):
     @property
     def catalogue(self) -> Catalogue:
         return self.library.catalogue
+
+    def _said_later(self, text: DialogText, payload: dict[str, Any]) -> None:
+        if payload.get("isError"):
+            words = f"It could not be done: {payload.get('message', '')}".strip()
+        elif payload.get("status") == "published":
+            words = f"Approved: {payload.get('name')} is in your tools, and agents can use it now."
+        else:
+            words = f"Approved and done: {text.headline}"
+        self.done_later.emit(words)
 
     # --- publish and repair --------------------------------------------------------------
     def publish(
@@ -394,7 +406,14 @@ class ConsentService(QObject):
 
         def decided(decision: Decision, grant: Grant | None) -> None:
             nonlocal decided_already
-            if answered or decided_already:
+            if decided_already:
+                return
+            if answered:
+                # The caller was told to call again; the person approved since: carry it
+                # out now, and tell the person (the caller's next call finds it done).
+                decided_already = True
+                if decision is Decision.GRANTED and grant is not None:
+                    carry_out(grant, lambda payload: self._said_later(text, payload))
                 return
             decided_already = True
             if decision is Decision.GRANTED and grant is not None:
