@@ -600,6 +600,15 @@ def test_connect_an_agent_shows_configs_with_a_copy_button(agent_console, data_d
     copy.click()
     assert QGuiApplication.clipboard().text() == snippets["Claude Desktop"]
     assert copy.text() == "Copied"
+    # Each client's page says where the text goes, and how to see that it worked.
+    from PySide6.QtWidgets import QLabel
+
+    for index, name in enumerate(snippets):
+        words = " ".join(label.text() for label in dialog.tabs.widget(index).findChildren(QLabel))
+        assert "To check:" in words, name
+    assert "--scope user" in snippets["Claude Code"]
+    desktop_words = " ".join(w.text() for w in dialog.tabs.widget(0).findChildren(QLabel))
+    assert "start it again" in desktop_words
 
 
 def test_no_error_repeats_what_the_agent_sent(agent):

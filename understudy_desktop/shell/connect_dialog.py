@@ -37,7 +37,7 @@ def client_snippets(data_dir: Path, url: str, token: str) -> dict[str, str]:
     toml_args = ", ".join(json.dumps(a) for a in args)
     return {
         "Claude Desktop": json.dumps(desktop, indent=2),
-        "Claude Code": "claude mcp add understudy -- "
+        "Claude Code": "claude mcp add --scope user understudy -- "
         + " ".join(json.dumps(p) if " " in p else p for p in [command, *args]),
         "Codex": f"[mcp_servers.understudy]\ncommand = {json.dumps(command)}\nargs = [{toml_args}]",
         "Other (HTTP)": (
@@ -46,6 +46,31 @@ def client_snippets(data_dir: Path, url: str, token: str) -> dict[str, str]:
             "find them by themselves."
         ),
     }
+
+
+# Per client: where the configuration goes, and how to see that it worked.
+GUIDES = {
+    "Claude Desktop": (
+        "In Claude Desktop: Settings › Developer › Edit Config opens its configuration file. "
+        "Paste this into it (if it already lists servers, add the understudy entry beside "
+        "them), save, then quit Claude Desktop completely and start it again.",
+        "To check: in a new chat, the tools button lists understudy.",
+    ),
+    "Claude Code": (
+        "Run this once in a terminal. --scope user makes Understudy available in every "
+        "project, not only the folder you are in. Then start a new Claude Code session.",
+        "To check: run claude mcp list in a terminal; understudy shows as connected.",
+    ),
+    "Codex": (
+        "Add this to Codex's configuration file (config.toml in the .codex folder of your "
+        "home folder), then start Codex again.",
+        "To check: type /mcp in a Codex session; understudy is listed with its tools.",
+    ),
+    "Other (HTTP)": (
+        "For a client that connects to an address itself: give it this address and header.",
+        "To check: the status bar here says an agent is connected once it calls.",
+    ),
+}
 
 
 class ConnectAgentDialog(QDialog):
@@ -66,13 +91,23 @@ class ConnectAgentDialog(QDialog):
         for name, text in snippets.items():
             page = QWidget()
             box = QVBoxLayout(page)
+            where, check = GUIDES.get(name, ("", ""))
+            if where:
+                said = QLabel(where)
+                said.setWordWrap(True)
+                box.addWidget(said)
             editor = QPlainTextEdit(text)
             editor.setReadOnly(True)
             editor.setFont(mono)
             editor.setAccessibleName(f"Configuration for {name}")
             box.addWidget(editor)
             row = QHBoxLayout()
-            row.addStretch(1)
+            if check:
+                checking = QLabel(check)
+                checking.setWordWrap(True)
+                row.addWidget(checking, 1)
+            else:
+                row.addStretch(1)
             copy = QPushButton("Copy")
             copy.setAccessibleName(f"Copy the configuration for {name}")
             copy.clicked.connect(lambda _=False, t=text, b=copy: self._copy(t, b))
