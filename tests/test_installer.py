@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -129,4 +130,32 @@ def test_the_deb_has_a_valid_desktop_entry_and_pack_type(built, tmp_path):
     ).stdout.splitlines()
     private = [line for line in listing if line[7] != "r"]
     assert listing and private == [], private[:5]
+    check_conventions(debs[0], root)
     shutil.rmtree(root)
+
+
+def check_conventions(deb: Path, root: Path) -> None:
+    """The licence, the copyright file with every carried package's licence, the changelog,
+    valid AppStream metainfo, and the C library the binaries need."""
+    doc = root / "usr/share/doc/understudy"
+    copyright_text = (doc / "copyright").read_text()
+    assert copyright_text.startswith("Format: https://www.debian.org/doc/packaging-manuals/")
+    for carried in ("PySide6", "mcp", "cryptography", "keyring", "uvicorn", "httpx2"):
+        assert f" {carried} " in copyright_text, carried
+    assert "MIT" in (doc / "LICENSE").read_text()
+    assert "LGPL-3" in (doc / "third-party" / "pyside6" / "LICENSE-NAME").read_text()
+    assert (doc / "third-party" / "python" / "LICENSE.txt").is_file()
+    assert list((doc / "third-party" / "cryptography").iterdir())
+    changelog = subprocess.run(
+        ["gzip", "-dc", str(doc / "changelog.gz")], capture_output=True, text=True, check=True
+    ).stdout
+    assert changelog.startswith("understudy (")
+    metainfo = root / "usr/share/metainfo/io.understudy.desktop.metainfo.xml"
+    valid = subprocess.run(
+        ["appstreamcli", "validate", "--no-net", str(metainfo)], capture_output=True, text=True
+    )
+    assert valid.returncode == 0, valid.stdout + valid.stderr
+    control = subprocess.run(
+        ["dpkg-deb", "-f", str(deb), "Depends"], capture_output=True, text=True, check=True
+    ).stdout
+    assert re.match(r"libc6 \(>= 2\.\d+\)", control), control
