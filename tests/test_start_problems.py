@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from small_disk import fill, mounted
 
 from understudy_desktop.start_problems import StartProblemError, problem_of
 
@@ -63,25 +64,9 @@ def test_a_folder_it_may_not_write_is_said_so(tmp_path):
 
 @pytest.mark.slow
 def test_a_full_disk_is_said_so_not_taken_for_another_understudy(tmp_path):
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(disk)], capture_output=True
-    )
-    if mounted.returncode != 0:
-        pytest.skip("cannot mount a small disk here")
-    try:
-        fill = os.open(disk / "fill", os.O_WRONLY | os.O_CREAT, 0o600)
-        try:
-            while os.write(fill, b"\0" * 4096):
-                pass
-        except OSError:
-            pass  # full
-        finally:
-            os.close(fill)
+    with mounted(tmp_path / "disk", "256k") as disk:
+        fill(disk)
         words = said(start(disk / "data"))
-    finally:
-        subprocess.run(["umount", str(disk)], check=False)
     assert "The disk is full" in words and "Free some space" in words
     assert "Another Understudy" not in words
 

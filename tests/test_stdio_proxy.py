@@ -108,25 +108,53 @@ def test_a_call_cancelled_through_the_proxy_never_runs(agent_console, data_dir):
     assert agent_console.library.usage("close_ticket").runs == 1
 
 
-def test_the_proxy_answers_a_line_that_is_not_json_and_goes_on(agent_console, data_dir):
-    """A broken line gets a JSON-RPC parse error; the next request is answered as usual."""
-    child = subprocess.Popen(
+RAW_INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+
+
+def raw_proxy(data_dir) -> subprocess.Popen:
+    """understudy-mcp, talked to line by line (no MCP client in between)."""
+    return subprocess.Popen(
         [sys.executable, *proxy_params(data_dir).args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         env=proxy_params(data_dir).env,
     )
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"},
-        },
-    }
+
+
+def converse(console, child, lines: list[bytes], answers: list, expect: int, timeout_s: int):
+    """Write every line, then read `expect` answers (on a thread: the Qt loop keeps going)."""
+
+    def talk() -> None:
+        assert child.stdin is not None and child.stdout is not None
+        child.stdin.write(b"\n".join(lines) + b"\n")
+        child.stdin.flush()
+        while len(answers) < expect:
+            answers.append(json.loads(child.stdout.readline()))
+        child.stdin.close()
+
+    try:
+        thread = threading.Thread(target=talk, daemon=True)
+        thread.start()
+        console.qtbot.waitUntil(lambda: not thread.is_alive(), timeout=timeout_s * 1000)
+    finally:
+        child.kill()
+        child.wait(10)
+
+
+def test_the_proxy_answers_a_line_that_is_not_json_and_goes_on(agent_console, data_dir):
+    """A broken line gets a JSON-RPC parse error; the next request is answered as usual."""
+    child = raw_proxy(data_dir)
+    init = RAW_INIT
     lines = [
         json.dumps(init),
         "this is not json",
@@ -135,21 +163,7 @@ def test_the_proxy_answers_a_line_that_is_not_json_and_goes_on(agent_console, da
     ]
     answers: list[dict] = []
 
-    def talk() -> None:
-        assert child.stdin is not None and child.stdout is not None
-        child.stdin.write(("\n".join(lines) + "\n").encode())
-        child.stdin.flush()
-        while len(answers) < 3:
-            answers.append(json.loads(child.stdout.readline()))
-        child.stdin.close()
-
-    try:
-        thread = threading.Thread(target=talk, daemon=True)
-        thread.start()
-        agent_console.qtbot.waitUntil(lambda: not thread.is_alive(), timeout=30_000)
-    finally:
-        child.kill()
-        child.wait(10)
+    converse(agent_console, child, [line.encode() for line in lines], answers, 3, 30)
     by_id = {a.get("id"): a for a in answers}
     assert by_id[1]["result"]["protocolVersion"] == "2025-06-18"
     assert by_id[None]["error"]["code"] == -32700
@@ -159,23 +173,8 @@ def test_the_proxy_answers_a_line_that_is_not_json_and_goes_on(agent_console, da
 def test_the_proxy_answers_oversize_requests_and_lives_through_any_line(agent_console, data_dir):
     """A request over the app's 4 MiB gets a JSON-RPC error with its own id (not silence);
     a line over 16 MiB is skipped with an error; the requests after both are answered."""
-    child = subprocess.Popen(
-        [sys.executable, *proxy_params(data_dir).args],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=proxy_params(data_dir).env,
-    )
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"},
-        },
-    }
+    child = raw_proxy(data_dir)
+    init = RAW_INIT
     big_call = {
         "jsonrpc": "2.0",
         "id": 7,
@@ -191,21 +190,7 @@ def test_the_proxy_answers_oversize_requests_and_lives_through_any_line(agent_co
     ]
     answers: list[dict] = []
 
-    def talk() -> None:
-        assert child.stdin is not None and child.stdout is not None
-        child.stdin.write(b"\n".join(lines) + b"\n")
-        child.stdin.flush()
-        while len(answers) < 4:
-            answers.append(json.loads(child.stdout.readline()))
-        child.stdin.close()
-
-    try:
-        thread = threading.Thread(target=talk, daemon=True)
-        thread.start()
-        agent_console.qtbot.waitUntil(lambda: not thread.is_alive(), timeout=60_000)
-    finally:
-        child.kill()
-        child.wait(10)
+    converse(agent_console, child, lines, answers, 4, 60)
     by_id = {a.get("id"): a for a in answers}
     assert by_id[7]["error"]["code"] == -32600
     assert "larger than Understudy takes (4 MB)" in by_id[7]["error"]["message"]

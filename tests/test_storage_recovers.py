@@ -4,11 +4,9 @@ so without the person changing anything. Runs on a real small disk (a tmpfs)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-
 import pytest
 from conftest import start_console
+from small_disk import fill, mounted
 
 # The page's own cache (IndexedDB) cannot save on a full disk either, and says so.
 pytestmark = [pytest.mark.slow, pytest.mark.js_errors_expected]
@@ -16,26 +14,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.js_errors_expected]
 
 @pytest.fixture
 def small_disk(tmp_path):
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=160m", "tmpfs", str(disk)], capture_output=True
-    )
-    if mounted.returncode != 0:
-        pytest.skip("cannot mount a small disk here")
-    yield disk
-    subprocess.run(["umount", "-l", str(disk)], check=False)
-
-
-def fill(disk) -> None:
-    fd = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        while os.write(fd, b"\0" * (1 << 16)):
-            pass
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    with mounted(tmp_path / "disk", "160m") as disk:
+        yield disk
 
 
 def footer(console) -> str:
