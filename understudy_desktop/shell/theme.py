@@ -32,14 +32,25 @@ def system_scheme() -> Scheme:
     return "dark" if hints.colorScheme() == Qt.ColorScheme.Dark else "light"
 
 
+_applied: Scheme | None = None
+
+
 def apply_theme(app: QApplication) -> Scheme:
-    """Before the first browser profile: the page and the windows in one scheme."""
+    """Before the first browser profile: the page and the windows in one scheme. Once per
+    process: the engine reads its switches once, and changing the environment while its
+    threads run (a second window in the same process) could crash them (setenv is not
+    safe beside another thread's getenv)."""
+    global _applied
+    if _applied is not None:
+        return _applied
     scheme = system_scheme()
-    flags = os.environ.get(FLAGS_ENV, "").split()
-    flags = [f for f in flags if not f.startswith("--blink-settings=preferredColorScheme")]
+    current = os.environ.get(FLAGS_ENV, "")
+    flags = [f for f in current.split() if not f.startswith("--blink-settings=preferredColor")]
     if scheme == "dark":
         flags.append(DARK_SWITCH)
-    os.environ[FLAGS_ENV] = " ".join(flags)
+    if " ".join(flags) != current:
+        os.environ[FLAGS_ENV] = " ".join(flags)
+    _applied = scheme
     if scheme == "dark" and QGuiApplication.styleHints().colorScheme() != Qt.ColorScheme.Dark:
         app.setStyle("Fusion")
         app.setPalette(dark_palette())
