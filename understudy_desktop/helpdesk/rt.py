@@ -102,7 +102,6 @@ class RequestTracker:
             {"Authorization": f"token {token}", "Content-Type": "application/json"},
             transport=transport,
         )
-        self._names: dict[str, str] = {}  # RT user id -> the name a person reads
         self._tags: bool | None = None
 
     def close(self) -> None:
@@ -197,7 +196,6 @@ class RequestTracker:
             if item.get("Status") == "deleted":
                 continue
             owner = str((item.get("Owner") or {}).get("id") or NOBODY)
-            self._remember(item.get("Owner"))
             requester = self._requester(item.get("Requestor") or [])
             # A search gives no ETag; LastUpdated stands in until the ticket itself is read
             # (every change is sent after reading the ticket, with its real ETag).
@@ -228,10 +226,6 @@ class RequestTracker:
 
     def _owner(self, ticket: dict[str, Any]) -> str:
         return str((ticket.get("Owner") or {}).get("id") or NOBODY)
-
-    def _remember(self, user: Any) -> None:
-        if isinstance(user, dict) and user.get("id") and user.get("RealName"):
-            self._names[str(user["id"])] = str(user["RealName"])
 
     def _requester(self, requestors: list[dict[str, Any]]) -> str:
         if not requestors:
@@ -318,7 +312,6 @@ class RequestTracker:
             if str(found.get("Privileged")) != "1":
                 continue
             shown = str(user.get("RealName") or name)
-            self._names[name] = shown
             out.append(RemotePerson(name, shown, str(user.get("EmailAddress") or "")))
         return out
 
