@@ -569,13 +569,19 @@ def test_the_status_bar_names_the_agent_and_its_last_tool(agent):
     status = agent.window._agent_status
     assert status.text() == "No agent connected"
 
+    seen: list[str] = []
+
     async def go():
         async with mcp_client(url, token) as c:
             await c.call_tool("lookup_ticket", {"ticket_id": "T-1001"})
+            deadline = time.monotonic() + 10
+            while "last used" not in status.text() and time.monotonic() < deadline:
+                await anyio.sleep(0.05)
+            seen.append(status.text())
 
     run_client(agent.qtbot, go)
-    agent.qtbot.waitUntil(lambda: "last used: lookup_ticket" in status.text())
-    assert status.text().startswith("Agent connected: mcp")  # the SDK client's default name
+    assert "last used: lookup_ticket" in seen[0]
+    assert seen[0].startswith("Agent connected: mcp")  # the SDK client's default name
 
 
 def test_connect_an_agent_shows_configs_with_a_copy_button(agent_console, data_dir, qtbot):
@@ -647,3 +653,78 @@ def test_no_error_repeats_what_the_agent_sent(agent):
         assert result.is_error, (name, args)
         said = json.dumps(result.model_dump(mode="json", by_alias=True))
         assert marker not in said, (name, args, said)
+
+
+def _raw_session(http: httpx2.Client, url: str, token: str, name: str) -> dict[str, str]:
+    """initialize + initialized over plain HTTP, no notification stream: a client that
+    calls now and then."""
+    base = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "Authorization": f"Bearer {token}",
+    }
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-03-26",
+            "capabilities": {},
+            "clientInfo": {"name": name, "version": "0"},
+        },
+    }
+    answer = http.post(url, json=init, headers=base)
+    headers = {
+        **base,
+        "Mcp-Session-Id": answer.headers["mcp-session-id"],
+        "Mcp-Protocol-Version": "2025-03-26",
+    }
+    http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+    http.post(url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=headers)
+    return headers
+
+
+def test_connected_follows_the_clients_session_not_its_last_call(agent, monkeypatch):
+    import understudy_desktop.agent.activity as activity_module
+
+    monkeypatch.setattr(activity_module, "RECENT_S", 1.0)
+    url, token = endpoint(agent)
+    status = agent.window._agent_status
+    # A client that stays (its notification stream open) stays connected, however quiet.
+    seen: list[str] = []
+
+    async def stays():
+        async with mcp_client(url, token) as c:
+            await c.list_tools()
+            await anyio.sleep(2.5)  # well past RECENT_S, with nothing said
+            seen.append(status.text())
+            # From here on only the end of its session can make it go within the test.
+            monkeypatch.setattr(activity_module, "RECENT_S", 300.0)
+
+    run_client(agent.qtbot, stays)
+    assert seen and seen[0].startswith("Agent connected: mcp")
+    # It ended its session on leaving: not connected any more, at once.
+    agent.qtbot.waitUntil(lambda: status.text() == "No agent connected", timeout=5000)
+    monkeypatch.setattr(activity_module, "RECENT_S", 1.0)
+    # A client that just stops calling, and never says goodbye, is let go when its time is up
+    # with nothing else happening meanwhile.
+    with httpx2.Client() as http:
+        _raw_session(http, url, token, "quiet-client")
+    agent.qtbot.waitUntil(lambda: status.text() == "Agent connected: quiet-client")
+    agent.qtbot.waitUntil(lambda: status.text() == "No agent connected", timeout=4000)
+
+
+def test_a_session_ended_and_then_heard_of_is_not_brought_back(qapp):
+    from understudy_desktop.agent.activity import AgentActivity
+
+    activity = AgentActivity()
+    activity.request_opened()
+    activity.forget_session("s1")
+    # The stream of an ended session closing after the DELETE answered.
+    activity.request_closed("s1")
+    assert not activity.snapshot().connected()
+    activity.request_opened()
+    assert activity.snapshot().connected()  # a request held open is contact
+    activity.request_closed("s2")
+    assert activity.snapshot().connected()  # heard from just now
+    assert activity.snapshot().connected(time.time() + 3600) is False

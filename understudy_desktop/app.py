@@ -22,7 +22,14 @@ from shiboken6 import delete, isValid
 from understudy_desktop import APP_NAME, __version__
 from understudy_desktop.agent.activity import AgentActivity
 from understudy_desktop.agent.calls import ToolCalls
-from understudy_desktop.agent.runtime_file import AgentRuntime, remove_runtime, write_runtime
+from understudy_desktop.agent.runtime_file import (
+    AgentRuntime,
+    StartingState,
+    remove_runtime,
+    remove_starting,
+    write_runtime,
+    write_starting,
+)
 from understudy_desktop.chromium_flags import apply_chromium_flags
 from understudy_desktop.consent.gate import ConsentGate
 from understudy_desktop.consent.ledger import ConsentLedger
@@ -223,6 +230,7 @@ def start_agent(session: Session, port: int) -> AgentServer:
     def announce(ready: bool) -> None:
         if ready:
             write_runtime(session.paths.root, runtime)
+            remove_starting(session.paths.root, runtime.pid)
 
     window.port.ready_changed.connect(announce)
     window.attach_agent(activity, session.paths.root, server.url, server.token)
@@ -262,7 +270,10 @@ def cannot_start(exc: BaseException, data_dir: Path, quiet: bool) -> int:
     log.error("cannot start: %s (%r)", problem.title, exc)
     print(f"{problem.title}. {problem.words}", file=sys.stderr)
     if not quiet and os.environ.get("QT_QPA_PLATFORM") != "offscreen":
+        doing = f"showing why it cannot start (“{problem.title}”) in its window"
+        write_starting(data_dir, StartingState(os.getpid(), doing))
         QMessageBox.critical(None, problem.title, problem.words)
+    remove_starting(data_dir, os.getpid())
     return 1
 
 
@@ -297,6 +308,9 @@ def run(
         guard = InstanceGuard(paths.root)
         if not guard.acquire():
             return hand_over(guard, paths, open_file)
+        # For an understudy-mcp waiting meanwhile: what it waits for, in words.
+        doing = "getting its window ready" if agent_port is not None else "running with agents off"
+        write_starting(paths.root, StartingState(os.getpid(), doing, agent_port is not None))
         session = open_session(paths, None)
     except (OSError, sqlite3.Error, DatabaseError, StartProblemError) as exc:
         return cannot_start(exc, paths.root, quiet=quit_after_load)
@@ -359,5 +373,6 @@ def run(
     guard.on_message(second_start)
     code = app.exec()
     session.close()
+    remove_starting(paths.root, os.getpid())
     guard.release()
     return code

@@ -1,4 +1,10 @@
-"""What the status bar says about agents: who is connected and what they last called."""
+"""What the status bar says about agents: who is connected and what they last called.
+
+"Connected" follows the client's session, not its last call: a client is connected while it
+holds a request open (the notification stream understudy-mcp keeps, a call waiting for the
+person), or has been heard from within RECENT_S; it is gone at once when it ends its session
+(a DELETE), and within RECENT_S when it just goes away without a word.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,10 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, Signal
 
+RECENT_S = 60.0  # a client with nothing open counts as connected this long after its last word
+ENDED_KEPT = 1000  # ended sessions remembered, so a late request cannot revive one
+NO_SESSION = ""  # requests without a session id (the stateless protocol revisions)
+
 
 @dataclass
 class ActivitySnapshot:
@@ -15,7 +25,20 @@ class ActivitySnapshot:
     client: str = ""
     last_tool: str = ""
     calls: int = 0
-    sessions: set[str] = field(default_factory=set)
+    open_requests: int = 0
+    heard: dict[str, float] = field(default_factory=dict)  # session -> last time heard from
+
+    def connected(self, now: float | None = None) -> bool:
+        now = time.time() if now is None else now
+        return self.open_requests > 0 or any(now - t < RECENT_S for t in self.heard.values())
+
+    def expires_in(self, now: float | None = None) -> float | None:
+        """Seconds until `connected()` may turn false by itself (None: it will not)."""
+        if self.open_requests > 0 or not self.heard:
+            return None
+        now = time.time() if now is None else now
+        left = RECENT_S - (now - max(self.heard.values()))
+        return left if left > 0 else None
 
 
 class AgentActivity(QObject):
@@ -27,8 +50,10 @@ class AgentActivity(QObject):
         super().__init__(parent)
         self._lock = threading.Lock()
         self._state = ActivitySnapshot()
+        self._ended: dict[str, None] = {}  # sessions ended, oldest first (an ordered set)
 
-    def note(self, client: str = "", tool: str = "", session: str = "") -> None:
+    def note(self, client: str = "", tool: str = "") -> None:
+        """A request that named its client, or a tool it called."""
         with self._lock:
             self._state.last_seen = time.time()
             if client:
@@ -36,16 +61,34 @@ class AgentActivity(QObject):
             if tool:
                 self._state.last_tool = tool
                 self._state.calls += 1
-            if session:
-                self._state.sessions.add(session)
+        self.changed.emit()
+
+    def request_opened(self) -> None:
+        with self._lock:
+            self._state.open_requests += 1
+        self.changed.emit()
+
+    def request_closed(self, session: str = NO_SESSION) -> None:
+        """A request ended; `session` is the one it belonged to (for initialize, the one its
+        answer gave). An ended session is not brought back by a request closing after it."""
+        with self._lock:
+            self._state.open_requests = max(0, self._state.open_requests - 1)
+            if session not in self._ended:
+                self._state.heard[session] = time.time()
         self.changed.emit()
 
     def forget_session(self, session: str) -> None:
+        """The client ended its session: it is no longer counted as heard from."""
         with self._lock:
-            self._state.sessions.discard(session)
+            self._state.heard.pop(session, None)
+            self._ended[session] = None
+            while len(self._ended) > ENDED_KEPT:
+                del self._ended[next(iter(self._ended))]
         self.changed.emit()
 
     def snapshot(self) -> ActivitySnapshot:
         with self._lock:
             s = self._state
-            return ActivitySnapshot(s.last_seen, s.client, s.last_tool, s.calls, set(s.sessions))
+            return ActivitySnapshot(
+                s.last_seen, s.client, s.last_tool, s.calls, s.open_requests, dict(s.heard)
+            )

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import uvicorn
 
@@ -83,8 +83,18 @@ async def refuse_unauthorized(send: Send) -> None:
     )
 
 
-def guarded(inner: ASGIApp, token: str, session_ended: SessionEnded) -> ASGIApp:
-    """`inner` behind the bearer token; `session_ended(id)` once a DELETE really ended one."""
+class Contact(Protocol):
+    """Told of every request a client holds open, and the session it belonged to."""
+
+    def request_opened(self) -> None: ...
+    def request_closed(self, session: str = "") -> None: ...
+
+
+def guarded(
+    inner: ASGIApp, token: str, session_ended: SessionEnded, contact: Contact | None = None
+) -> ASGIApp:
+    """`inner` behind the bearer token; `session_ended(id)` once a DELETE really ended one;
+    `contact` told of each authorised request from its start to its end."""
     expected = token.encode()
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -95,12 +105,12 @@ def guarded(inner: ASGIApp, token: str, session_ended: SessionEnded) -> ASGIApp:
         if not authorized(headers.get(b"authorization", b""), expected):
             await refuse_unauthorized(send)
             return
+        session_id = headers.get(b"mcp-session-id", b"").decode()
         if scope["method"] != "DELETE":
-            await inner(scope, receive, send)
+            await _in_contact(inner, scope, receive, send, session_id, contact)
             return
         # A session ends only if the transport agreed (a DELETE with a bad Origin gets 403 and
         # must leave the session, and its list_changed stream, as they were).
-        session_id = headers.get(b"mcp-session-id", b"").decode()
 
         async def watch(message: Message) -> None:
             if message["type"] == "http.response.start" and message["status"] < 300:
@@ -110,6 +120,34 @@ def guarded(inner: ASGIApp, token: str, session_ended: SessionEnded) -> ASGIApp:
         await inner(scope, receive, watch)
 
     return app
+
+
+async def _in_contact(
+    inner: ASGIApp,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    session: str,
+    contact: Contact | None,
+) -> None:
+    if contact is None:
+        await inner(scope, receive, send)
+        return
+    given = [session]
+
+    async def watch(message: Message) -> None:
+        # initialize is sent without a session; its answer names the one it began.
+        if message["type"] == "http.response.start" and not given[0]:
+            for name, value in message.get("headers", []):
+                if name.lower() == b"mcp-session-id":
+                    given[0] = value.decode()
+        await send(message)
+
+    contact.request_opened()
+    try:
+        await inner(scope, receive, watch)
+    finally:
+        contact.request_closed(given[0])
 
 
 class HttpHost:

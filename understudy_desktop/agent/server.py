@@ -135,7 +135,6 @@ class AgentServer:
                 session_id = ctx.request.headers.get("mcp-session-id")
                 if session_id and session_id not in self._legacy_sessions:
                     self._legacy_sessions[session_id] = ctx.session
-                    self._activity.note(session=session_id)
             return result
 
         @contextlib.asynccontextmanager
@@ -232,11 +231,11 @@ class AgentServer:
                 allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
             ),
         )
-        return guarded(HttpEdges(sdk_app), self.token, self._session_ended)
+        return guarded(HttpEdges(sdk_app), self.token, self._session_ended, self._activity)
 
     def _session_ended(self, session_id: str) -> None:
-        if self._legacy_sessions.pop(session_id, None) is not None:
-            self._activity.forget_session(session_id)
+        self._legacy_sessions.pop(session_id, None)
+        self._activity.forget_session(session_id)
 
     def start(self, port: int = 0) -> int:
         return self._http.start(self.asgi_app(), port)

@@ -15,14 +15,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import httpx2
 
 from understudy_desktop.agent.relay import FindApp, Relay, too_large
-from understudy_desktop.agent.runtime_file import AgentRuntime, read_runtime
+from understudy_desktop.agent.runtime_file import AgentRuntime, read_runtime, read_starting
 from understudy_desktop.paths import resolve_data_paths
 
 log = logging.getLogger("understudy-mcp")
@@ -48,8 +48,32 @@ def app_command(data_dir: Path) -> list[str]:
     return [sys.executable, "-m", "understudy_desktop", "--data-dir", str(data_dir)]
 
 
-def start_app(data_dir: Path, timeout_s: float) -> AgentRuntime:
-    """Start the app detached (it outlives this proxy) and wait for its endpoint."""
+Say = Callable[[str], None]
+
+
+def say_on_stderr(words: str) -> None:
+    """What the proxy waits for, in words: clients show a server's stderr in their logs."""
+    log.info("%s", words)
+    print(f"understudy-mcp: {words}", file=sys.stderr, flush=True)
+
+
+def another_has_the_folder(data_dir: Path) -> bool:
+    """An Understudy holds the data folder's lock: it is starting, running, or showing a
+    message. The lock, not a file it wrote, is what says the owner is alive."""
+    from PySide6.QtCore import QLockFile  # only when there is something to wait for
+
+    from understudy_desktop.single_instance import LOCK_NAME
+
+    lock = QLockFile(str(data_dir / LOCK_NAME))
+    lock.setStaleLockTime(0)  # a dead owner's lock is stale; a slow one's is not
+    if lock.tryLock(0):
+        lock.unlock()
+        return False
+    return lock.error() == QLockFile.LockError.LockFailedError
+
+
+def spawn_app(data_dir: Path) -> subprocess.Popen[bytes]:
+    """Start the app detached (it outlives this proxy), its output into logs/app.log."""
     env = dict(os.environ)
     if (
         not env.get("DISPLAY")
@@ -60,7 +84,7 @@ def start_app(data_dir: Path, timeout_s: float) -> AgentRuntime:
     logs = data_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     with (logs / "app.log").open("ab") as log_file:
-        child = subprocess.Popen(
+        return subprocess.Popen(
             app_command(data_dir),
             stdin=subprocess.DEVNULL,
             stdout=log_file,
@@ -68,25 +92,98 @@ def start_app(data_dir: Path, timeout_s: float) -> AgentRuntime:
             env=env,
             start_new_session=True,
         )
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if child.poll() is not None:
-            where = logs / "app.log"
-            raise AppUnavailableError(f"Understudy stopped while starting (see {where}).")
-        runtime = read_runtime(data_dir)
-        if runtime is not None and runtime.pid == child.pid and reachable(runtime):
-            return runtime
-        time.sleep(0.2)
-    raise AppUnavailableError(f"Understudy did not start within {timeout_s:g} s.")
 
 
-def find_or_start_app(data_dir: Path, timeout_s: float, may_start: bool) -> AgentRuntime:
+def last_words(data_dir: Path) -> str:
+    """The app's last line in logs/app.log: what it printed when it could not start."""
+    try:
+        text = (data_dir / "logs" / "app.log").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:300] if lines else ""
+
+
+class AppWait:
+    """Waiting for an Understudy on one data folder to be ready for agents: one that is
+    starting, one this proxy started, or one showing a message first. Each new thing it
+    waits for is said once."""
+
+    def __init__(self, data_dir: Path, timeout_s: float, may_start: bool, say: Say) -> None:
+        self.data_dir = data_dir
+        self.timeout_s = timeout_s
+        self.deadline = time.monotonic() + timeout_s
+        self.may_start = may_start
+        self.say = say
+        self.child: subprocess.Popen[bytes] | None = None
+        self.said = ""
+        self.doing = ""
+
+    def run(self) -> AgentRuntime:
+        while time.monotonic() < self.deadline:
+            runtime = read_runtime(self.data_dir)
+            if runtime is not None and reachable(runtime):
+                if self.said:
+                    self.say("Understudy is ready.")
+                return runtime
+            if another_has_the_folder(self.data_dir):
+                self._tell_what_it_does()
+            elif not self._child_running():
+                self._start_or_give_up()
+            time.sleep(0.2)
+        waiting = f" It was {self.doing}." if self.doing else ""
+        raise AppUnavailableError(
+            f"Understudy was not ready for agents within {self.timeout_s:g} s.{waiting}"
+        )
+
+    def _tell_what_it_does(self) -> None:
+        state = read_starting(self.data_dir)
+        if state is not None and not state.endpoint:
+            raise AppUnavailableError(
+                "Understudy is running with agents turned off (it was started with "
+                "--no-agent). Quit it and start it again without that option."
+            )
+        self.doing = state.doing if state is not None else "starting"
+        self._say(f"Waiting for Understudy, which is {self.doing}.")
+
+    def _child_running(self) -> bool:
+        """True while the app this proxy started is still on its way up."""
+        if self.child is None:
+            return False
+        code = self.child.poll()
+        if code is None:
+            return True
+        self.child = None
+        if code == 0:
+            # It found another Understudy on the folder and handed over: wait for that one.
+            return False
+        why = last_words(self.data_dir)
+        raise AppUnavailableError(
+            f"Understudy could not start: {why}" if why else "Understudy stopped while starting."
+        )
+
+    def _start_or_give_up(self) -> None:
+        if not self.may_start:
+            raise AppUnavailableError("Understudy is not running.")
+        self._say("Starting Understudy.")
+        self.child = spawn_app(self.data_dir)
+        self.may_start = False  # once: a second start that fails would only fail again
+
+    def _say(self, words: str) -> None:
+        if words != self.said:
+            self.said = words
+            self.say(words)
+
+
+def find_or_start_app(
+    data_dir: Path, timeout_s: float, may_start: bool, say: Say = say_on_stderr
+) -> AgentRuntime:
+    """The app's endpoint once it is ready: at once when it runs, after waiting while it
+    starts (or shows a message), or started here first when allowed."""
     runtime = read_runtime(data_dir)
     if runtime is not None and reachable(runtime):
         return runtime
-    if not may_start:
-        raise AppUnavailableError("Understudy is not running.")
-    return start_app(data_dir, timeout_s)
+    return AppWait(data_dir, timeout_s, may_start, say).run()
 
 
 MAX_LINE = 1 << 24  # 16 MiB: a longer line is answered with an error and skipped

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -68,7 +68,6 @@ QUEUE_FILTER = (
     "Ticket queues (*.csv *.json *.jsonl);;CSV files (*.csv);;JSON files (*.json);;"
     "JSON Lines files (*.jsonl *.ndjson)"
 )
-AGENT_RECENT_S = 120  # an agent that called within this many seconds counts as connected
 
 
 class MainWindow(QMainWindow):
@@ -505,6 +504,9 @@ class MainWindow(QMainWindow):
     def attach_agent(self, activity: AgentActivity, data_dir: Path, url: str, token: str) -> None:
         """Show agent activity in the status bar and enable Help › Connect an agent…."""
         self._agent = (activity, data_dir, url, token)
+        self._agent_expiry = QTimer(self)
+        self._agent_expiry.setSingleShot(True)
+        self._agent_expiry.timeout.connect(self._show_agent_activity)
         activity.changed.connect(self._show_agent_activity)
         self._show_agent_activity()
 
@@ -513,8 +515,13 @@ class MainWindow(QMainWindow):
             self._agent_status.setText("Agents: off")
             return
         activity = self._agent[0].snapshot()
-        recent = activity.sessions or (time.time() - activity.last_seen < AGENT_RECENT_S)
-        if not activity.last_seen or not recent:
+        now = time.time()
+        # A client that goes away without a word is let go when its time is up, whether or
+        # not anything else happens by then.
+        expires = activity.expires_in(now)
+        if expires is not None:
+            self._agent_expiry.start(int(expires * 1000) + 50)
+        if not activity.connected(now):
             self._agent_status.setText("No agent connected")
             return
         who = activity.client or "an agent that did not say its name"
