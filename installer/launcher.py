@@ -10,6 +10,10 @@ from pathlib import Path
 if getattr(sys, "frozen", False):
     base = Path(getattr(sys, "_MEIPASS", Path(sys.executable).parent))
     os.environ.setdefault("UNDERSTUDY_WEB_ASSETS", str(base / "web_assets"))
+    # `understudy mcp` (Linux, macOS) or the console program understudy-mcp.exe (Windows).
+    relay = Path(sys.executable).stem.lower() == "understudy-mcp"
+    if relay:
+        sys.argv.insert(1, "mcp")
     if len(sys.argv) > 1 and sys.argv[1] == "mcp":
         from understudy_desktop.agent.stdio_proxy import main as proxy
 

@@ -580,7 +580,8 @@ def test_the_status_bar_names_the_agent_and_its_last_tool(agent):
             seen.append(status.text())
 
     run_client(agent.qtbot, go)
-    assert "last used: lookup_ticket" in seen[0]
+    # In words (this tool has no title, so its name is spelt out), not the identifier.
+    assert "last used: Lookup ticket" in seen[0]
     assert seen[0].startswith("Agent connected: mcp")  # the SDK client's default name
 
 
@@ -728,3 +729,13 @@ def test_a_session_ended_and_then_heard_of_is_not_brought_back(qapp):
     activity.request_closed("s2")
     assert activity.snapshot().connected()  # heard from just now
     assert activity.snapshot().connected(time.time() + 3600) is False
+
+
+def test_people_see_a_tools_name_in_words():
+    from understudy_desktop.library.model import shown_name
+
+    assert shown_name("escalate_refund", "Escalate a  refund ") == "Escalate a refund"
+    assert shown_name("escalate_refund", "") == "Escalate refund"
+    assert shown_name("escalate_refund", None) == "Escalate refund"
+    assert shown_name("escalate_refund", "   ") == "Escalate refund"
+    assert shown_name("", "") == "A tool"

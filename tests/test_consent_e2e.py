@@ -80,7 +80,7 @@ def test_a_tool_edited_on_disk_after_approval_is_held_back_until_reviewed(
         ".find((b) => b.textContent === 'Review again…').click(); true"
     )
     seen = approve_in_dialog(console, full=True)
-    assert seen.startswith("Approve the changed tool “assign_refund”")
+    assert seen.startswith("Approve the changed tool “Assign and reply”")
     assert "Set the status of the same ticket to Closed" in seen
     console.qtbot.waitUntil(lambda: "assign_refund" in console.listed())
 
@@ -196,7 +196,7 @@ def test_an_agent_publish_holds_while_the_person_decides_and_publishes_once(agen
     assert [c["status"] for c in calls] == ["published", "published", "published"]
     assert console.taught() == ["assign_refund"]
     text = seen["text"]
-    assert text.startswith("Publish tool “assign_refund”")
+    assert text.startswith("Publish tool “Assign refund”")
     # The person reads what every agent will read, each step with its fixed values, and
     # who asked (the client's own name from MCP's clientInfo).
     assert "Assign to Priya and reply." in text
@@ -290,7 +290,7 @@ def test_ask_me_every_time(agent_console):
         "[...document.querySelectorAll('#library-panel .btn')]"
         ".find((b) => b.textContent === 'Stop asking each time…').click(); true"
     )
-    assert approve_in_dialog(console) == "Stop asking before each run of tool “assign_refund”"
+    assert approve_in_dialog(console) == "Stop asking before each run of tool “Assign and reply”"
     console.qtbot.waitUntil(lambda: not library.get("assign_refund").ask_every_time)
     assert run_client(console.qtbot, run_once, 30).is_error is False
     assert gate.open_dialogs() == []

@@ -133,7 +133,37 @@ def test_the_deb_has_a_valid_desktop_entry_and_pack_type(built, tmp_path):
     private = [line for line in listing if line[7] != "r"]
     assert listing and private == [], private[:5]
     check_conventions(debs[0], root)
+    check_apparmor(debs[0], root, tmp_path / "scripts")
     shutil.rmtree(root)
+
+
+def check_apparmor(deb: Path, root: Path, scripts: Path) -> None:
+    """Ubuntu 24.04's user-namespace restriction: the profile names the binaries the package
+    really has, and the postinst installs it only where AppArmor can read it (ABI 4.0); the
+    postrm takes it away again."""
+    shipped = root / "usr/share/understudy/apparmor/understudy"
+    text = shipped.read_text()
+    attach = re.search(r"^profile understudy (\S+) flags=\(unconfined\) \{", text, re.M)
+    assert attach is not None and "  userns," in text and "abi <abi/4.0>," in text
+    assert attach.group(1) == "/opt/understudy/{understudy,_internal/**/QtWebEngineProcess}"
+    helpers = list((root / "opt/understudy/_internal").rglob("QtWebEngineProcess"))
+    assert len(helpers) == 1 and os.access(helpers[0], os.X_OK)
+    assert os.access(root / "opt/understudy/understudy", os.X_OK)
+    subprocess.run(["dpkg-deb", "-e", str(deb), str(scripts)], check=True)
+    env = dict(os.environ, DPKG_ROOT=str(root))
+    profile = root / "etc/apparmor.d/understudy"
+
+    def script(name: str, *args: str) -> None:
+        subprocess.run([str(scripts / name), *args], env=env, check=True, timeout=60)
+
+    script("postinst", "configure")
+    assert not profile.exists()  # an AppArmor without ABI 4.0 (Debian 12) has no restriction
+    (root / "etc/apparmor.d/abi").mkdir(parents=True)
+    (root / "etc/apparmor.d/abi/4.0").write_text("")
+    script("postinst", "configure")
+    assert profile.read_text() == text and (profile.stat().st_mode & 0o777) == 0o644
+    script("postrm", "remove")
+    assert not profile.exists()
 
 
 def check_conventions(deb: Path, root: Path) -> None:

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QAbstractButton, QLabel, QTableWidget
+from PySide6.QtWidgets import QAbstractButton, QLabel, QListWidget, QTableWidget
 from test_teach_e2e import click, publish_from_editor, teach_assign_refund
 
 from understudy_desktop.catalogue import current_catalogue
@@ -69,6 +69,8 @@ def widget_text(widget) -> str:
             for c in range(table.columnCount())
             if table.horizontalHeaderItem(c) is not None
         ]
+    for listing in widget.findChildren(QListWidget):
+        parts += [listing.item(i).text() for i in range(listing.count())]
     return "\n".join(parts)
 
 
@@ -102,12 +104,12 @@ def test_every_screen_a_person_meets_is_in_plain_words(console_factory, tmp_path
     gate = console.session.consent.gate
     seen: list[str] = []
     gate.dialog_opened.connect(lambda d: seen.append(d.text_shown()))
-    publish_from_editor(console, "assign_refund")
+    publish_from_editor(console, "assign_refund", title="Refund to billing")
     console.qtbot.waitUntil(lambda: console.taught() == ["assign_refund"])
     screens["approval dialog"] = seen[0]
     screens["approval overlay"] = page_text(console, "approval")
     click(console, "#library-button")
-    console.qtbot.waitUntil(lambda: "assign_refund" in page_text(console, "library-panel"))
+    console.qtbot.waitUntil(lambda: "Refund to billing" in page_text(console, "library-panel"))
     screens["library"] = page_text(console, "library-panel")
     console.js("document.querySelector('[data-tool=assign_refund] .btn.primary').click(); true")
     console.qtbot.waitUntil(
@@ -161,3 +163,8 @@ def test_every_screen_a_person_meets_is_in_plain_words(console_factory, tmp_path
     assert "Let whoever runs it choose" in screens["make a tool"]
     assert "P. Raman" in screens["import preview"]
     assert "No agent connected" in screens["status bar"] or "Agents: off" in screens["status bar"]
+    # A tool is called by its name in words; what agents call it stays in the editor's own
+    # field for it, and out of every other screen.
+    for name in ("approval dialog", "library", "run form", "revoke", "export"):
+        assert "Refund to billing" in screens[name], name
+        assert "assign_refund" not in screens[name], name

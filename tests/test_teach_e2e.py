@@ -170,7 +170,7 @@ def test_teach_publish_and_call_on_another_ticket(agent_console):
     # Revoke from the library asks in the native dialog, then removes it everywhere.
     console.js("document.getElementById('library-button').click(); true")
     click(console, "[data-tool='assign_refund'] .btn.danger")
-    assert approve_in_dialog(console) == "Revoke tool “assign_refund”"
+    assert approve_in_dialog(console) == "Revoke tool “Assign refund”"
     console.qtbot.waitUntil(lambda: "assign_refund" not in console.listed())
     assert console.taught() == []
     console.qtbot.waitUntil(
@@ -222,7 +222,7 @@ def test_the_publish_call_times_out_to_awaiting_approval_then_approval_publishes
     assert first["status"] == "awaiting_approval"
     assert "cannot approve" in first["message"]
     # The dialog stayed open after the agent's call returned; the person approves now.
-    assert approve_in_dialog(console) == "Publish tool “assign_refund_b”"
+    assert approve_in_dialog(console) == "Publish tool “Assign refund b”"
     # What the person approved is done then, not left for the agent's retry to do.
     console.qtbot.waitUntil(lambda: console.taught() == ["assign_refund_b"], timeout=10_000)
     assert console.session.consent.gate.ledger.pending() == 0
@@ -248,8 +248,17 @@ def test_the_publish_call_times_out_to_awaiting_approval_then_approval_publishes
     assert console.session.consent.gate.open_dialogs() == []  # the second retry asked no one
 
 
-def publish_from_editor(console, name: str, expect_dialog: bool = True) -> None:
-    """The person's path: the editor the app opened after Stop, then the overlay."""
+def publish_from_editor(
+    console, name: str, expect_dialog: bool = True, title: str | None = None
+) -> None:
+    """The person's path: the editor the app opened after Stop, then the overlay. With a
+    `title`, the tool's name in words is typed first (what agents call it follows it)."""
+    if title is not None:
+        console.js(
+            "(() => { const t = document.getElementById('draft-title');"
+            f" t.value = {json.dumps(title)}; t.dispatchEvent(new Event('input'));"
+            " return true; })()"
+        )
     console.js(
         "(() => { const fields = '#teach-panel .described input';"
         " for (const i of document.querySelectorAll(fields)) if (!i.value)"
@@ -394,7 +403,7 @@ def test_a_broken_step_is_repaired_and_the_rest_kept(console, tmp_path):
     console.dispatch("select_ticket", {"ticket_id": "N-1"})
     choose(console, "#assignee-select", "ana")
     click(console, "#teach-button")
-    assert approve_in_dialog(console) == "Repair tool “assign_refund”"
+    assert approve_in_dialog(console) == "Repair tool “Assign and reply”"
     console.qtbot.waitUntil(lambda: console.library.usage("assign_refund").last_failure is None)
     tool = console.library.callable("assign_refund")
     assert [s["command"] for s in tool.steps] == [
@@ -446,7 +455,7 @@ def test_library_disable_enable_badges_highlight_and_recording_housekeeping(cons
         ".find((b) => b.textContent === 'Turn off…').click(); true"
     )
     # What agents are shown changes only with the person's say in the shell's own dialog.
-    assert approve_in_dialog(console) == "Turn tool off “assign_refund”"
+    assert approve_in_dialog(console) == "Turn tool off “Assign and reply”"
     console.qtbot.waitUntil(lambda: "assign_refund" not in console.listed())
     assert console.library.get("assign_refund").status == "disabled"
     console.qtbot.waitUntil(
@@ -465,7 +474,7 @@ def test_library_disable_enable_badges_highlight_and_recording_housekeeping(cons
         ".find((b) => b.textContent === 'Turn on…').click(); true"
     )
     # Turning a tool back on gives agents power again: the person approves it natively.
-    assert approve_in_dialog(console) == "Turn tool back on “assign_refund”"
+    assert approve_in_dialog(console) == "Turn tool back on “Assign and reply”"
     console.qtbot.waitUntil(lambda: "assign_refund" in console.listed())
     # Recordings are renamed and deleted in the shell's own dialogs.
     console.js("document.getElementById('recordings-button').click(); true")

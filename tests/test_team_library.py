@@ -134,7 +134,7 @@ def test_share_then_see_review_accept_run_and_update(console_factory, tmp_path):
     assert "Trust Dana Ortiz and import" in text
     # The signature is read first, and the tool is named by its name, not its file's hash.
     assert text.startswith(f"Signed by Dana Ortiz (key {dana_key})")
-    assert "Dana Ortiz shared “assign_refund” with your team" in text
+    assert "Dana Ortiz shared “Assign refund” with your team" in text
     assert item.file.digest not in text and ".understudy-pack.json" not in text
     tool = sam.library.callable("assign_refund")
     assert tool is not None and tool.origin.by == "team" and tool.origin.author == "Dana Ortiz"
@@ -157,7 +157,7 @@ def test_share_then_see_review_accept_run_and_update(console_factory, tmp_path):
     assert update.state == "update" and sam.session.team.status == "1 update from your team"
     assert (item.file.version, update.file.version) == (1, 2)  # signed, one more each time
     text = review_and_accept(sam, update)
-    assert "An update to “assign_refund”" in text and "Old → new" in text
+    assert "An update to “Assign refund”" in text and "Old → new" in text
     assert "Marcus" in text and "Accept" in text  # a trusted author: no trust question
     assert [t.name for t in sam.library.tools()] == ["assign_refund"]
     assert sam.library.get("assign_refund").origin.version == update.file.digest
@@ -402,7 +402,7 @@ def test_team_screens_are_in_plain_words(console_factory, tmp_path):
     text = widget_text(dialog) + "\n" + items.item(0).text() + "\n" + items.item(1).text()
     # Grouped: the heading, then the tool.
     assert items.item(0).text() == "From people you do not trust yet (1)"
-    assert "assign_refund (version 1): from Dana Ortiz (key " in text
+    assert "Assign refund (version 1): from Dana Ortiz (key " in text
     assert "1 new tool from someone you do not trust yet" in text
     assert internals(text) == []
     # Looked at by eye when this test was written (it shows the folder's full path, so it is

@@ -41,6 +41,7 @@ from understudy_desktop.library.console_view import ConsoleLibraryView
 from understudy_desktop.library.drafts import Drafts
 from understudy_desktop.library.legacy import migrate_legacy_files
 from understudy_desktop.library.library import Library
+from understudy_desktop.library.model import shown_name
 from understudy_desktop.library.runner import ToolRunner
 from understudy_desktop.logs import install_crash_handler
 from understudy_desktop.model.service import ConsoleModel
@@ -233,7 +234,13 @@ def start_agent(session: Session, port: int) -> AgentServer:
             remove_starting(session.paths.root, runtime.pid)
 
     window.port.ready_changed.connect(announce)
-    window.attach_agent(activity, session.paths.root, server.url, server.token)
+    library = session.library
+
+    def tool_words(name: str) -> str:
+        tool = library.get(name)
+        return tool.shown_name if tool is not None else shown_name(name)
+
+    window.attach_agent(activity, session.paths.root, server.url, server.token, tool_words)
     session.agent = server
     if window.port.ready:
         announce(True)

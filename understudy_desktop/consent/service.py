@@ -44,7 +44,7 @@ from understudy_desktop.library.library import (
     repair_args,
     tool_args,
 )
-from understudy_desktop.library.model import Origin, definition_hash
+from understudy_desktop.library.model import Origin, definition_hash, shown_name
 from understudy_desktop.rules import rules
 
 log = logging.getLogger(__name__)
@@ -158,7 +158,7 @@ class ConsentService(QObject):
 
         who = "An agent" if draft.by == "agent" else "You"
         text = DialogText(
-            headline=f"{PUBLISH_TOOL.verb} “{tool.name}”",
+            headline=f"{PUBLISH_TOOL.verb} “{tool.shown_name}”",
             details=f"{who} made this tool from a recording. Once you approve, agents can "
             "use it, and you can run it from your library.",
             requester=requester,
@@ -188,7 +188,7 @@ class ConsentService(QObject):
             self.library.repair(name, draft.definition, grant, done)
 
         text = DialogText(
-            headline=f"{REPAIR_TOOL.verb} “{name}”",
+            headline=f"{REPAIR_TOOL.verb} “{self._shown(name)}”",
             details="You re-did one step. The rest of the tool stays as you approved it.",
             requester=requester,
             sections=wording.difference_sections(old.definition, draft.definition, self.catalogue),
@@ -215,12 +215,17 @@ class ConsentService(QObject):
             )
 
         text = DialogText(
-            headline=f"{REVOKE_TOOL.verb} “{name}”",
+            headline=f"{REVOKE_TOOL.verb} “{self._shown(name)}”",
             details="Agents will no longer be able to use it, and it leaves your library. "
             "To have it again, you would teach it again or import it from a pack.",
             requester=requester,
         )
         return self._decide(REVOKE_TOOL, tool_args(tool), text, hold_s, poll, answer, carry_out)
+
+    def _shown(self, name: str) -> str:
+        """The tool as people know it (its title in words), for the dialog's headline."""
+        tool = self.library.get(name)
+        return tool.shown_name if tool is not None else shown_name(name)
 
     def enable(self, name: str, requester: str, answer: Answer) -> Ticket | None:
         tool = self.library.get(name)
@@ -236,7 +241,7 @@ class ConsentService(QObject):
             )
 
         text = DialogText(
-            headline=f"{ENABLE_TOOL.verb} “{name}”",
+            headline=f"{ENABLE_TOOL.verb} “{self._shown(name)}”",
             details="Agents will be able to use it again.",
             requester=requester,
             sections=wording.tool_sections(tool.definition, self.catalogue),
@@ -260,7 +265,7 @@ class ConsentService(QObject):
             )
 
         text = DialogText(
-            headline=f"{REVIEW_TOOL.verb} “{name}”",
+            headline=f"{REVIEW_TOOL.verb} “{self._shown(name)}”",
             details=f"It was held back from agents: {tool.review_reason}. This is the tool as "
             "it is now.",
             requester=requester,
@@ -281,7 +286,7 @@ class ConsentService(QObject):
             )
 
         text = DialogText(
-            headline=f"{RELAX_TOOL.verb} “{name}”",
+            headline=f"{RELAX_TOOL.verb} “{self._shown(name)}”",
             details="Agents will be able to run it without asking you each time.",
             requester=PERSON,
         )
@@ -300,7 +305,7 @@ class ConsentService(QObject):
             )
 
         text = DialogText(
-            headline=f"{DISABLE_TOOL.verb} “{name}”",
+            headline=f"{DISABLE_TOOL.verb} “{self._shown(name)}”",
             details="Agents will no longer see it until you turn it back on, and runs of it "
             "that are waiting will not happen. It stays in your library.",
             requester=PERSON,
@@ -369,7 +374,7 @@ class ConsentService(QObject):
         definition = tool.definition if tool is not None else {}
         shown = wording.answers(definition, arguments, self.catalogue, known)
         text = DialogText(
-            headline=f"{RUN_TOOL.verb} “{name}”",
+            headline=f"{RUN_TOOL.verb} “{self._shown(name)}”",
             details="You asked to be asked before each run of this tool.",
             requester=requester,
             sections=(("With", shown or "Nothing chosen."),),

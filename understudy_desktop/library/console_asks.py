@@ -141,7 +141,9 @@ class ConsoleAsks(QObject):
         """A person's Run from the library: the same checks and the same run as an agent's."""
         tool = self._library.callable(name)
         if tool is None:
-            reply(error("not_found", f"{name} cannot run now. Check its status in the library."))
+            known = self._library.get(name)
+            shown = known.shown_name if known is not None else "That tool"
+            reply(error("not_found", f"{shown} cannot run now. Check its status in the library."))
             return
         problems = argument_problems(tool.input_schema, arguments)
         if problems:

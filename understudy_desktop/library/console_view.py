@@ -23,6 +23,7 @@ def tool_view(tool: TaughtTool, library: Library) -> dict[str, Any]:
     days = days_unused(usage.last_used, tool.created_at)
     return {
         **tool.public(),
+        "shownAs": tool.shown_name,  # what people see it called; the name is for agents
         "steps": tool.steps,
         "status": tool.status,
         "callable": tool.callable,

@@ -66,9 +66,19 @@ class Origin:
         )
 
 
+def shown_name(name: str, title: object = "") -> str:
+    """What people see a tool called: its title in words, or, for a tool that has none (made
+    before titles, or by an agent that gave none), its name with spaces for underscores. The
+    name itself is for agents."""
+    if isinstance(title, str) and title.strip():
+        return " ".join(title.split())
+    words = " ".join(name.replace("_", " ").replace("-", " ").split())
+    return words[:1].upper() + words[1:] if words else "A tool"
+
+
 @dataclass(frozen=True)
 class TaughtTool:
-    name: str
+    name: str  # the identifier agents call it by; people see shown_name
     definition: dict[str, Any]
     digest: str  # the approval: what the person approved hashes to this
     status: Status
@@ -101,6 +111,10 @@ class TaughtTool:
     def steps(self) -> list[dict[str, Any]]:
         steps = self.definition.get("steps")
         return steps if isinstance(steps, list) else []
+
+    @property
+    def shown_name(self) -> str:
+        return shown_name(self.name, self.definition.get("title"))
 
     def public(self) -> dict[str, Any]:
         """What agents see: name, title, description, input schema, annotations."""

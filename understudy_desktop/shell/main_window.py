@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +38,7 @@ from understudy_desktop.agent.activity import AgentActivity
 from understudy_desktop.bridge.console_port import CallResult, ConsolePort
 from understudy_desktop.bridge.page_bridge import PageBridge
 from understudy_desktop.bridge.protocol import Summary
+from understudy_desktop.library.model import shown_name
 from understudy_desktop.logs import log_folder
 from understudy_desktop.queue_io import (
     LoadedQueue,
@@ -501,8 +503,17 @@ class MainWindow(QMainWindow):
                 self.open_file(Path(url.toLocalFile()))
         event.acceptProposedAction()
 
-    def attach_agent(self, activity: AgentActivity, data_dir: Path, url: str, token: str) -> None:
-        """Show agent activity in the status bar and enable Help › Connect an agent…."""
+    def attach_agent(
+        self,
+        activity: AgentActivity,
+        data_dir: Path,
+        url: str,
+        token: str,
+        tool_words: Callable[[str], str] = shown_name,
+    ) -> None:
+        """Show agent activity in the status bar and enable Help › Connect an agent….
+        `tool_words` gives a tool's name in words (people never see the identifier)."""
+        self._tool_words = tool_words
         self._agent = (activity, data_dir, url, token)
         self._agent_expiry = QTimer(self)
         self._agent_expiry.setSingleShot(True)
@@ -525,7 +536,7 @@ class MainWindow(QMainWindow):
             self._agent_status.setText("No agent connected")
             return
         who = activity.client or "an agent that did not say its name"
-        last = f" · last used: {activity.last_tool}" if activity.last_tool else ""
+        last = f" · last used: {self._tool_words(activity.last_tool)}" if activity.last_tool else ""
         self._agent_status.setText(f"Agent connected: {who}{last}")
 
     def show_connect_agent(self) -> None:

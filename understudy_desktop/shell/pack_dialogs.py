@@ -29,6 +29,7 @@ from understudy_desktop.catalogue import Catalogue
 from understudy_desktop.consent import wording
 from understudy_desktop.consent.ledger import ConsentLedger, DialogApproval, consent_key
 from understudy_desktop.consent.manifest import IMPORT_PACK
+from understudy_desktop.library.model import shown_name
 from understudy_desktop.library.refs import Reference
 from understudy_desktop.packs.importer import ImportPlan
 from understudy_desktop.shell.screen_fit import fit_to_screen
@@ -172,7 +173,8 @@ class ImportPackDialog(QDialog):
         when = f" on {day_words(plan.created)}" if plan.created else ""
         button = self._import_words(provenance)
         if provenance is not None and provenance.team_file and count == 1:
-            tool = str(plan.definitions[0].get("name", ""))
+            first = plan.definitions[0]
+            tool = shown_name(str(first.get("name", "")), first.get("title"))
             if provenance.verdict != "signed":
                 # No name at all: an unsigned file could say it is from anyone.
                 return (
@@ -214,7 +216,8 @@ class ImportPackDialog(QDialog):
         since = f", shared {day_words(provenance.created)}" if provenance.created else ""
         layout.addWidget(
             _plain(
-                f"An update to “{provenance.update_of}”, which you accepted before. This "
+                f"An update to “{shown_name(provenance.update_of, old.get('title'))}”, which you "
+                "accepted before. This "
                 f"version is from {provenance.author or 'its author'}{since}. Old → new:",
                 bold=True,
             )
@@ -292,7 +295,8 @@ class ExportPackDialog(QDialog):
         self.tools.setWordWrap(True)
         self.tools.setAccessibleName("Tools to export")
         for tool in tools:
-            item = QListWidgetItem(visible_controls(f"{tool['name']} — {tool['description']}"))
+            shown = shown_name(str(tool["name"]), tool.get("title"))
+            item = QListWidgetItem(visible_controls(f"{shown} — {tool['description']}"))
             item.setData(Qt.ItemDataRole.UserRole, tool["name"])
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked)

@@ -19,7 +19,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from understudy_desktop.library.library import Library
-from understudy_desktop.library.model import definition_hash
+from understudy_desktop.library.model import definition_hash, shown_name
 from understudy_desktop.packs.export import ExportError, build_pack
 from understudy_desktop.shell import team_words
 from understudy_desktop.shell.pack_actions import PackActions
@@ -105,6 +105,11 @@ def offered_words(view: TeamView) -> str:
 class TeamLibrary(QObject):
     view_changed = Signal(object)  # TeamView
     status_changed = Signal(str)  # the status line, in words ('' when no folder is chosen)
+
+    def _words(self, name: str) -> str:
+        """A tool of the library as people know it: its name in words."""
+        tool = self._library.get(name)
+        return tool.shown_name if tool is not None else shown_name(name)
 
     def __init__(
         self,
@@ -276,8 +281,8 @@ class TeamLibrary(QObject):
                 lambda _err: None,
             )
             self._notify(
-                f"Your team lead turned “{here.local_name}” back on for the team. Review it in "
-                "your library to use it again."
+                f"Your team lead turned “{self._words(here.local_name)}” back on for the team. "
+                "Review it in your library to use it again."
             )
         if view.seen:
             self.decisions.note_versions(view.seen)
@@ -303,14 +308,14 @@ class TeamLibrary(QObject):
         if why == "withdrawn":
             reason = f"{item.author or 'its author'} withdrew it from the team library"
             told = (
-                f"{who} withdrew “{here.local_name}” from the team library. It is turned off "
-                "here; you can remove it from your library."
+                f"{who} withdrew “{self._words(here.local_name)}” from the team library. It is "
+                "turned off here; you can remove it from your library."
             )
         else:
             reason = "your team lead turned it off for the whole team"
             told = (
-                f"Your team lead turned “{here.local_name}” off for the whole team. It is "
-                "turned off here too, until they turn it back on."
+                f"Your team lead turned “{self._words(here.local_name)}” off for the whole team. "
+                "It is turned off here too, until they turn it back on."
             )
         self._library.hold_back(here.local_name, reason, lambda _err: None, held=why)
         self._notify(told)
@@ -349,7 +354,8 @@ class TeamLibrary(QObject):
     @staticmethod
     def _label(item: TeamTool) -> str:
         """What messages call a shared tool: its name, not its file's (a hash)."""
-        return f"“{item.tool or 'a tool'}” from your team library"
+        shown = shown_name(item.tool, item.file.title) if item.tool else "a tool"
+        return f"“{shown}” from your team library"
 
     def _source(self, item: TeamTool, data: bytes) -> Provenance:
         base = self._packs.provenance(data, item.file.author if item.key else "")
@@ -402,7 +408,7 @@ class TeamLibrary(QObject):
             self._library.disable(tool, lambda _e: None)
         self.decisions.distrust(key, lambda _e: self.refresh())
         if off:
-            listed = ", ".join(f"“{t}”" for t in off)
+            listed = ", ".join(f"“{self._words(t)}”" for t in off)
             self._notify(
                 f"You no longer trust {name}. What you accepted from them is turned off: "
                 f"{listed}. To use it again, turn it on in your library (it asks you first)."
@@ -614,8 +620,8 @@ class TeamLibrary(QObject):
             self._settings.set(WITHDRAW_PENDING, [*pending, name])
         if not self._write_pending_withdrawals():
             self._notify(
-                f"“{name}” left your library. The team folder is not reachable just now: it "
-                "will be withdrawn from the team library as soon as it is."
+                f"“{shown_name(name)}” left your library. The team folder is not reachable just "
+                "now: it will be withdrawn from the team library as soon as it is."
             )
 
     def _write_pending_withdrawals(self) -> bool:
@@ -623,7 +629,7 @@ class TeamLibrary(QObject):
         author = self._packs.author() or "Someone"
 
         def written(name: Any) -> None:
-            self._notify(f"“{name}” was also withdrawn from the team library.")
+            self._notify(f"“{shown_name(str(name))}” was also withdrawn from the team library.")
 
         return self._write_pending(
             WITHDRAW_PENDING,

@@ -3,6 +3,7 @@ warning (shown first) and one line that says what it is. No Qt here."""
 
 from __future__ import annotations
 
+from understudy_desktop.library.model import shown_name
 from understudy_desktop.shell.pack_dialogs import day_words
 from understudy_desktop.team.inbox import UNSIGNED_WORDS, State, TeamTool, TeamView
 
@@ -56,7 +57,7 @@ def line(item: TeamTool) -> str:
         if runs
         else ""
     )
-    name = (item.tool or "a tool") + version
+    name = (shown_name(item.tool, item.file.title) if item.tool else "a tool") + version
     key = f" (key {item.key_id})" if item.key else ""
     match item.state:
         case "changed":

@@ -82,6 +82,7 @@ class SharedFile:
     author: str = ""  # the name the file gives its author
     created: str = ""
     tool: str = ""  # the tool it is about ('' when it names none a tool could have)
+    title: str = ""  # tools: its title in words, as the file gives it
     version: int = 0  # tools: the version number its author signed (0: none)
     definition: str = ""  # tools: what its tool's definition hashes to
     same: str = ""  # tools: its tools and author, hashed (an unchanged share has the same)
@@ -142,8 +143,10 @@ def _tool_fields(document: dict[str, Any] | None) -> dict[str, Any]:
         digest = definition_hash(tool)
     except (rfc8785.CanonicalizationError, TypeError, ValueError, RecursionError):
         return {}
+    title = tool.get("title")
     return {
         "tool": name,
+        "title": title[: rules().budgets.title] if isinstance(title, str) else "",
         "version": version if isinstance(version, int) and 0 < version <= 10**9 else 0,
         "definition": digest,
         "same": same,

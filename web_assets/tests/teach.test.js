@@ -209,8 +209,9 @@ test('budgets and lint block publishing with a message that says what to fix', (
   assert.equal(draft.params[0].description, 'The ticket to work on, for example T-1001.', 'the catalogue suggests a description');
   draft.params[0].description = '';
   const { problems } = compile(draft, { name: 'This Name Is Far Too Long For A Tool', description: 'x'.repeat(501) });
-  assert.ok(problems.some((p) => p.startsWith('Name:')));
+  assert.ok(problems.some((p) => p.startsWith('What agents call it:')));
   assert.ok(problems.some((p) => p.includes('limit is 500')));
+  assert.ok(compile(draft, { name: 'ok_name', title: 't'.repeat(61), description: 'ok' }).problems.some((p) => p.startsWith('Name:') && p.includes('limit is 60')));
   assert.ok(problems.some((p) => p.startsWith('Say in a few words what the ticket you choose is')));
   draft.params[0].description = 'y'.repeat(151);
   assert.ok(compile(draft, { name: 'ok_name', description: 'ok' }).problems.some((p) => p.includes('limit is 150')));
@@ -340,4 +341,17 @@ test('a tool made on one queue runs on another, where the same person has anothe
   const refused = await runTool({ definition, input: { ticket_id: 'T-1011' }, bus: lacking.bus });
   assert.equal(refused.code, 'not_found');
   assert.match(refused.message, /no one called Priya Raman/);
+});
+
+test('a tool is named in words, and what agents call it is made from those words', async () => {
+  const { nameFromTitle, suggestTitle } = await import('../js/ui/draft_editor.js');
+  assert.equal(nameFromTitle('Escalate a refund', 'x'), 'escalate_a_refund');
+  assert.equal(nameFromTitle('  Réponse à l’équipe! ', 'x'), 'reponse_a_l_equipe');
+  assert.equal(nameFromTitle('2nd line hand-off', 'x'), 'tool_2nd_line_hand_off');
+  assert.equal(nameFromTitle('Understudy check', 'x'), 'my_understudy_check', 'never a reserved name');
+  assert.equal(nameFromTitle('日本語', 'assign_reply'), 'assign_reply', 'no letters to use: the suggested one');
+  const long = nameFromTitle('Assign the ticket to the billing team and reply with the refund template', 'x');
+  assert.ok(long.length <= 30 && /^[a-z][a-z0-9_]*$/.test(long) && !long.endsWith('_'), long);
+  const { bus } = makeBus();
+  assert.equal(suggestTitle(teachAssignRefund(bus, 'T-1006')), 'Assign, set the priority and reply');
 });

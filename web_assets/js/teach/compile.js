@@ -84,8 +84,10 @@ export function compile(draft, meta) {
   const problems = [];
   const name = String(meta.name ?? '').trim();
   const description = String(meta.description ?? '').trim();
-  if (!TOOL_NAME.test(name)) problems.push(`Name: use 1 to ${BUDGET.name} characters: lower-case letters, digits and _, starting with a letter (for example assign_refund).`);
-  if (name.startsWith(RESERVED_PREFIX)) problems.push(`Name: names starting with “${RESERVED_PREFIX}” are reserved for Understudy's own tools.`);
+  const title = String(meta.title ?? '').trim();
+  if (title.length > BUDGET.title) problems.push(`Name: ${title.length} characters; the limit is ${BUDGET.title}.`);
+  if (!TOOL_NAME.test(name)) problems.push(`What agents call it: use 1 to ${BUDGET.name} characters: lower-case letters, digits and _, starting with a letter (for example assign_refund).`);
+  if (name.startsWith(RESERVED_PREFIX)) problems.push(`What agents call it: names starting with “${RESERVED_PREFIX}” are reserved for Understudy's own tools.`);
   if (!description) problems.push('Description: say in a sentence what the tool does and when to use it.');
   if (description.length > BUDGET.description) problems.push(`Description: ${description.length} characters; the limit is ${BUDGET.description}.`);
   const properties = {};
@@ -106,7 +108,7 @@ export function compile(draft, meta) {
   const steps = resolveSpecs(draft);
   const definition = {
     name,
-    title: String(meta.title ?? '').trim(),
+    title,
     description,
     inputSchema,
     annotations: computedAnnotations(steps),

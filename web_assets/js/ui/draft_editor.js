@@ -15,12 +15,41 @@ const VERBS = {
   assign_matching_tickets: 'assign_matches', filter_tickets: 'find', set_reply_draft: 'write_reply',
 };
 
+// What each command does, in the words a tool's name is made of.
+const DOING = {
+  set_ticket_assignee: 'assign', set_ticket_priority: 'set the priority', set_ticket_status: 'set the status',
+  apply_template: 'reply', add_ticket_tag: 'tag', tag_matching_tickets: 'tag the matches',
+  set_matching_priority: 'set the matches’ priority', set_matching_status: 'set the matches’ status',
+  assign_matching_tickets: 'assign the matches', filter_tickets: 'find', set_reply_draft: 'write a reply',
+};
+
+function shorten(name) {
+  let out = name;
+  while (out.length > BUDGET.name) out = out.split('_').slice(0, -1).join('_') || out.slice(0, BUDGET.name);
+  return out;
+}
+
 /** A short name for agents, from what the routine does (the person may change it). */
 export function suggestName(recording) {
   const verbs = [...new Set(recording.steps.map((s) => VERBS[s.command]).filter(Boolean))];
-  let name = verbs.join('_') || 'my_routine';
-  while (name.length > BUDGET.name) name = name.split('_').slice(0, -1).join('_') || name.slice(0, BUDGET.name);
-  return name;
+  return shorten(verbs.join('_') || 'my_routine');
+}
+
+/** The tool's name in words, from what the routine does: "Assign, set the priority and reply". */
+export function suggestTitle(recording) {
+  const doing = [...new Set(recording.steps.map((s) => DOING[s.command]).filter(Boolean))];
+  if (!doing.length) return 'My routine';
+  const text = doing.length === 1 ? doing[0] : `${doing.slice(0, -1).join(', ')} and ${doing.at(-1)}`;
+  return (text.charAt(0).toUpperCase() + text.slice(1)).slice(0, BUDGET.title);
+}
+
+/** What agents call a tool, made from its name in words: "Escalate a refund" -> escalate_a_refund. */
+export function nameFromTitle(title, fallback) {
+  const base = title.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  if (!base) return fallback;
+  const lettered = /^[a-z]/.test(base) ? base : `tool_${base}`;
+  return shorten(lettered.startsWith('understudy_') ? `my_${lettered}` : lettered);
 }
 
 const lowerFirst = (text) => text.charAt(0).toLowerCase() + text.slice(1);
@@ -41,7 +70,8 @@ export function createDraftEditor({ panel, library, drafts, toast, onPublish }) 
   function open(recording, draft) {
     draftSeq += 1;
     const id = `draft-p${draftSeq}`;
-    const entry = { id, draft, meta: { name: suggestName(recording), description: '' }, recordingId: recording.id, by: 'person', described: false };
+    const title = suggestTitle(recording);
+    const entry = { id, draft, meta: { name: nameFromTitle(title, suggestName(recording)), title, description: '' }, fallbackName: suggestName(recording), recordingId: recording.id, by: 'person', described: false, named: false };
     drafts.set(id, entry);
     openDraftId = id;
     render({ panel, library, onPublish }, entry);
@@ -97,13 +127,19 @@ function stepItems(draft, definition, refresh) {
 /** Compile the draft as it stands; the description follows the choices until written. */
 function recompile(entry, form) {
   const { draft } = entry;
-  entry.meta = { name: form.nameInput.value.trim(), title: '', description: form.descInput.value.trim() };
+  const title = form.titleInput.value.trim();
+  // What agents call it follows the name in words until the person writes it themselves.
+  if (!entry.named) form.nameInput.value = nameFromTitle(title, entry.fallbackName ?? 'my_routine');
+  entry.meta = { name: form.nameInput.value.trim(), title, description: form.descInput.value.trim() };
   let { definition, problems } = compile(draft, entry.meta);
   if (!entry.described) {
     form.descInput.value = suggestDescription(definition);
     entry.meta.description = form.descInput.value;
     ({ definition, problems } = compile(draft, entry.meta));
   }
+  // A person's tool always has a name in words (an agent's may not: people then see its
+  // identifier spelt out).
+  if (!title) problems.unshift('Name: give the tool a name in words, for example “Escalate a refund”.');
   entry.definition = definition;
   entry.problems = problems;
 }
@@ -113,7 +149,8 @@ function render({ panel, library, onPublish }, entry) {
   library.hidden = true;
   const { draft } = entry;
   const form = {
-    nameInput: el('input', { type: 'text', value: entry.meta.name, id: 'draft-name', 'aria-label': 'Short name for agents', maxlength: BUDGET.name }),
+    titleInput: el('input', { type: 'text', value: entry.meta.title ?? '', id: 'draft-title', 'aria-label': 'Name', maxlength: BUDGET.title }),
+    nameInput: el('input', { type: 'text', value: entry.meta.name, id: 'draft-name', 'aria-label': 'What agents call it', maxlength: BUDGET.name }),
     descInput: el('textarea', { id: 'draft-description', rows: 3, 'aria-label': 'What it does and when to use it', maxlength: BUDGET.description }),
   };
   const problemsBox = el('ul', { class: 'problems', hidden: true });
@@ -128,7 +165,8 @@ function render({ panel, library, onPublish }, entry) {
     problemsBox.hidden = !entry.problems.length;
     publish.disabled = entry.problems.length > 0;
   }
-  form.nameInput.addEventListener('input', refresh);
+  form.titleInput.addEventListener('input', refresh);
+  form.nameInput.addEventListener('input', () => { entry.named = true; refresh(); });
   form.descInput.addEventListener('input', () => { entry.described = true; refresh(); });
   publish.addEventListener('click', () => {
     refresh();
@@ -141,8 +179,9 @@ function render({ panel, library, onPublish }, entry) {
     el('h3', { text: 'What it does' }),
     stepsList,
     ...(warnings ? [warnings] : []),
+    el('label', {}, 'Name (what you and your colleagues see it called)', form.titleInput),
     el('label', {}, 'What it does and when to use it (agents read this)', form.descInput),
-    el('label', {}, 'Short name for agents', form.nameInput),
+    el('label', { class: 'for-agents' }, 'What agents call it (made from the name; letters, digits and _)', form.nameInput),
     problemsBox,
     el('div', { class: 'card-row' }, publish),
   );

@@ -34,6 +34,9 @@ export function createLibraryView({ drawer, panel, lib, state, toast, onRepair }
   };
 }
 
+/** What people see a tool called (decided by the shell); the name is for agents. */
+const shown = (t) => t.shownAs || t.name;
+
 function actionButton(text, cls, handler, title = '') {
   const button = el('button', { type: 'button', class: `btn${cls ? ` ${cls}` : ''}`, title: title || null }, text);
   button.addEventListener('click', handler);
@@ -58,7 +61,7 @@ function cardButtons(v, t) {
     if (t.status === 'active') buttons.push(actionButton('Run…', 'primary', () => renderRunForm(v, t)));
     buttons.push(t.status === 'active'
       // In the desktop app turning off is asked in Understudy's own dialog, hence the dots.
-      ? actionButton(v.lib.decidesInDialog ? 'Turn off…' : 'Turn off', '', () => act(v, 'disable', t.name, `${t.name} is turned off.`))
+      ? actionButton(v.lib.decidesInDialog ? 'Turn off…' : 'Turn off', '', () => act(v, 'disable', t.name, `${shown(t)} is turned off.`))
       : actionButton('Turn on…', '', () => act(v, 'enable', t.name)));
   }
   const failedStep = t.usage?.lastFailure?.step;
@@ -79,7 +82,7 @@ function card(v, t) {
   const rate = usage.runs ? `${Math.round((100 * usage.successes) / usage.runs)}% succeeded` : 'not run yet';
   const failure = usage.lastFailure ? `Last failure: ${usage.lastFailure.message}` : 'No failures';
   return el('div', { class: 'card', dataset: { tool: t.name } },
-    el('div', { class: 'card-row' }, el('strong', { text: t.name }), el('span', { class: `status-tag ${t.status}`, text: STATUS_WORDS[t.status] ?? t.status }),
+    el('div', { class: 'card-row' }, el('strong', { text: shown(t) }), el('span', { class: `status-tag ${t.status}`, text: STATUS_WORDS[t.status] ?? t.status }),
       t.askEveryTime ? el('span', { class: 'status-tag disabled', text: 'asks before each run' }) : null),
     el('p', { class: 'stat', text: t.description }),
     el('p', { class: 'stat', text: `${madeBy(t)} · ${usage.runs} run${usage.runs === 1 ? '' : 's'} · ${rate}` }),
@@ -99,11 +102,11 @@ function staleWords(t) {
 
 function confirmRevoke(v, t) {
   // In the desktop app the shell's own dialog is the question; here, ask in the drawer.
-  if (v.lib.decidesInDialog) { act(v, 'revoke', t.name, `${t.name} was revoked.`); return; }
+  if (v.lib.decidesInDialog) { act(v, 'revoke', t.name, `${shown(t)} was revoked.`); return; }
   const keep = actionButton('Keep it', 'primary', v.render);
-  const revoke = actionButton(`Revoke ${t.name}`, 'danger', () => act(v, 'revoke', t.name, `${t.name} was revoked.`));
+  const revoke = actionButton(`Revoke ${shown(t)}`, 'danger', () => act(v, 'revoke', t.name, `${shown(t)} was revoked.`));
   v.drawer.replaceChildren(drawerHeader('Revoke a tool', v.render),
-    el('p', { text: `Agents will no longer be able to use ${t.name}, and it leaves your library.` }),
+    el('p', { text: `Agents will no longer be able to use ${shown(t)}, and it leaves your library.` }),
     el('div', { class: 'card-row' }, keep, revoke));
 }
 
@@ -174,8 +177,8 @@ function renderRunForm(v, tool) {
     event.preventDefault();
     go.disabled = true;
     const result = await v.lib.act('run', tool.name, answersOf(form, where));
-    v.toast.show(result?.ok ? `${tool.name} finished: ${result.changed.length} ticket(s) changed.` : (result?.message ?? 'It did not run.'), { kind: result?.ok ? 'info' : 'error' });
+    v.toast.show(result?.ok ? `${shown(tool)} finished: ${result.changed.length} ticket(s) changed.` : (result?.message ?? 'It did not run.'), { kind: result?.ok ? 'info' : 'error' });
     v.render();
   });
-  v.drawer.replaceChildren(drawerHeader(`Run ${tool.name}`, v.render), form);
+  v.drawer.replaceChildren(drawerHeader(`Run ${shown(tool)}`, v.render), form);
 }
