@@ -22,10 +22,10 @@ from agent_helpers import (
 )
 from agent_helpers import definition as make_definition
 from mcp.shared.exceptions import MCPError
-from PySide6.QtCore import QTimer
 
 from understudy_desktop.agent.runtime_file import read_runtime
 from understudy_desktop.agent.server import AgentServer
+from understudy_desktop.qt_thread import call_on_main
 
 
 @pytest.fixture
@@ -405,6 +405,15 @@ def test_mcp_cancellation_of_a_waiting_call_means_it_never_runs(agent):
     assert agent.library.usage("close_ticket").runs == 1
 
 
+async def stream_open(console) -> None:
+    """Until the endpoint holds a request of the client's open: its notification stream (the
+    test's other requests have all been answered by then)."""
+    activity = console.window._agent[0]
+    with anyio.fail_after(15):
+        while activity.snapshot().open_requests == 0:
+            await anyio.sleep(0.02)
+
+
 def test_a_newly_approved_tool_reaches_clients_as_list_changed_legacy(agent):
     url, token = endpoint(agent)
     seen: list[str] = []
@@ -413,18 +422,21 @@ def test_a_newly_approved_tool_reaches_clients_as_list_changed_legacy(agent):
         if isinstance(message, types.ToolListChangedNotification):
             seen.append(message.method)
 
+    late = make_definition(
+        "late_tool", "Added later.", [step("get_ticket", ticket_id=("param", "ticket_id"))]
+    )
+
     async def go():
         async with mcp_client(url, token, message_handler=on_message) as c:
             await c.list_tools()
+            # Published once the client listens (its stream open), not after a guessed delay.
+            await stream_open(agent)
+            call_on_main(lambda: publish_definitions(agent, [late]))
             with anyio.fail_after(15):
                 while not seen:
                     await anyio.sleep(0.05)
             return [t.name for t in (await c.list_tools()).tools]
 
-    late = make_definition(
-        "late_tool", "Added later.", [step("get_ticket", ticket_id=("param", "ticket_id"))]
-    )
-    QTimer.singleShot(800, lambda: publish_definitions(agent, [late]))
     names = run_client(agent.qtbot, go)
     assert seen and set(seen) == {"notifications/tools/list_changed"}
     assert "late_tool" in names
@@ -433,19 +445,21 @@ def test_a_newly_approved_tool_reaches_clients_as_list_changed_legacy(agent):
 def test_a_newly_approved_tool_reaches_clients_over_subscriptions_listen(agent):
     url, token = endpoint(agent)
 
+    later = make_definition(
+        "later_tool", "Added later.", [step("get_ticket", ticket_id=("param", "ticket_id"))]
+    )
+
     async def go():
         async with mcp_client(url, token, mode="auto") as c:
             assert c.protocol_version == "2026-07-28"
             async with c.listen(tools_list_changed=True) as subscription:
+                await stream_open(agent)
+                call_on_main(lambda: publish_definitions(agent, [later]))
                 with anyio.fail_after(15):
                     async for _event in subscription:
                         break
             return [t.name for t in (await c.list_tools()).tools]
 
-    later = make_definition(
-        "later_tool", "Added later.", [step("get_ticket", ticket_id=("param", "ticket_id"))]
-    )
-    QTimer.singleShot(800, lambda: publish_definitions(agent, [later]))
     assert "later_tool" in run_client(agent.qtbot, go)
 
 
@@ -510,29 +524,9 @@ def test_missing_or_wrong_token_foreign_origin_and_host_are_refused(agent_consol
 def test_a_refused_delete_leaves_the_session_and_its_notifications(agent_console):
     url, token = endpoint(agent_console)
     server = agent_console.session.agent
-    base = {
-        "Accept": "application/json, text/event-stream",
-        "Content-Type": "application/json",
-        "Authorization": f"Bearer {token}",
-    }
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-03-26",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"},
-        },
-    }
     with httpx2.Client() as http:
-        answer = http.post(url, json=init, headers=base)
-        session = answer.headers["mcp-session-id"]
-        headers = {**base, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-03-26"}
-        http.post(
-            url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers
-        )
-        http.post(url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=headers)
+        headers = _raw_session(http, url, token, "raw")
+        session = headers["Mcp-Session-Id"]
         agent_console.qtbot.waitUntil(lambda: session in server._legacy_sessions)
         refused = http.delete(url, headers={**headers, "Origin": "http://evil.example"})
         assert refused.status_code == 403

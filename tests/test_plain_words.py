@@ -107,6 +107,8 @@ def test_every_screen_a_person_meets_is_in_plain_words(console_factory, tmp_path
     publish_from_editor(console, "assign_refund", title="Refund to billing")
     console.qtbot.waitUntil(lambda: console.taught() == ["assign_refund"])
     screens["approval dialog"] = seen[0]
+    console.qtbot.waitUntil(lambda: "Published" in page_text(console, "toast-text"))
+    screens["published"] = page_text(console, "toast-text")
     screens["approval overlay"] = page_text(console, "approval")
     click(console, "#library-button")
     console.qtbot.waitUntil(lambda: "Refund to billing" in page_text(console, "library-panel"))
@@ -165,6 +167,6 @@ def test_every_screen_a_person_meets_is_in_plain_words(console_factory, tmp_path
     assert "No agent connected" in screens["status bar"] or "Agents: off" in screens["status bar"]
     # A tool is called by its name in words; what agents call it stays in the editor's own
     # field for it, and out of every other screen.
-    for name in ("approval dialog", "library", "run form", "revoke", "export"):
+    for name in ("approval dialog", "published", "library", "run form", "revoke", "export"):
         assert "Refund to billing" in screens[name], name
         assert "assign_refund" not in screens[name], name

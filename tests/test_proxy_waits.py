@@ -5,7 +5,6 @@ start."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -14,7 +13,12 @@ import time
 import pytest
 from mcp import ClientSession, stdio_client
 from PySide6.QtCore import QLockFile
-from test_stdio_proxy import proxy_params, start_app_process, stop_app_process
+from test_stdio_proxy import (
+    proxy_params,
+    start_app_process,
+    stop_app_process,
+    stop_whoever_runs,
+)
 
 from understudy_desktop.agent.runtime_file import (
     StartingState,
@@ -116,20 +120,6 @@ def test_an_app_that_cannot_start_is_said_why(tmp_path):
     assert damaged.read_bytes() == before
 
 
-def _stop_whoever_runs(data_dir) -> None:
-    runtime = read_runtime(data_dir)
-    if runtime is None:
-        return
-    os.kill(runtime.pid, signal.SIGTERM)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            os.kill(runtime.pid, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.2)
-
-
 @pytest.mark.slow
 def test_the_first_call_after_the_person_restarts_the_app_runs(tmp_path):
     """The person quits and starts Understudy again while a client is connected (the proxy
@@ -169,7 +159,7 @@ def test_the_first_call_after_the_person_restarts_the_app_runs(tmp_path):
         for child in apps:
             if child.poll() is None:
                 stop_app_process(child)
-        _stop_whoever_runs(data)
+        stop_whoever_runs(data)
     assert before.is_error is False
     assert after.is_error is False, after.content[0].text
     said = errors_file.read_text()

@@ -242,16 +242,22 @@ def test_the_proxy_starts_the_app_when_none_is_running(qtbot, tmp_path):
         # A polite stop removes agent.json: the next proxy will not trust a dead endpoint.
         assert read_runtime(data_dir) is None
     finally:
-        runtime = read_runtime(data_dir)
-        if runtime is not None:
-            os.kill(runtime.pid, signal.SIGTERM)
-            deadline = time.monotonic() + 20
-            while time.monotonic() < deadline:
-                try:
-                    os.kill(runtime.pid, 0)
-                except ProcessLookupError:
-                    break
-                time.sleep(0.2)
+        stop_whoever_runs(data_dir)
+
+
+def stop_whoever_runs(data_dir) -> None:
+    """Stop the app agent.json names (one a proxy started on its own), and wait for it."""
+    runtime = read_runtime(data_dir)
+    if runtime is None:
+        return
+    os.kill(runtime.pid, signal.SIGTERM)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            os.kill(runtime.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
 
 
 def start_app_process(data_dir) -> subprocess.Popen:

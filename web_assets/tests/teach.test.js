@@ -352,6 +352,7 @@ test('a tool is named in words, and what agents call it is made from those words
   assert.equal(nameFromTitle('日本語', 'assign_reply'), 'assign_reply', 'no letters to use: the suggested one');
   const long = nameFromTitle('Assign the ticket to the billing team and reply with the refund template', 'x');
   assert.ok(long.length <= 30 && /^[a-z][a-z0-9_]*$/.test(long) && !long.endsWith('_'), long);
+  assert.equal(nameFromTitle('Assign, set the priority and reply', 'x'), 'assign_set_the_priority', 'not ending on "and"');
   const { bus } = makeBus();
   assert.equal(suggestTitle(teachAssignRefund(bus, 'T-1006')), 'Assign, set the priority and reply');
 });

@@ -23,10 +23,15 @@ const DOING = {
   assign_matching_tickets: 'assign the matches', filter_tickets: 'find', set_reply_draft: 'write a reply',
 };
 
+// Words a shortened identifier does not end on ("assign_set_the_priority_and").
+const DANGLING = new Set(['a', 'an', 'and', 'of', 'or', 'the', 'to', 'with']);
+
 function shorten(name) {
   let out = name;
   while (out.length > BUDGET.name) out = out.split('_').slice(0, -1).join('_') || out.slice(0, BUDGET.name);
-  return out;
+  const words = out.split('_');
+  while (words.length > 1 && DANGLING.has(words.at(-1))) words.pop();
+  return words.join('_');
 }
 
 /** A short name for agents, from what the routine does (the person may change it). */

@@ -136,7 +136,8 @@ async function publish(t, entry, request) {
   if (lib.decidesInDialog) overlay.show(entry);
   const reply = await lib.publish(request);
   if (lib.decidesInDialog) overlay.hide();
-  announce(t, entry.definition.name, reply);
+  // Said by the name people know it by; what agents call it stays in the editor.
+  announce(t, entry.definition.title || entry.definition.name, reply);
   t.libraryView.render();
 }
 
