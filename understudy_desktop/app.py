@@ -300,6 +300,17 @@ def hand_over(guard: InstanceGuard, paths: DataPaths, open_file: Path | None) ->
     return 3
 
 
+def quit_on_signals(app: QApplication) -> None:
+    """Ctrl+C in a terminal, or SIGTERM from a session manager, closes the app the normal way
+    (agent.json removed, profile released after the view). Python only sees signals while it
+    runs, so a timer (the app's child, living as long as it) wakes it up now and then."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: app.quit())
+    wake = QTimer(app)
+    wake.start(250)
+    wake.timeout.connect(lambda: None)
+
+
 def run(
     paths: DataPaths,
     open_file: Path | None,
@@ -359,14 +370,7 @@ def run(
         app.opener = FileOpenEvents(window)
     window.load_console()
     window.show()
-    # Ctrl+C in a terminal, or SIGTERM from a session manager, closes the app the normal way
-    # (agent.json removed, profile released after the view). Python only sees signals while
-    # it runs, so a timer wakes it up now and then.
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: app.quit())
-    wake = QTimer()
-    wake.start(250)
-    wake.timeout.connect(lambda: None)
+    quit_on_signals(app)
     if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
         log.info("running offscreen: the window is not visible")
 
