@@ -271,7 +271,7 @@ def test_a_revoke_removes_the_approval_so_the_same_publish_asks_again(shell):
         lambda: shell.js("Boolean(document.querySelector('[data-tool=close_ticket] .btn.danger'))")
     )
     shell.js("document.querySelector('[data-tool=close_ticket] .btn.danger').click(); true")
-    assert approve_in_dialog(shell) == "Revoke tool “close_ticket”"
+    assert approve_in_dialog(shell) == "Revoke tool “Close ticket”"
     shell.qtbot.waitUntil(lambda: "close_ticket" not in shell.listed())
     assert shell.library.get("close_ticket") is None
     # The very definition that was approved before, published again by an agent.

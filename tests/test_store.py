@@ -191,7 +191,7 @@ def test_usage_is_kept_apart_and_a_revoke_removes_the_row_and_its_usage(console_
     second.js("document.querySelector('[data-tool=assign_refund] .btn.danger').click(); true")
     from agent_helpers import approve_in_dialog
 
-    assert approve_in_dialog(second) == "Revoke tool “assign_refund”"
+    assert approve_in_dialog(second) == "Revoke tool “Assign and reply”"
     second.qtbot.waitUntil(lambda: second.taught() == [])
     second.session.close()
     db = sqlite3.connect(data_dir / DB_FILE)

@@ -1,0 +1,286 @@
+"""Each refusal the security core can give, asserted word for word, at the lowest level it is
+decided: may this tool run, does a grant cover a change, the cap on active tools, a tool
+following its recording, the output cut, a command the console does not have. Fast (no
+browser), so tools/mutants.py can run them against every kept mutant in seconds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from understudy_desktop.agent.results import OUTPUT_BUDGET, error_result, fit
+from understudy_desktop.catalogue import current_catalogue
+from understudy_desktop.consent.ledger import ConsentLedger, DialogApproval, Grant, consent_key
+from understudy_desktop.consent.manifest import ENABLE_TOOL, PUBLISH_TOOL, REVIEW_TOOL
+from understudy_desktop.consent.seal import load_seal
+from understudy_desktop.library.checks import follows_recording, follows_repair
+from understudy_desktop.library.library import (
+    Library,
+    LibraryError,
+    new_tool,
+    publish_args,
+    tool_args,
+)
+from understudy_desktop.library.may_run import ToolState, may_run
+from understudy_desktop.library.model import Origin, TaughtTool
+from understudy_desktop.model.commands import CommandError, apply
+from understudy_desktop.qt_thread import init_main_thread_dispatch
+from understudy_desktop.rules import rules
+from understudy_desktop.store.database import Database
+
+NOT_APPROVED = "A person has not approved exactly this change."
+CAP = rules().maxTaughtTools
+
+
+# --- may this tool run now -------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("state", "approved", "deadline", "code", "message"),
+    [
+        (None, "d", None, "not_found", "t is not in the person's library (it was revoked)."),
+        (
+            ToolState("needs_review", "d", "withdrawn"),
+            "d",
+            None,
+            "approval_changed",
+            "t was withdrawn from the team library by its author, so it no longer runs.",
+        ),
+        (
+            ToolState("needs_review", "d", "team_off"),
+            "d",
+            None,
+            "approval_changed",
+            "t was turned off for the whole team by the team lead, so it does not run.",
+        ),
+        (
+            ToolState("needs_review", "d"),
+            "d",
+            None,
+            "approval_changed",
+            "t changed since a person approved it. It is held back until they review it again.",
+        ),
+        (
+            ToolState("active", "other"),
+            "d",
+            None,
+            "approval_changed",
+            "t changed since a person approved it. It is held back until they review it again.",
+        ),
+        (
+            ToolState("disabled", "d"),
+            "d",
+            None,
+            "approval_changed",
+            "t was turned off in the person's library.",
+        ),
+        (
+            ToolState("active", "d"),
+            "d",
+            99.0,
+            "timeout",
+            "t waited its turn too long and did not run.",
+        ),
+    ],
+)
+def test_a_tool_that_may_not_run_is_told_why(state, approved, deadline, code, message):
+    assert may_run("t", state, approved, deadline, now=100.0) == {
+        "isError": True,
+        "code": code,
+        "message": message,
+    }
+
+
+def test_an_active_tool_as_approved_runs_until_its_deadline():
+    assert may_run("t", ToolState("active", "d"), "d", None, now=100.0) is None
+    assert may_run("t", ToolState("active", "d"), "d", 100.0, now=100.0) is None
+
+
+# --- the library: grants, the cap, what may be called ----------------------------------------
+def definition(name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "title": "",
+        "description": "Lists the templates.",
+        "inputSchema": {"type": "object", "properties": {}},
+        "annotations": {"readOnlyHint": True},
+        "steps": [{"command": "list_templates", "args": {}}],
+    }
+
+
+def grant(action: Any, args: dict[str, Any]) -> Grant:
+    """What a person's Approve in the dialog hands over, for exactly these arguments."""
+    ledger = ConsentLedger()
+    ledger.grant(DialogApproval(consent_key(action.name, args)))
+    made = ledger.consume(action.name, args)
+    assert made is not None
+    return made
+
+
+@pytest.fixture
+def library(qtbot, tmp_path):
+    init_main_thread_dispatch()
+    db = Database(tmp_path)
+    lib = Library(db, load_seal(tmp_path / "keys"))
+    lib.load()
+    yield lib
+    db.close()
+
+
+def settle(qtbot, start) -> LibraryError | None:
+    """Run a library call and wait for its answer."""
+    answers: list[LibraryError | None] = []
+    start(answers.append)
+    qtbot.waitUntil(lambda: bool(answers), timeout=10_000)
+    return answers[0]
+
+
+def publish(qtbot, library: Library, tool: TaughtTool, given: Grant | None = None):
+    given = given if given is not None else grant(PUBLISH_TOOL, publish_args(tool))
+    return settle(qtbot, lambda done: library.publish(tool, given, done))
+
+
+def test_no_change_is_made_without_a_grant_that_covers_exactly_it(qtbot, library):
+    tool = new_tool(definition("lists"), Origin(by="person"))
+    other = new_tool(definition("other_one"), Origin(by="person"))
+    # A grant for another tool, and one for another action on this tool, cover nothing here.
+    for given in (grant(PUBLISH_TOOL, publish_args(other)), grant(ENABLE_TOOL, tool_args(tool))):
+        refused = publish(qtbot, library, tool, given)
+        assert refused is not None and (refused.code, refused.message) == (
+            "not_approved",
+            NOT_APPROVED,
+        )
+    assert library.get("lists") is None
+    assert publish(qtbot, library, tool) is None
+    assert library.callable("lists") is not None
+
+
+def _publish_ok(qtbot, library: Library, name: str) -> None:
+    assert publish(qtbot, library, new_tool(definition(name), Origin(by="person"))) is None
+
+
+def test_the_cap_on_active_tools_is_exact(qtbot, library):
+    for i in range(CAP):
+        _publish_ok(qtbot, library, f"tool_{i}")  # the last one reaches the cap exactly
+    refused = publish(qtbot, library, new_tool(definition("one_too_many"), Origin(by="person")))
+    assert refused is not None and refused.code == "cap_reached"
+    assert refused.message == (
+        f"You already have {CAP} active tools; {CAP} is the most agents can choose from well. "
+        "Turn off or revoke one in the library first."
+    )
+    assert library.get("one_too_many") is None
+    # A tool added turned off does not count; turning it on at the cap is refused.
+    spare = new_tool(definition("spare"), Origin(by="person"), status="disabled")
+    assert publish(qtbot, library, spare) is None
+    on = settle(qtbot, lambda d: library.enable("spare", grant(ENABLE_TOOL, tool_args(spare)), d))
+    assert on is not None and on.code == "cap_reached"
+    assert on.message == f"{CAP} tools are active already. Turn another off first."
+    # One place freed: now it may come on.
+    assert settle(qtbot, lambda d: library.disable("tool_0", d)) is None
+    assert library.callable("tool_0") is None  # a turned-off tool cannot be called
+    spare = library.get("spare")
+    assert spare is not None
+    on = settle(qtbot, lambda d: library.enable("spare", grant(ENABLE_TOOL, tool_args(spare)), d))
+    assert on is None and library.callable("spare") is not None
+
+
+def test_a_name_in_use_is_refused_and_the_first_tool_kept(qtbot, library):
+    _publish_ok(qtbot, library, "lists")
+    again = new_tool({**definition("lists"), "description": "Another."}, Origin(by="agent"))
+    refused = publish(qtbot, library, again)
+    assert refused is not None and refused.code == "name_taken"
+    assert refused.message == "A tool named lists exists already. Choose another name."
+    kept = library.get("lists")
+    assert kept is not None and kept.definition["description"] == "Lists the templates."
+
+
+def test_a_tool_whose_definition_no_longer_hashes_to_its_approval_cannot_be_called(qtbot, library):
+    _publish_ok(qtbot, library, "lists")
+    tool = library.get("lists")
+    assert tool is not None
+    tampered = tool.but(definition={**tool.definition, "description": "Something else."})
+    assert not tampered.callable
+    assert tool.but(status="disabled").callable is False
+    assert tool.but(status="needs_review").callable is False
+    assert tool.callable
+
+
+def test_a_tool_the_team_lead_turned_off_cannot_be_reviewed_back_on(qtbot, library):
+    _publish_ok(qtbot, library, "lists")
+    held = settle(qtbot, lambda d: library.hold_back("lists", "team", d, held="team_off"))
+    assert held is None
+    tool = library.get("lists")
+    assert tool is not None
+    args = {"name": "lists", "definition": tool.digest}
+    refused = settle(qtbot, lambda d: library.review("lists", grant(REVIEW_TOOL, args), d))
+    assert refused is not None and refused.code == "approval_changed"
+    assert refused.message == (
+        "Your team lead turned this tool off for the whole team. It can be used again once "
+        "they turn it back on."
+    )
+    assert library.callable("lists") is None
+
+
+# --- a tool follows its recording ------------------------------------------------------------
+RECORDING = {"steps": [{"command": "select_ticket"}, {"command": "set_ticket_priority"}]}
+
+
+def steps(*commands: str) -> dict[str, Any]:
+    return {"steps": [{"command": c, "args": {}} for c in commands]}
+
+
+def test_a_tool_does_the_steps_it_was_recorded_doing():
+    assert follows_recording(steps("select_ticket", "set_ticket_priority"), RECORDING) is None
+    differs = "The tool's steps are not the steps of the recording it was made from."
+    for other in (
+        steps("select_ticket", "set_ticket_status"),
+        steps("set_ticket_priority", "select_ticket"),
+        steps("select_ticket"),
+        steps("select_ticket", "set_ticket_priority", "set_ticket_priority"),
+    ):
+        assert follows_recording(other, RECORDING) == differs
+
+
+def test_a_repair_changes_only_the_step_that_was_redone():
+    catalogue = current_catalogue()
+    old = steps("select_ticket", "set_ticket_priority", "set_ticket_status")
+    redo = {"steps": [{"command": "set_ticket_assignee"}]}
+    fixed = steps("select_ticket", "set_ticket_assignee", "set_ticket_status")
+    assert follows_repair(fixed, old, 1, redo, catalogue) is None
+    assert (
+        follows_repair(steps("select_ticket", "set_ticket_assignee"), old, 1, redo, catalogue)
+        == "A repair changes exactly one step of the tool."
+    )
+    both = steps("set_ticket_priority", "set_ticket_assignee", "set_ticket_status")
+    assert (
+        follows_repair(both, old, 1, redo, catalogue)
+        == "A repair may only change the step that was re-done."
+    )
+    wrong = steps("select_ticket", "set_ticket_status", "set_ticket_status")
+    assert (
+        follows_repair(wrong, old, 1, redo, catalogue)
+        == "The repaired step is not the step that was re-done."
+    )
+
+
+# --- what an agent is sent, and what the console accepts -------------------------------------
+def test_a_result_is_cut_to_the_budget_and_says_so():
+    assert fit("x" * OUTPUT_BUDGET) == "x" * OUTPUT_BUDGET
+    cut = fit("x" * (OUTPUT_BUDGET + 1))
+    assert len(cut) == OUTPUT_BUDGET
+    assert cut.endswith(
+        f" … [cut: the result was {OUTPUT_BUDGET + 1:,} characters; the limit is {OUTPUT_BUDGET:,}]"
+    )
+    big = error_result("tool_error", "m" * 5000, {"extra": "e" * 5000})
+    assert big.structured_content == {"code": "tool_error", "message": "m" * 500}
+    assert len(big.content[0].text) == OUTPUT_BUDGET
+
+
+def test_the_output_budget_is_the_one_rules_json_gives():
+    assert rules().budgets.output == OUTPUT_BUDGET
+
+
+def test_a_command_the_console_does_not_have_is_refused():
+    with pytest.raises(CommandError) as refused:
+        apply(current_catalogue(), None, "drop_all_tickets", {})  # type: ignore[arg-type]
+    assert refused.value.code == "unknown_command"
+    assert str(refused.value.message) == "That is not a command of this console."
