@@ -1,0 +1,319 @@
+"""The mutation gate over the security core: each kept mutant breaks one rule on a copy of the
+project, runs the tests that must catch it, and the gate fails if any mutant survives.
+
+A rule is real only if a test fails without it. The review that found nine survivors made its
+mutants by hand; these are kept here so every run of ./run-tests makes them again. A new rule
+in consent/, library/, agent/calls.py, the runner, team signing and the inbox, or the queue
+store gets a mutant here with the tests that catch it.
+
+Usage: .venv/bin/python tools/mutants.py [--check-list] [--jobs N] [NAME ...]
+  --check-list  only check that each mutant's text is found exactly once (fast; a test runs it)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REFUSALS = "tests/test_refusals.py"
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    file: str
+    old: str  # found exactly once in `file`
+    new: str
+    tests: tuple[str, ...]  # pytest arguments that must fail once it is applied
+
+
+def refusals(*selectors: str) -> tuple[str, ...]:
+    return (REFUSALS, "-k", " or ".join(selectors)) if selectors else (REFUSALS,)
+
+
+MAY_RUN = "understudy_desktop/library/may_run.py"
+LIBRARY = "understudy_desktop/library/library.py"
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant(
+        "revoked tool runs",
+        MAY_RUN,
+        "    if state is None:\n",
+        "    if False:\n",
+        refusals("may_not_run"),
+    ),
+    Mutant(
+        "withdrawn tool told it changed",
+        MAY_RUN,
+        'state.held == "withdrawn"',
+        'state.held == "gone"',
+        refusals("may_not_run"),
+    ),
+    Mutant(
+        "team-off tool told it changed",
+        MAY_RUN,
+        'state.held == "team_off"',
+        'state.held == "off"',
+        refusals("may_not_run"),
+    ),
+    Mutant(
+        "changed definition runs",
+        MAY_RUN,
+        " or state.digest != approved",
+        "",
+        refusals("may_not_run"),
+    ),
+    Mutant(
+        "turned-off tool runs",
+        MAY_RUN,
+        'if state.status != "active":',
+        "if False:",
+        refusals("may_not_run"),
+    ),
+    Mutant(
+        "deadline off by one",
+        MAY_RUN,
+        "now > deadline",
+        "now >= deadline",
+        refusals("until_its_deadline"),
+    ),
+    Mutant(
+        "change without a covering grant",
+        LIBRARY,
+        "isinstance(grant, Grant) and grant.covers(action.name, args)",
+        "isinstance(grant, Grant)",
+        refusals("covers_exactly"),
+    ),
+    Mutant(
+        "cap at publish one late",
+        LIBRARY,
+        "active + adding > cap",
+        "active + adding > cap + 1",
+        refusals("cap_on_active"),
+    ),
+    Mutant(
+        "cap at publish one early",
+        LIBRARY,
+        "active + adding > cap",
+        "active + adding >= cap",
+        refusals("cap_on_active"),
+    ),
+    Mutant(
+        "cap at turn on one late",
+        LIBRARY,
+        "if active >= cap:",
+        "if active > cap:",
+        refusals("cap_on_active"),
+    ),
+    Mutant(
+        "name in use replaced",
+        LIBRARY,
+        "        if taken:\n",
+        "        if False:\n",
+        refusals("name_in_use"),
+    ),
+    Mutant(
+        "team lead's switch bypassed",
+        LIBRARY,
+        'if tool.held != "team_off":',
+        "if True:",
+        refusals("team_lead"),
+    ),
+    Mutant(
+        "turned-off tool callable",
+        "understudy_desktop/library/model.py",
+        'return self.status == "active" and self.intact',
+        "return self.intact",
+        refusals("cannot_be_called", "cap_on_active"),
+    ),
+    Mutant(
+        "tampered tool callable",
+        "understudy_desktop/library/model.py",
+        "return definition_hash(self.definition) == self.digest",
+        "return True",
+        refusals("no_longer_hashes"),
+    ),
+    Mutant(
+        "tool need not follow its recording",
+        "understudy_desktop/library/checks.py",
+        "    if steps != taught:\n",
+        "    if False:\n",
+        refusals("recorded_doing"),
+    ),
+    Mutant(
+        "repair may change other steps",
+        "understudy_desktop/library/checks.py",
+        "if i != index and a != b:",
+        "if False:",
+        refusals("redone"),
+    ),
+    Mutant(
+        "result not cut",
+        "understudy_desktop/agent/results.py",
+        "    if len(text) <= budget:\n",
+        "    if True:\n",
+        refusals("cut_to_the_budget"),
+    ),
+    Mutant(
+        "result cut past the budget",
+        "understudy_desktop/agent/results.py",
+        "text[: budget - len(notice)]",
+        "text[:budget]",
+        refusals("cut_to_the_budget"),
+    ),
+    Mutant(
+        "command outside the catalogue",
+        "understudy_desktop/model/commands.py",
+        "    if command is None or handler is None:\n",
+        "    if False:\n",
+        refusals("does_not_have"),
+    ),
+    Mutant(
+        "grant for other arguments",
+        "understudy_desktop/consent/ledger.py",
+        "return action == self.action and consent_key(action, args) == self.key",
+        "return action == self.action",
+        refusals("covers_exactly"),
+    ),
+    Mutant(
+        "consent replays",
+        "understudy_desktop/consent/ledger.py",
+        "self._granted.pop(key",
+        "self._granted.get(key",
+        ("tests/test_consent.py", "-k", "does_not_replay"),
+    ),
+    Mutant(
+        "signature not checked",
+        "understudy_desktop/team/signing.py",
+        ".verify(signature, canonical(body))\n",
+        "\n",
+        ("tests/test_team_signing.py", "-k", "another_document or no_letter"),
+    ),
+    Mutant(
+        "second review skipped",
+        "understudy_desktop/team/inbox.py",
+        "        and c.policy.secondReview\n",
+        "        and False\n",
+        ("tests/test_team_trust.py", "-k", "second_review"),
+    ),
+)
+
+
+def check_list(mutants: tuple[Mutant, ...]) -> list[str]:
+    """Problems with the list itself: a mutant whose text is not found exactly once would
+    change nothing (or the wrong place), and so prove nothing."""
+    problems = []
+    for m in mutants:
+        found = (ROOT / m.file).read_text(encoding="utf-8").count(m.old)
+        if found != 1:
+            problems.append(f"{m.name}: its text is found {found} times in {m.file}")
+        if m.old == m.new:
+            problems.append(f"{m.name}: changes nothing")
+    return problems
+
+
+def copy_project(into: Path) -> Path:
+    """The tracked files (and the page's npm packages, which tests may read) in `into`."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.split(b"\0")
+    for raw in listed:
+        if not raw:
+            continue
+        rel = Path(os.fsdecode(raw))
+        source = ROOT / rel
+        if not source.is_file():
+            continue
+        (into / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, into / rel)
+    return into
+
+
+def run_tests(where: Path, args: tuple[str, ...]) -> tuple[bool, str]:
+    env = dict(os.environ, PYTHONPATH=str(where), QT_QPA_PLATFORM="offscreen")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *args],
+        cwd=where,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    return done.returncode == 0, lines[-1] if lines else ""
+
+
+Result = tuple[Mutant, bool, str, float]  # the mutant, it survived, the last line, seconds
+
+
+def try_mutant(where: Path, m: Mutant) -> Result:
+    """Apply `m` in the copy `where`, run its tests, put the file back. True: it survived."""
+    target = where / m.file
+    original = target.read_text(encoding="utf-8")
+    started = time.monotonic()
+    target.write_text(original.replace(m.old, m.new, 1), encoding="utf-8")
+    try:
+        passed, last = run_tests(where, m.tests)
+    finally:
+        target.write_text(original, encoding="utf-8")
+    return m, passed, last, time.monotonic() - started
+
+
+def gate(mutants: tuple[Mutant, ...], jobs: int) -> int:
+    problems = check_list(mutants)
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory(prefix="understudy-mutants-") as tmp:
+        copies = [copy_project(Path(tmp) / f"copy{i}") for i in range(jobs)]
+        # The tests pass on the copy as it is: otherwise a failure would prove nothing.
+        unmutated = tuple(dict.fromkeys(a for m in mutants for a in m.tests if a.endswith(".py")))
+        ok, last = run_tests(copies[0], unmutated)
+        if not ok:
+            print(f"the gate's tests fail without any mutant: {last}", file=sys.stderr)
+            return 1
+        lanes = [mutants[i::jobs] for i in range(jobs)]
+
+        def run_lane(where: Path, lane: tuple[Mutant, ...]) -> list[Result]:
+            return [try_mutant(where, m) for m in lane]
+
+        with ThreadPoolExecutor(jobs) as pool:
+            results = [r for lane in pool.map(run_lane, copies, lanes) for r in lane]
+    survivors = [r for r in results if r[1]]
+    print(f"{'mutant':<38} {'caught':<7} {'s':>5}  tests")
+    for m, survived, _last, seconds in results:
+        print(f"{m.name:<38} {'no' if survived else 'yes':<7} {seconds:5.1f}  {' '.join(m.tests)}")
+    print(f"{len(results) - len(survivors)} of {len(results)} mutants caught")
+    for m, _s, last, _t in survivors:
+        print(f"SURVIVED: {m.name} ({m.file}): {last}", file=sys.stderr)
+    return 1 if survivors else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="only these mutants (default: all)")
+    parser.add_argument("--check-list", action="store_true", help="only check the list")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    args = parser.parse_args()
+    chosen = tuple(m for m in MUTANTS if not args.names or m.name in args.names)
+    if args.names and len(chosen) != len(set(args.names)):
+        print("no mutant by some of those names", file=sys.stderr)
+        return 2
+    if args.check_list:
+        problems = check_list(chosen)
+        print("\n".join(problems) or f"{len(chosen)} mutants, each found once")
+        return 1 if problems else 0
+    return gate(chosen, max(1, args.jobs))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
