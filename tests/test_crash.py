@@ -27,7 +27,7 @@ def work(tmp_path_factory):
 @pytest.mark.slow
 @pytest.mark.parametrize("scenario", crash.SCENARIOS)
 def test_nothing_acknowledged_is_lost_when_the_app_is_killed(work, scenario):
-    tally = crash.run_scenario(scenario, kills=2, work=work, seed=3)
+    tally = crash.run_scenario(scenario, kills=2, work=work, seed=3, acked_first=True)
     assert tally.kills == 2
     assert tally.acked > 0, "the app acknowledged something before it was killed"
     problems = (tally.losses, tally.partial, tally.not_theirs, tally.damaged, tally.page_mismatches)
@@ -37,6 +37,6 @@ def test_nothing_acknowledged_is_lost_when_the_app_is_killed(work, scenario):
 @pytest.mark.slow
 def test_the_harness_reports_losses_when_acknowledgements_are_not_saved(work, monkeypatch):
     monkeypatch.setenv("UNDERSTUDY_CRASH_SABOTAGE", "1")
-    tally = crash.run_scenario("single", kills=2, work=work, seed=5)
+    tally = crash.run_scenario("single", kills=2, work=work, seed=5, acked_first=True)
     assert tally.acked > 0
     assert tally.losses > 0

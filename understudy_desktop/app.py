@@ -223,7 +223,9 @@ def start_agent(session: Session, port: int) -> AgentServer:
     from understudy_desktop.agent.server import AgentServer
 
     window = session.window
-    activity = AgentActivity(window)
+    # No parent: the endpoint's thread may still report a request closing after the window is
+    # gone (a client's stream outlives the stop), and must never reach a deleted object.
+    activity = AgentActivity()
     server = AgentServer(session.calls, activity)
     server.start(port)
     runtime = AgentRuntime(server.url, server.port_number, server.token, os.getpid())
