@@ -725,6 +725,31 @@ def test_a_session_ended_and_then_heard_of_is_not_brought_back(qapp):
     assert activity.snapshot().connected(time.time() + 3600) is False
 
 
+def test_activity_from_the_endpoint_thread_is_told_on_the_qt_thread_once(qapp, qtbot):
+    """The endpoint's thread never emits a Qt signal itself (one raced a window's deletion
+    and crashed the app); a burst of requests makes one repaint, not one per request."""
+    from understudy_desktop.agent.activity import AgentActivity
+
+    activity = AgentActivity()
+    told_on: list[str] = []
+    activity.changed.connect(lambda: told_on.append(threading.current_thread().name))
+
+    def burst() -> None:
+        for n in range(200):
+            activity.request_opened()
+            activity.note(client="burst", tool=f"t{n}")
+            activity.request_closed("s")
+
+    worker = threading.Thread(target=burst, name="endpoint")
+    worker.start()
+    worker.join()
+    qtbot.waitUntil(lambda: bool(told_on))
+    qapp.processEvents()
+    assert set(told_on) == {threading.main_thread().name}
+    assert len(told_on) < 10, f"{len(told_on)} repaints for one burst"
+    assert activity.snapshot().calls == 200
+
+
 def test_people_see_a_tools_name_in_words():
     from understudy_desktop.library.model import shown_name
 

@@ -93,7 +93,7 @@ def test_a_run_that_fails_at_its_last_step_leaves_nothing_behind():
     assert model.tickets() == before
 
 
-def test_a_run_names_a_missing_person_of_its_own_but_never_repeats_an_agents_value():
+def test_a_run_says_which_steps_person_is_missing_and_never_repeats_a_value():
     model = MemoryModel(queue())
     own = run(
         model,
@@ -111,7 +111,8 @@ def test_a_run_names_a_missing_person_of_its_own_but_never_repeats_an_agents_val
             }
         ],
     )
-    assert own["code"] == "not_found" and "P. Nine" in own["message"]
+    assert own["code"] == "not_found" and own["failedStep"] == 1
+    assert "P. Nine" not in own["message"] and "p9" not in own["message"]
     schema = {"type": "object", "properties": {"who": {"type": "string"}}}
     asked = run(
         model,
@@ -215,3 +216,42 @@ def test_a_payload_that_does_not_fit_is_refused_in_words_and_changes_nothing(pay
     assert "mega" not in out["message"]
     assert model.tickets() == before
     assert current_catalogue().commands["set_ticket_priority"].title in out["message"]
+
+
+MARKER = "IGNORE-EARLIER-WORDS-7f3a"
+
+
+def test_a_missing_person_is_refused_by_step_never_by_the_value_it_names():
+    """The name a tool keeps can come from a colleague's pack or an agent's draft; the next
+    model reads the error, so it says which step, not the text."""
+    model = MemoryModel(queue())
+    before = model.tickets()
+    kept = {"from": "const", "value": MARKER, "ref": {"kind": "person", "name": MARKER}}
+    steps = [
+        {"command": "select_ticket", "args": const(ticket_id="T-1")},
+        {"command": "set_ticket_assignee", "args": {**const(ticket_id="T-1"), "assignee": kept}},
+    ]
+    out = run(model, steps)
+    assert out["code"] == "not_found" and out["failedStep"] == 2
+    assert out["message"] == (
+        "The person step 2 assigns to is not on this queue. Choose someone who is, or repair"
+        " the tool. Nothing was changed."
+    )
+    asked = [
+        {
+            "command": "set_ticket_assignee",
+            "args": {**const(ticket_id="T-1"), "assignee": {"from": "param", "name": "who"}},
+        }
+    ]
+    out = run(model, asked, {"who": MARKER})
+    assert out["message"] == (
+        "The person you chose is not on this queue. Choose one that is. Nothing was changed."
+    )
+    template = {"from": "const", "value": MARKER, "ref": {"kind": "template", "name": MARKER}}
+    steps = [
+        {"command": "apply_template", "args": {**const(ticket_id="T-1"), "template_id": template}}
+    ]
+    out = run(model, steps)
+    assert out["message"].startswith("The reply template step 1 uses is not on this queue.")
+    assert MARKER not in json.dumps(out)
+    assert model.tickets() == before

@@ -190,13 +190,15 @@ def test_a_tool_made_on_another_queue_runs_here_by_name_or_after_mapping(console
     assert console.run_tool("mapped", {"ticket_id": "T-1012"})["ok"] is True
     assert console.dispatch("get_ticket", {"ticket_id": "T-1012"})["result"]["assignee"] == "marcus"
 
-    # Left unmapped, the run stops before changing anything and names who is missing.
+    # Left unmapped, the run stops before changing anything and says which step's person is
+    # missing (not the name: it came from the pack, and an agent reads the error too).
     unmapped = pack_with(tmp_path, "unmapped", "p-17", "P. Raman")
     preview_of(console, unmapped)
     before = console.dispatch("get_ticket", {"ticket_id": "T-1013"})["result"]
     failed = console.run_tool("unmapped", {"ticket_id": "T-1013"})
     assert failed.get("ok") is not True and failed["code"] == "not_found"
-    assert "P. Raman" in failed["message"] and "Nothing was changed" in failed["message"]
+    assert failed["message"].startswith("The person step ") and failed["failedStep"] >= 1
+    assert "P. Raman" not in failed["message"] and "Nothing was changed" in failed["message"]
     assert console.dispatch("get_ticket", {"ticket_id": "T-1013"})["result"] == before
 
 

@@ -262,6 +262,63 @@ def test_a_repair_changes_only_the_step_that_was_redone():
     )
 
 
+# --- a definition's problems name the field, never the value ---------------------------------
+M = "zz_marker_text"  # a value an agent (or a colleague's pack) wrote
+
+
+def test_each_problem_with_a_definition_is_said_without_repeating_what_it_holds():
+    from understudy_desktop.library.checks import definition_problems
+
+    budgets = rules().budgets
+    const_bad = {"from": "const", "value": M}  # not a priority the command accepts
+    definition = {
+        "name": "understudy_" + M + "X" * 40,
+        "title": M * 10,
+        "description": M * 60,
+        "inputSchema": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": [M + "_required"],
+            "properties": {
+                M.upper(): {"type": "string", "description": M * 20, M + "_kw": 1},
+            },
+        },
+        "steps": [
+            {"command": M, "args": {}},
+            {"command": "set_ticket_priority", "args": {M: const_bad}},
+            {
+                "command": "set_ticket_priority",
+                "args": {
+                    "ticket_id": {"from": "param", "name": M},
+                    "priority": const_bad,
+                },
+            },
+            {"command": "set_ticket_status", "args": {"status": {"from": "step", "step": 5}}},
+        ],
+    }
+    problems = definition_problems(definition, current_catalogue())
+    assert problems == [
+        f"The tool's name must have 1 to {budgets.name} lower-case letters, digits or _,"
+        " starting with a letter.",
+        "The tool's name may not start with understudy_: those are the app's own.",
+        f"The tool's title is over {budgets.title} characters.",
+        f"The tool's description is over {budgets.description} characters.",
+        "What the tool asks for breaks a rule: /properties/1: a keyword that is not allowed.",
+        "What the tool asks for breaks a rule: /: a required property is not among its properties.",
+        "A question the tool asks has a name that is not allowed.",
+        f"A question the tool asks is described in over {budgets.paramDescription} characters.",
+        "Step 1 uses a command this console does not have.",
+        "Step 2 sets a field its command does not have.",
+        "Step 3 fills ticket_id with the answer to a question the tool does not ask.",
+        "Step 3 (Set priority) has a fixed priority that the command does not accept.",
+        "Step 4 takes status from a step that does not come before it.",
+    ]
+    assert not any(M in p or M.upper() in p for p in problems)
+    assert definition_problems({**definition, "description": " "}, current_catalogue())[3] == (
+        "The tool's description is empty."
+    )
+
+
 # --- what an agent is sent, and what the console accepts -------------------------------------
 def test_a_result_is_cut_to_the_budget_and_says_so():
     assert fit("x" * OUTPUT_BUDGET) == "x" * OUTPUT_BUDGET

@@ -22,6 +22,33 @@ class Budgets(BaseModel):
     paramDescription: int  # noqa: N815 (the file's own key)
     output: int
     title: int
+    paramName: int  # noqa: N815
+
+
+class Limits(BaseModel):
+    """How much a file or a request may hold (rules.json, limits)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    shownText: int  # noqa: N815 (the file's own keys)
+    longText: int  # noqa: N815
+    commandId: int  # noqa: N815
+    stepFields: int  # noqa: N815
+    toolSteps: int  # noqa: N815
+    recordingSteps: int  # noqa: N815
+    authorName: int  # noqa: N815
+    personName: int  # noqa: N815
+    packCommands: int  # noqa: N815
+    appName: int  # noqa: N815
+    appVersion: int  # noqa: N815
+    timestamp: int
+    teamVersion: int  # noqa: N815
+
+
+def identifier(budget: int) -> re.Pattern[str]:
+    """1 to `budget` lower-case letters, digits or _, starting with a letter: the one shape of
+    a tool's, a question's and a command's name (js/teach/compile.js derives the same)."""
+    return re.compile(f"^[a-z][a-z0-9_]{{0,{budget - 1}}}$")
 
 
 class SchemaLintRules(BaseModel):
@@ -43,8 +70,7 @@ class Rules(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     budgets: Budgets
-    toolName: str  # noqa: N815
-    paramName: str  # noqa: N815
+    limits: Limits
     reservedPrefix: str  # noqa: N815
     maxTaughtTools: int  # noqa: N815
     approvalHoldSeconds: float  # noqa: N815
@@ -54,11 +80,15 @@ class Rules(BaseModel):
 
     @property
     def tool_name(self) -> re.Pattern[str]:
-        return re.compile(self.toolName)
+        return identifier(self.budgets.name)
 
     @property
     def param_name(self) -> re.Pattern[str]:
-        return re.compile(self.paramName)
+        return identifier(self.budgets.paramName)
+
+    @property
+    def command_id(self) -> re.Pattern[str]:
+        return identifier(self.limits.commandId)
 
 
 def listed_schema(schema: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, Signal
 
+from understudy_desktop.qt_thread import call_on_main
+
 RECENT_S = 60.0  # a client with nothing open counts as connected this long after its last word
 ENDED_KEPT = 1000  # ended sessions remembered, so a late request cannot revive one
 NO_SESSION = ""  # requests without a session id (the stateless protocol revisions)
@@ -42,7 +44,12 @@ class ActivitySnapshot:
 
 
 class AgentActivity(QObject):
-    """Written from the endpoint's thread, read on the Qt thread."""
+    """Written from the endpoint's thread, read on the Qt thread.
+
+    `changed` is emitted on the Qt thread only: the endpoint's thread never emits a Qt signal
+    itself (a signal emitted there to a Python slot can race the receiver's deletion and crash
+    the process), it queues one emit through the app's dispatcher, and many changes before
+    the Qt thread gets to it make one emit, not a flood."""
 
     changed = Signal()
 
@@ -51,6 +58,19 @@ class AgentActivity(QObject):
         self._lock = threading.Lock()
         self._state = ActivitySnapshot()
         self._ended: dict[str, None] = {}  # sessions ended, oldest first (an ordered set)
+        self._emit_queued = False
+
+    def _tell(self) -> None:
+        with self._lock:
+            if self._emit_queued:
+                return
+            self._emit_queued = True
+        call_on_main(self._emit)
+
+    def _emit(self) -> None:
+        with self._lock:
+            self._emit_queued = False
+        self.changed.emit()
 
     def note(self, client: str = "", tool: str = "") -> None:
         """A request that named its client, or a tool it called."""
@@ -61,12 +81,12 @@ class AgentActivity(QObject):
             if tool:
                 self._state.last_tool = tool
                 self._state.calls += 1
-        self.changed.emit()
+        self._tell()
 
     def request_opened(self) -> None:
         with self._lock:
             self._state.open_requests += 1
-        self.changed.emit()
+        self._tell()
 
     def request_closed(self, session: str = NO_SESSION) -> None:
         """A request ended; `session` is the one it belonged to (for initialize, the one its
@@ -75,7 +95,7 @@ class AgentActivity(QObject):
             self._state.open_requests = max(0, self._state.open_requests - 1)
             if session not in self._ended:
                 self._state.heard[session] = time.time()
-        self.changed.emit()
+        self._tell()
 
     def forget_session(self, session: str) -> None:
         """The client ended its session: it is no longer counted as heard from."""
@@ -84,7 +104,7 @@ class AgentActivity(QObject):
             self._ended[session] = None
             while len(self._ended) > ENDED_KEPT:
                 del self._ended[next(iter(self._ended))]
-        self.changed.emit()
+        self._tell()
 
     def snapshot(self) -> ActivitySnapshot:
         with self._lock:

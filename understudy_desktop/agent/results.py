@@ -11,7 +11,10 @@ from typing import Any
 
 import mcp_types as types
 
-OUTPUT_BUDGET = 1500  # characters of text an agent receives per call (Chrome's guidance)
+from understudy_desktop.rules import rules
+
+# Characters of text an agent receives per call (Chrome's guidance), from rules.json.
+OUTPUT_BUDGET = rules().budgets.output
 ERROR_META_KEY = "understudy/error"
 
 # The stable codes an agent can rely on.

@@ -13,164 +13,146 @@ person's repair, a Tool Pack. Nothing reaches the approval dialog without passin
 from __future__ import annotations
 
 import copy
-from typing import Any, Literal
+from typing import Any
 
 from jsonschema import Draft202012Validator
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from understudy_desktop.catalogue import Catalogue
+from understudy_desktop.definition import FIELDS, Definition
 from understudy_desktop.packs.lint import lint_schema
 from understudy_desktop.rules import rules
 
-MAX_STEPS = 50
-
-
-class RefSpec(BaseModel):
-    """A person or a template, by the name it had where the tool was made."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    kind: Literal["person", "template"]
-    name: str = Field(min_length=1, max_length=200)
-
-
-class ArgSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    source: Literal["param", "const", "step"] = Field(alias="from")
-    name: str | None = Field(default=None, max_length=64)
-    value: Any = None
-    step: int | None = Field(default=None, ge=0)
-    path: str | None = Field(default=None, max_length=64)
-    ref: RefSpec | None = None
-
-
-class StepModel(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    command: str = Field(max_length=64)
-    args: dict[str, ArgSpec]
-
-
-class DefinitionModel(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    name: str = Field(max_length=128)
-    title: str = ""
-    description: str
-    inputSchema: dict[str, Any]  # noqa: N815 (the format's own key)
-    steps: list[StepModel] = Field(min_length=1, max_length=MAX_STEPS)
-
 
 def parse_definition(raw: Any) -> tuple[dict[str, Any] | None, list[str]]:
-    """The definition in its known fields only, or the problems with its shape."""
+    """The definition in its known fields only, or the problems with its shape. Where the
+    shape is wrong is said by the format's own field names and positions, never by a key the
+    definition made up (it may be an agent's text)."""
+    known = {k: raw[k] for k in FIELDS if k in raw} if isinstance(raw, dict) else raw
     try:
-        model = DefinitionModel.model_validate(raw)
+        model = Definition.model_validate(known)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = "/".join(str(p) for p in first.get("loc", ())) or "the top level"
-        return None, [f"The tool is not well formed (at {where}: {first.get('msg', 'invalid')})."]
-    steps = [
-        {
-            "command": s.command,
-            "args": {k: _spec(v) for k, v in s.args.items()},
-        }
-        for s in model.steps
-    ]
-    return {
-        "name": model.name,
-        "title": model.title,
-        "description": model.description,
-        "inputSchema": copy.deepcopy(model.inputSchema),
-        "steps": steps,
-    }, []
+        where = "/".join(_place(p) for p in first.get("loc", ())) or "the top level"
+        return None, [f"The tool is not well formed (at {where}: {_shape_words(first)})."]
+    return model.as_dict(), []
 
 
-def _spec(spec: ArgSpec) -> dict[str, Any]:
-    if spec.source == "param":
-        return {"from": "param", "name": spec.name}
-    if spec.source == "step":
-        return {"from": "step", "step": spec.step, "path": spec.path}
-    fixed = {"from": "const", "value": copy.deepcopy(spec.value)}
-    if spec.ref is not None:
-        fixed["ref"] = spec.ref.model_dump()
-    return fixed
+def _place(part: str | int) -> str:
+    return str(part) if isinstance(part, int) or part in _FORMAT_WORDS else "…"
+
+
+def _shape_words(error: Any) -> str:
+    """What is wrong, by the kind of error only: pydantic's own message may quote the input."""
+    kind = str(error.get("type", ""))
+    for prefix, words in _SHAPE_WORDS:
+        if kind.startswith(prefix):
+            return words
+    return "not valid here"
+
+
+_SHAPE_WORDS = (
+    ("missing", "missing"),
+    ("extra_forbidden", "not a field of a tool"),
+    ("union_tag", "a field's source must be param, const or step"),
+    ("string", "not text of the allowed length and characters"),
+    ("too_short", "too few items"),
+    ("too_long", "too many items"),
+    ("int", "not a whole number in range"),
+    ("greater_than", "not a whole number in range"),
+    ("less_than", "not a whole number in range"),
+    ("literal_error", "not one of the allowed words"),
+    ("dict_type", "not an object"),
+    ("model", "not an object"),
+    ("list_type", "not a list"),
+)
+
+
+_FORMAT_WORDS = frozenset(
+    {*FIELDS, "command", "args", "from", "name", "value", "step", "path", "ref", "kind"}
+    | {"param", "const", "ParamArg", "ConstArg", "StepArg"}
+)
 
 
 def definition_problems(definition: dict[str, Any], catalogue: Catalogue) -> list[str]:
-    """Plain sentences saying what is wrong; empty when the definition may be approved."""
+    """Plain sentences saying what is wrong; empty when the definition may be approved.
+
+    They name the field and the rule, never a value the definition holds: a definition comes
+    from an agent's draft or a colleague's pack, and what it says could be aimed at the next
+    model to read the error. (The pack preview says which tool, by its title, itself.)"""
     policy = rules()
     budgets = policy.budgets
     name = str(definition.get("name", ""))
-    shown = name[:40]
     problems: list[str] = []
     if not policy.tool_name.fullmatch(name):
         problems.append(
-            f'"{shown}": a tool name has 1 to {budgets.name} lower-case letters, digits or _, '
-            "starting with a letter."
+            f"The tool's name must have 1 to {budgets.name} lower-case letters, digits or _,"
+            " starting with a letter."
         )
     if name.startswith(policy.reservedPrefix):
-        problems.append(f'"{shown}": names starting with {policy.reservedPrefix} are reserved.')
+        problems.append(
+            f"The tool's name may not start with {policy.reservedPrefix}: those are the app's own."
+        )
     title = str(definition.get("title", ""))
     if len(title) > budgets.title:
-        problems.append(f'"{shown}": the title is over {budgets.title} characters.')
+        problems.append(f"The tool's title is over {budgets.title} characters.")
     description = str(definition.get("description", ""))
     if not description.strip():
-        problems.append(f'"{shown}": the description is empty.')
+        problems.append("The tool's description is empty.")
     if len(description) > budgets.description:
-        problems.append(f'"{shown}": the description is over {budgets.description} characters.')
+        problems.append(f"The tool's description is over {budgets.description} characters.")
     schema = definition.get("inputSchema")
     for issue in lint_schema(schema):
-        problems.append(f'"{shown}": its input schema fails the lint: {issue}.')
+        problems.append(f"What the tool asks for breaks a rule: {issue}.")
     properties = schema.get("properties") if isinstance(schema, dict) else None
     properties = properties if isinstance(properties, dict) else {}
     for param, sub in properties.items():
         text = str(sub.get("description", "")) if isinstance(sub, dict) else ""
         if not policy.param_name.fullmatch(str(param)):
-            problems.append(f'"{shown}": a question it asks has a name that is not allowed.')
+            problems.append("A question the tool asks has a name that is not allowed.")
         if len(text) > budgets.paramDescription:
             problems.append(
-                f'"{shown}": what it asks for ({str(param)[:40]}) is described in over '
-                f"{budgets.paramDescription} characters."
+                f"A question the tool asks is described in over {budgets.paramDescription}"
+                " characters."
             )
     for index, step in enumerate(definition.get("steps") or []):
-        problems.extend(_step_problems(shown, index, step, properties, catalogue))
+        problems.extend(_step_problems(index, step, properties, catalogue))
     return problems
 
 
 def _step_problems(
-    shown: str,
     index: int,
     step: dict[str, Any],
     properties: dict[str, Any],
     catalogue: Catalogue,
 ) -> list[str]:
+    """A step's problems; `arg` is only ever named once it is a field of the command (the
+    catalogue's words, not the definition's)."""
     problems: list[str] = []
     command = str(step.get("command"))
     info = catalogue.commands.get(command)
     if info is None:
-        return [f'"{shown}" step {index + 1} uses "{command[:40]}", which this console lacks.']
+        return [f"Step {index + 1} uses a command this console does not have."]
     fields = info.payload_schema.get("properties") or {}
     for arg, spec in (step.get("args") or {}).items():
         if arg not in fields:
-            problems.append(f'"{shown}" step {index + 1} sets a field its command does not have.')
+            problems.append(f"Step {index + 1} sets a field its command does not have.")
             continue
         source = spec.get("from")
         if source == "param" and spec.get("name") not in properties:
             problems.append(
-                f'"{shown}" step {index + 1} reads the parameter "{str(spec.get("name"))[:40]}" '
-                f"({arg}), which its schema does not define."
+                f"Step {index + 1} fills {arg} with the answer to a question the tool does not ask."
             )
         elif source == "step" and not (0 <= int(spec.get("step", -1)) < index):
             problems.append(
-                f'"{shown}" step {index + 1} takes {arg} from a step that does not come before it.'
+                f"Step {index + 1} takes {arg} from a step that does not come before it."
             )
         elif source == "const":
             validator = Draft202012Validator(fields[arg])
             if not validator.is_valid(spec.get("value")):
                 problems.append(
-                    f'"{shown}" step {index + 1} ({info.title}) has a fixed value for {arg} '
-                    "that the command does not accept."
+                    f"Step {index + 1} ({info.title}) has a fixed {arg} that the command does"
+                    " not accept."
                 )
     return problems
 

@@ -95,16 +95,18 @@ def _resolve_ref(
         # The value came from whoever called: it is not repeated back to them.
         what = "The person you chose is" if kind == "person" else "The reply template you chose is"
         raise _MissingRefError(f"{what} not on this queue. Choose one that is.", step)
-    shown = str(name if name is not None else value)[:80]
+    # Nor is a value the tool keeps: it may come from a colleague's pack or an agent's draft,
+    # and an error is read by the next model. The step number says where; the library shows
+    # that step, with its person or template, to whoever repairs it.
     if kind == "person":
         text = (
-            f"There is no one called {shown} on this queue. Choose someone who is, or repair"
-            " the tool."
+            f"The person step {step + 1} assigns to is not on this queue. Choose someone who"
+            " is, or repair the tool."
         )
     else:
         text = (
-            f"There is no reply template called “{shown}” on this queue. Choose one that is,"
-            " or repair the tool."
+            f"The reply template step {step + 1} uses is not on this queue. Choose one that"
+            " is, or repair the tool."
         )
     raise _MissingRefError(text, step)
 

@@ -23,8 +23,9 @@ from understudy_desktop.catalogue import Catalogue
 from understudy_desktop.model.commands import People
 from understudy_desktop.model.text import js_length, js_slice
 from understudy_desktop.model.views import Filter
+from understudy_desktop.rules import rules
 
-MAX_STEPS = 200
+MAX_STEPS = rules().limits.recordingSteps  # a recording keeps this many steps
 PROVENANCE = frozenset({"typed", "picked", "context"})
 
 

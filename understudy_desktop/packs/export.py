@@ -14,6 +14,7 @@ from typing import Any
 
 from understudy_desktop import APP_NAME, __version__
 from understudy_desktop.catalogue import Catalogue
+from understudy_desktop.rules import rules
 
 PACK_VERSION = 1
 PACK_SUFFIX = ".understudy-pack.json"
@@ -68,7 +69,7 @@ def build_pack(
         "catalogueVersion": catalogue.version,
         "requiredCommandIds": commands,
         "commandSchemas": schemas,
-        "author": author[:120],
+        "author": author[: rules().limits.authorName],
         "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "tools": tools,
     }

@@ -21,8 +21,10 @@ from pydantic import ValidationError
 
 from understudy_desktop.catalogue import Catalogue
 from understudy_desktop.library.checks import complete, definition_problems
+from understudy_desktop.library.model import shown_name
 from understudy_desktop.packs.drift import grade_drift
 from understudy_desktop.packs.model import Pack
+from understudy_desktop.rules import rules
 
 MAX_PACK_BYTES = 2 * 1024 * 1024
 KNOWN_PACK_VERSIONS = (1,)
@@ -107,22 +109,23 @@ def parse_pack(data: bytes, filename: str) -> dict[str, Any]:
         raise PackError(
             f"{filename} does not have the shape of a Tool Pack ({exc.error_count()} problem(s))."
         ) from None
-    return typed.model_dump(mode="json", exclude_none=True)
+    out = typed.model_dump(mode="json", exclude_none=True, exclude={"tools"})
+    out["tools"] = [tool.as_dict() for tool in typed.tools]
+    return out
 
 
 def _check_tool(tool: dict[str, Any], catalogue: Catalogue, declared: set[str]) -> list[str]:
     """The shell's checks of any definition (library/checks.py), plus the pack's own rule:
-    every command a step uses is declared in requiredCommandIds."""
+    every command a step uses is declared in requiredCommandIds. The person reads these in
+    the import preview, so each says which tool, by the name people see."""
     problems = definition_problems(tool, catalogue)
-    shown = str(tool["name"])[:40]
     for index, step in enumerate(tool["steps"]):
-        command = str(step["command"])
-        if command not in declared:
+        if str(step["command"]) not in declared:
             problems.append(
-                f'"{shown}" step {index + 1} uses "{command[:40]}", which the pack does '
-                "not declare in requiredCommandIds."
+                f"Step {index + 1} uses a command the pack does not list among those it needs."
             )
-    return problems
+    shown = shown_name(str(tool["name"]), tool.get("title"))[:60]
+    return [f"“{shown}”: {problem}" for problem in problems]
 
 
 def plan_import(
@@ -178,10 +181,10 @@ def plan_import(
 
 
 def renamed(name: str, taken: set[str]) -> str:
-    """A free name for a clashing tool: name_2, name_3, … within the 30-character budget."""
+    """A free name for a clashing tool: name_2, name_3, … within the name budget (rules.json)."""
     for n in range(2, 100):
         suffix = f"_{n}"
-        candidate = name[: 30 - len(suffix)] + suffix
+        candidate = name[: rules().budgets.name - len(suffix)] + suffix
         if candidate not in taken:
             return candidate
     raise PackError(f'No free name is left for "{name[:40]}".')

@@ -39,10 +39,12 @@ def _walk(node: Any, where: str, problems: list[str], policy: SchemaLintRules) -
         if key in policy.forbidden:
             problems.append(f"{where or '/'}: $ref is not allowed")
         elif key not in policy.keywords:
-            problems.append(f'{where or "/"}: unknown keyword "{key}"')
+            # Never the key itself, nor a property's name in the path: both are the author's
+            # text, and an agent reads these (the page's lint says the same).
+            problems.append(f"{where or '/'}: a keyword that is not allowed")
         if key == "properties" and isinstance(value, dict):
-            for name, sub in value.items():
-                _walk(sub, f"{where}/properties/{name}", problems, policy)
+            for i, sub in enumerate(value.values()):
+                _walk(sub, f"{where}/properties/{i + 1}", problems, policy)
         elif key in policy.subschemaKeywords or (
             key == "additionalProperties" and isinstance(value, dict)
         ):
@@ -57,4 +59,4 @@ def _walk(node: Any, where: str, problems: list[str], policy: SchemaLintRules) -
     if closed and isinstance(node.get("required"), list) and isinstance(properties, dict):
         for name in node["required"]:
             if name not in properties:
-                problems.append(f'{where or "/"}: "{name}" is required but not allowed')
+                problems.append(f"{where or '/'}: a required property is not among its properties")

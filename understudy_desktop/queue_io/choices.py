@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 from understudy_desktop.queue_io.columns import FIELD_LABELS, FIELD_VALUES, FIELDS, FieldName
 from understudy_desktop.queue_io.errors import QueueFileError, shorten
+from understudy_desktop.rules import rules
 
 if TYPE_CHECKING:
     from understudy_desktop.queue_io.reader import LoadedQueue, QueuePreview, QueueSource
@@ -23,7 +24,7 @@ CHOICES_VERSION: Final = 1
 VALUE_FIELDS: Final[tuple[str, ...]] = tuple(FIELD_VALUES)
 # Under this key of `values`: who each assignee spelling is ("" for nobody).
 PEOPLE: Final = "assignee"
-MAX_PERSON: Final = 120
+MAX_PERSON: Final = rules().limits.personName
 
 
 def _bad(detail: str) -> QueueFileError:

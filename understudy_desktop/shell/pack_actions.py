@@ -334,4 +334,4 @@ class PackActions(QObject):
 
     def set_author(self, name: str) -> None:
         if self._settings is not None and name.strip():
-            self._settings.set(AUTHOR_NAME, name.strip()[:120])
+            self._settings.set(AUTHOR_NAME, name.strip()[: rules().limits.authorName])

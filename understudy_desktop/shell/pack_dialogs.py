@@ -32,6 +32,7 @@ from understudy_desktop.consent.manifest import IMPORT_PACK
 from understudy_desktop.library.model import shown_name
 from understudy_desktop.library.refs import Reference
 from understudy_desktop.packs.importer import ImportPlan
+from understudy_desktop.rules import rules
 from understudy_desktop.shell.screen_fit import fit_to_screen
 from understudy_desktop.team.provenance import Provenance
 from understudy_desktop.text import visible_controls
@@ -304,7 +305,7 @@ class ExportPackDialog(QDialog):
         layout.addWidget(self.tools)
         form = QFormLayout()
         self.author = QLineEdit(author)
-        self.author.setMaxLength(120)
+        self.author.setMaxLength(rules().limits.authorName)
         self.author.setPlaceholderText("For example: Dana Ortiz")
         self.author.setAccessibleName("Your name")
         form.addRow("Your name:", self.author)

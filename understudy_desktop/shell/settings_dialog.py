@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from understudy_desktop.rules import rules
 from understudy_desktop.shell.screen_fit import fit_to_screen
 from understudy_desktop.shell.team_library import TeamLibrary
 from understudy_desktop.team.identity import KEY_FILE_SUFFIX, KeyFileError
@@ -95,7 +96,7 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(page)
         you = QFormLayout()
         self.author = QLineEdit(self._team.author)
-        self.author.setMaxLength(120)
+        self.author.setMaxLength(rules().limits.authorName)
         self.author.setPlaceholderText("For example: Dana Ortiz")
         self.author.setAccessibleName("Your name")
         you.addRow("Your name:", self.author)

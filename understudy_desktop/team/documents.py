@@ -10,6 +10,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from understudy_desktop.rules import rules
+
+_LIMITS = rules().limits
+AUTHOR = _LIMITS.authorName  # a person's name as their colleagues see it
 HEX_KEY = r"^[0-9a-f]{64}$"
 
 
@@ -32,9 +36,9 @@ class Withdrawal(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     withdrawalVersion: Literal[1]  # noqa: N815 (the file's own key)
-    author: str = Field(max_length=120)
-    created: str = Field(max_length=40)
-    tool: str = Field(min_length=1, max_length=200)
+    author: str = Field(max_length=AUTHOR)
+    created: str = Field(max_length=_LIMITS.timestamp)
+    tool: str = Field(min_length=1, max_length=_LIMITS.shownText)
     authorKey: str = Field(pattern=HEX_KEY)  # noqa: N815
     signature: str
 
@@ -43,7 +47,7 @@ class ToolCounts(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     sharedBy: str = Field(pattern=HEX_KEY)  # noqa: N815 (the tool's author's key)
-    tool: str = Field(min_length=1, max_length=200)
+    tool: str = Field(min_length=1, max_length=_LIMITS.shownText)
     runs: int = Field(ge=0, le=10**9)
     failures: int = Field(ge=0, le=10**9)
     lastUsed: str = Field(default="", max_length=10)  # noqa: N815 (a day: YYYY-MM-DD)
@@ -55,19 +59,19 @@ class UsageCounts(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     usageVersion: Literal[1]  # noqa: N815
-    author: str = Field(max_length=120)
-    created: str = Field(max_length=40)
+    author: str = Field(max_length=AUTHOR)
+    created: str = Field(max_length=_LIMITS.timestamp)
     tools: list[ToolCounts] = Field(max_length=500)
     authorKey: str = Field(pattern=HEX_KEY)  # noqa: N815
     signature: str
 
 
 def withdrawal_document(author: str, tool: str) -> dict[str, Any]:
-    return {"withdrawalVersion": 1, "author": author[:120], "created": now_iso(), "tool": tool}
+    return {"withdrawalVersion": 1, "author": author[:AUTHOR], "created": now_iso(), "tool": tool}
 
 
 def usage_document(author: str, counts: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"usageVersion": 1, "author": author[:120], "created": now_iso(), "tools": counts}
+    return {"usageVersion": 1, "author": author[:AUTHOR], "created": now_iso(), "tools": counts}
 
 
 def as_withdrawal(document: dict[str, Any] | None) -> Withdrawal | None:
@@ -91,9 +95,9 @@ class Review(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     reviewVersion: Literal[1]  # noqa: N815
-    author: str = Field(max_length=120)
-    created: str = Field(max_length=40)
-    tool: str = Field(min_length=1, max_length=200)
+    author: str = Field(max_length=AUTHOR)
+    created: str = Field(max_length=_LIMITS.timestamp)
+    tool: str = Field(min_length=1, max_length=_LIMITS.shownText)
     sharedBy: str = Field(pattern=HEX_KEY)  # noqa: N815 (the tool's author's key)
     file: str = Field(pattern=r"^[0-9a-f]{64}$")  # the version reviewed: its file's digest
     version: int = Field(default=0, ge=0, le=10**9)  # and its number (0: none)
@@ -108,8 +112,8 @@ class KeyHandover(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     handoverVersion: Literal[1]  # noqa: N815
-    author: str = Field(max_length=120)
-    created: str = Field(max_length=40)
+    author: str = Field(max_length=AUTHOR)
+    created: str = Field(max_length=_LIMITS.timestamp)
     newKey: str = Field(pattern=HEX_KEY)  # noqa: N815
     authorKey: str = Field(pattern=HEX_KEY)  # noqa: N815 (the old key, which signs)
     signature: str
@@ -119,7 +123,7 @@ class TurnedOff(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     sharedBy: str = Field(pattern=HEX_KEY)  # noqa: N815
-    tool: str = Field(min_length=1, max_length=200)
+    tool: str = Field(min_length=1, max_length=_LIMITS.shownText)
 
 
 class Policy(BaseModel):
@@ -129,8 +133,8 @@ class Policy(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     policyVersion: Literal[1]  # noqa: N815
-    author: str = Field(max_length=120)
-    created: str = Field(max_length=40)
+    author: str = Field(max_length=AUTHOR)
+    created: str = Field(max_length=_LIMITS.timestamp)
     sequence: int = Field(ge=1, le=10**9)
     # Who may publish to the team (keys); None: anyone.
     publishers: list[str] | None = Field(default=None, max_length=500)
@@ -146,7 +150,7 @@ def review_document(
 ) -> dict[str, Any]:
     return {
         "reviewVersion": 1,
-        "author": author[:120],
+        "author": author[:AUTHOR],
         "created": now_iso(),
         "tool": tool,
         "sharedBy": shared_by,
@@ -156,7 +160,12 @@ def review_document(
 
 
 def handover_document(author: str, new_key: str) -> dict[str, Any]:
-    return {"handoverVersion": 1, "author": author[:120], "created": now_iso(), "newKey": new_key}
+    return {
+        "handoverVersion": 1,
+        "author": author[:AUTHOR],
+        "created": now_iso(),
+        "newKey": new_key,
+    }
 
 
 def policy_document(
@@ -168,7 +177,7 @@ def policy_document(
 ) -> dict[str, Any]:
     document: dict[str, Any] = {
         "policyVersion": 1,
-        "author": author[:120],
+        "author": author[:AUTHOR],
         "created": now_iso(),
         "sequence": sequence,
         "secondReview": second_review,

@@ -35,6 +35,7 @@ import rfc8785
 from understudy_desktop.library.model import definition_hash
 from understudy_desktop.rules import rules
 from understudy_desktop.team import documents
+from understudy_desktop.team.documents import AUTHOR
 from understudy_desktop.team.no_links import Folder, LinkRefusedError
 from understudy_desktop.team.signing import Checked, Verdict, check
 
@@ -172,8 +173,8 @@ def read_file(kind: Kind, name: str, data: bytes) -> SharedFile:
     created = document.get("created") if isinstance(document, dict) else None
     summary: dict[str, Any] = {
         "key": checked.key if verdict == "signed" else "",
-        "author": author[:120] if isinstance(author, str) else "",
-        "created": created[:40] if isinstance(created, str) else "",
+        "author": author[:AUTHOR] if isinstance(author, str) else "",
+        "created": created[: rules().limits.timestamp] if isinstance(created, str) else "",
         "size": len(data),
     }
     if kind == "tools":

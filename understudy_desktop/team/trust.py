@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from understudy_desktop.qt_thread import call_on_main
 from understudy_desktop.store.database import Database
+from understudy_desktop.team.documents import AUTHOR
 
 Done = Callable[[Exception | None], None]
 
@@ -84,7 +85,7 @@ class TeamDecisions:
     def trust(self, key: str, name: str, done: Done | None = None) -> None:
         self._write(
             lambda conn: self.write_trust(conn, key, name),
-            lambda: self._trusted.__setitem__(key, name[:120]),
+            lambda: self._trusted.__setitem__(key, name[:AUTHOR]),
             done,
         )
 
@@ -93,13 +94,13 @@ class TeamDecisions:
         """Inside someone else's transaction (an import trusts its signer with its tools)."""
         conn.execute(
             "INSERT OR REPLACE INTO team_authors (key, name, trusted_at) VALUES (?, ?, ?)",
-            (key, name[:120], time.time()),
+            (key, name[:AUTHOR], time.time()),
         )
 
     def trusted_now(self, key: str, name: str) -> None:
         """After that transaction committed: memory follows the disk."""
         with self._lock:
-            self._trusted[key] = name[:120]
+            self._trusted[key] = name[:AUTHOR]
 
     def distrust(self, key: str, done: Done | None = None) -> None:
         def write(conn: sqlite3.Connection) -> None:

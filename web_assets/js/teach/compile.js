@@ -8,8 +8,12 @@ import RULES from '../../data/rules.json' with { type: 'json' };
 // Budgets, name rules and the lint's keyword policy come from data/rules.json, which the
 // desktop shell reads too (one file, so the page and the shell cannot disagree).
 export const BUDGET = Object.freeze({ ...RULES.budgets });
-export const TOOL_NAME = new RegExp(RULES.toolName);
-export const PARAM_NAME = new RegExp(RULES.paramName);
+/** 1 to `budget` lower-case letters, digits or _, starting with a letter (rules.py: identifier). */
+export function identifier(budget) {
+  return new RegExp(`^[a-z][a-z0-9_]{0,${budget - 1}}$`);
+}
+export const TOOL_NAME = identifier(RULES.budgets.name);
+export const PARAM_NAME = identifier(RULES.budgets.paramName);
 const RESERVED_PREFIX = RULES.reservedPrefix;
 const LINT = RULES.schemaLint;
 const KNOWN_KEYWORDS = new Set(LINT.keywords);
@@ -35,9 +39,11 @@ function walk(node, where, problems) {
   if (!node || typeof node !== 'object') return;
   for (const [key, value] of Object.entries(node)) {
     if (FORBIDDEN.has(key)) problems.push(`${where || '/'}: $ref is not allowed`);
-    else if (!KNOWN_KEYWORDS.has(key)) problems.push(`${where || '/'}: unknown keyword "${key}"`);
+    // Never the key itself, nor a property's name in the path: both are the author's text,
+    // and an agent reads these (lint.py says the same).
+    else if (!KNOWN_KEYWORDS.has(key)) problems.push(`${where || '/'}: a keyword that is not allowed`);
     if (key === 'properties' && value && typeof value === 'object' && !Array.isArray(value)) {
-      for (const [name, sub] of Object.entries(value)) walk(sub, `${where}/properties/${name}`, problems);
+      Object.values(value).forEach((sub, i) => walk(sub, `${where}/properties/${i + 1}`, problems));
     } else if (SUBSCHEMA.has(key) || (key === 'additionalProperties' && value && typeof value === 'object' && !Array.isArray(value))) {
       walk(value, `${where}/${key}`, problems);
     }
@@ -47,7 +53,7 @@ function walk(node, where, problems) {
   bounds(node, 'minItems', 'maxItems', where, problems);
   if (Array.isArray(node.enum) && node.enum.length === 0) problems.push(`${where || '/'}: an empty enum can never be satisfied`);
   if (node.additionalProperties === false && Array.isArray(node.required) && node.properties && typeof node.properties === 'object') {
-    for (const r of node.required) if (!(r in node.properties)) problems.push(`${where || '/'}: "${r}" is required but not allowed`);
+    for (const r of node.required) if (!(r in node.properties)) problems.push(`${where || '/'}: a required property is not among its properties`);
   }
 }
 

@@ -55,17 +55,23 @@ function resolveArgs(step, input, results) {
 const UNASSIGNED = '__unassigned__';
 
 /** A person or a template on this queue, found by id, else by the name the tool keeps. */
-function resolveRef(state, kind, value, name) {
+function resolveRef(state, kind, value, name, asked, step) {
   if (value === null || value === undefined || value === '' || value === UNASSIGNED) return value;
   const list = kind === 'person' ? state.assignees : state.templates;
   if (list.some((x) => x.id === value)) return value;
   const wanted = String(name ?? value).trim().toLowerCase();
   const hit = list.find((x) => String(x.name ?? '').toLowerCase() === wanted || String(x.email ?? '').toLowerCase() === wanted);
   if (hit) return hit.id;
-  const shown = String(name ?? value).slice(0, 80);
+  if (asked) {
+    throw new RefMissing(kind === 'person'
+      ? 'The person you chose is not on this queue. Choose one that is.'
+      : 'The reply template you chose is not on this queue. Choose one that is.');
+  }
+  // Never repeats the value: it may come from a colleague's pack or an agent's draft, and an
+  // error is read by the next model. The step number says where (runs.py says the same).
   throw new RefMissing(kind === 'person'
-    ? `There is no one called ${shown} on this queue. Choose someone who is, or repair the tool.`
-    : `There is no reply template called “${shown}” on this queue. Choose one that is, or repair the tool.`);
+    ? `The person step ${step + 1} assigns to is not on this queue. Choose someone who is, or repair the tool.`
+    : `The reply template step ${step + 1} uses is not on this queue. Choose one that is, or repair the tool.`);
 }
 
 class RefMissing extends Error {
@@ -85,8 +91,8 @@ function resolveRefs(state, steps, values) {
       const kind = refKind(step.command, field);
       if (!kind) continue;
       try {
-        if (spec.from === 'const') spec.value = resolveRef(state, kind, spec.value, spec.ref?.name);
-        else if (spec.from === 'param' && asked[spec.name] !== undefined) asked[spec.name] = resolveRef(state, kind, asked[spec.name], null);
+        if (spec.from === 'const') spec.value = resolveRef(state, kind, spec.value, spec.ref?.name, false, index);
+        else if (spec.from === 'param' && asked[spec.name] !== undefined) asked[spec.name] = resolveRef(state, kind, asked[spec.name], null, true, index);
       } catch (err) {
         if (err instanceof RefMissing) err.step = index; // so the library offers "Repair step N"
         throw err;
