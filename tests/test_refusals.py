@@ -188,7 +188,7 @@ def test_a_name_in_use_is_refused_and_the_first_tool_kept(qtbot, library):
     again = new_tool({**definition("lists"), "description": "Another."}, Origin(by="agent"))
     refused = publish(qtbot, library, again)
     assert refused is not None and refused.code == "name_taken"
-    assert refused.message == "A tool named lists exists already. Choose another name."
+    assert refused.message == "A tool with that name exists already. Choose another name."
     kept = library.get("lists")
     assert kept is not None and kept.definition["description"] == "Lists the templates."
 

@@ -31,6 +31,7 @@ from understudy_desktop.consent.manifest import (
     SensitiveAction,
 )
 from understudy_desktop.consent.service import Answer, ConsentService, error
+from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.drafts import Drafts, check_draft
 from understudy_desktop.library.library import Library
 from understudy_desktop.library.may_run import may_run
@@ -106,7 +107,11 @@ class ToolCalls(QObject):
         if builtin is not None:
             problems = argument_problems(builtins.argument_schema(name), arguments)
             if problems:
-                answer(error("invalid_input", "The arguments do not fit: " + "; ".join(problems)))
+                answer(
+                    error(
+                        ErrorCode.INVALID_INPUT, "The arguments do not fit: " + "; ".join(problems)
+                    )
+                )
                 return handle
             self._builtin(name, arguments, requester, answer, handle)
             return handle
@@ -141,7 +146,7 @@ class ToolCalls(QObject):
                 handle,
             )
         else:
-            answer(error("not_found", "That tool is not available here."))
+            answer(error(ErrorCode.NOT_FOUND, "That tool is not available here."))
 
     def _sensitive(
         self, action: SensitiveAction, args: dict[str, Any], who: str, answer: Answer
@@ -153,7 +158,7 @@ class ToolCalls(QObject):
             )
         if action is REVOKE_TOOL:
             return self.consent.revoke(str(args["name"]), who, self.approval_hold_s, poll, answer)
-        answer(error("not_found", "That action is not available in this version."))
+        answer(error(ErrorCode.NOT_FOUND, "That action is not available in this version."))
         return None
 
     def _recordings(self) -> dict[str, Any]:
@@ -173,13 +178,18 @@ class ToolCalls(QObject):
     def _draft(self, args: dict[str, Any], requester: str, answer: Answer) -> None:
         recording = self.library.recording(str(args["recording_id"]))
         if recording is None:
-            answer(error("not_found", "No recording has that id. Call understudy_list_recordings."))
+            answer(
+                error(
+                    ErrorCode.NOT_FOUND,
+                    "No recording has that id. Call understudy_list_recordings.",
+                )
+            )
             return
         pair = None
         if args.get("pair_with"):
             pair = self.library.recording(str(args["pair_with"]))
             if pair is None:
-                answer(error("not_found", "The recording to pair with does not exist."))
+                answer(error(ErrorCode.NOT_FOUND, "The recording to pair with does not exist."))
                 return
         meta = {
             "name": args["name"],
@@ -190,16 +200,20 @@ class ToolCalls(QObject):
 
         def compiled(result: DraftAnswer | None) -> None:
             if result is None:
-                answer(error("tool_error", "The console could not draft the tool."))
+                answer(error(ErrorCode.TOOL_ERROR, "The console could not draft the tool."))
                 return
             if result.error or result.definition is None:
-                answer(error("cannot_generalize", result.error or "The recording cannot be used."))
+                answer(
+                    error(
+                        ErrorCode.CANNOT_GENERALIZE, result.error or "The recording cannot be used."
+                    )
+                )
                 return
             definition, problems = check_draft(
                 result.definition, self.library.catalogue, recording, known=self.known()
             )
             if definition is None:
-                answer(error("tool_error", " ".join(problems)))
+                answer(error(ErrorCode.TOOL_ERROR, " ".join(problems)))
                 return
             problems = list(dict.fromkeys([*result.problems, *problems]))
             draft = self.drafts.add(
@@ -228,7 +242,7 @@ class ToolCalls(QObject):
     ) -> None:
         tool = self.library.get(name)
         if tool is None:
-            answer(error("not_found", "There is no tool by that name. Call tools/list."))
+            answer(error(ErrorCode.NOT_FOUND, "There is no tool by that name. Call tools/list."))
             return
         refusal = may_run(name, tool_state(tool), tool.digest, None, time.monotonic())
         if refusal is not None:
@@ -238,7 +252,7 @@ class ToolCalls(QObject):
         if problems:
             answer(
                 error(
-                    "invalid_input",
+                    ErrorCode.INVALID_INPUT,
                     "The arguments do not fit the tool's schema: " + "; ".join(problems),
                 )
             )
@@ -255,7 +269,7 @@ class ToolCalls(QObject):
                 else:
                     answer(
                         error(
-                            "consent_denied",
+                            ErrorCode.CONSENT_DENIED,
                             f"{name} asks the person before each run, and they did not approve "
                             "this one (or did not answer in time). You cannot approve it yourself.",
                         )

@@ -8,6 +8,7 @@ from typing import Any
 import mcp_types as types
 
 from understudy_desktop.agent import results
+from understudy_desktop.error_codes import known
 
 
 def mcp_annotations(webmcp: dict[str, Any]) -> types.ToolAnnotations | None:
@@ -38,7 +39,7 @@ def mcp_result(reply: dict[str, Any]) -> types.CallToolResult:
     """A failure the tool reported (isError, a stable code) or its JSON answer."""
     if reply.get("isError") is True:
         return results.error_result(
-            str(reply.get("code") or results.TOOL_ERROR),
+            known(reply.get("code")) or results.TOOL_ERROR,
             str(reply.get("message") or "The tool failed."),
             reply,
         )

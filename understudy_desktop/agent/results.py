@@ -11,25 +11,26 @@ from typing import Any
 
 import mcp_types as types
 
+from understudy_desktop.error_codes import ErrorCode, known
 from understudy_desktop.rules import rules
 
 # Characters of text an agent receives per call (Chrome's guidance), from rules.json.
 OUTPUT_BUDGET = rules().budgets.output
 ERROR_META_KEY = "understudy/error"
 
-# The stable codes an agent can rely on.
-INVALID_INPUT = "invalid_input"
-NOT_FOUND = "not_found"
-TIMEOUT = "timeout"
-CANCELLED = "cancelled"
-TOOL_ERROR = "tool_error"
-BUSY = "busy"
-APPROVAL_CHANGED = "approval_changed"
-UNAVAILABLE = "unavailable"
+# The stable codes an agent can rely on (all of them: error_codes.py).
+INVALID_INPUT = ErrorCode.INVALID_INPUT
+NOT_FOUND = ErrorCode.NOT_FOUND
+TIMEOUT = ErrorCode.TIMEOUT
+CANCELLED = ErrorCode.CANCELLED
+TOOL_ERROR = ErrorCode.TOOL_ERROR
+BUSY = ErrorCode.BUSY
+APPROVAL_CHANGED = ErrorCode.APPROVAL_CHANGED
+UNAVAILABLE = ErrorCode.UNAVAILABLE
 
 
 def error_result(
-    code: str, message: str, details: dict[str, Any] | None = None
+    code: ErrorCode, message: str, details: dict[str, Any] | None = None
 ) -> types.CallToolResult:
     text = fit(f"{code}: {message}")
     structured = {**(details or {}), "code": code, "message": message[:500]}
@@ -64,7 +65,8 @@ def success_result(raw: str) -> types.CallToolResult:
     except ValueError:
         parsed = None
     if isinstance(parsed, dict) and parsed.get("isError") is True:
-        code = str(parsed.get("code") or TOOL_ERROR)
+        # Only a code of ours reaches the agent: a page's answer may say anything.
+        code = known(parsed.get("code")) or TOOL_ERROR
         return error_result(code, str(parsed.get("message") or "the tool failed"), parsed)
     if isinstance(parsed, dict) and len(raw) <= OUTPUT_BUDGET:
         structured = parsed

@@ -34,6 +34,7 @@ from understudy_desktop.consent.manifest import (
     RUN_TOOL,
     SensitiveAction,
 )
+from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.drafts import Draft, Drafts
 from understudy_desktop.library.library import (
     Library,
@@ -57,7 +58,7 @@ AWAITING = (
 )
 
 
-def error(code: str, message: str, **extra: Any) -> dict[str, Any]:
+def error(code: ErrorCode, message: str, **extra: Any) -> dict[str, Any]:
     return {"isError": True, "code": code, "message": message, **extra}
 
 
@@ -108,11 +109,14 @@ class ConsentService(QObject):
         for a person's own publish."""
         draft = self.drafts.get(draft_id)
         if draft is None:
-            answer(error("not_found", "No draft has that id. Draft it again first."))
+            answer(error(ErrorCode.NOT_FOUND, "No draft has that id. Draft it again first."))
             return None
         if draft.problems:
             answer(
-                error("blocked", "Fix these first, then draft again: " + " ".join(draft.problems))
+                error(
+                    ErrorCode.BLOCKED,
+                    "Fix these first, then draft again: " + " ".join(draft.problems),
+                )
             )
             return None
         if draft.replaces is not None:
@@ -125,7 +129,7 @@ class ConsentService(QObject):
             else:
                 answer(
                     error(
-                        "name_taken",
+                        ErrorCode.NAME_TAKEN,
                         "A tool with that name exists already. Choose another name; "
                         "nothing was changed.",
                     )
@@ -135,7 +139,7 @@ class ConsentService(QObject):
         if self.library.active_count() >= cap:
             answer(
                 error(
-                    "cap_reached",
+                    ErrorCode.CAP_REACHED,
                     f"{cap} tools are active already, the most agents can choose from well. "
                     "The person has to turn one off or revoke one first.",
                 )
@@ -149,7 +153,7 @@ class ConsentService(QObject):
                 if err is not None:
                     reply(_library_error(err))
                 elif self.library.callable(tool.name) is None:
-                    reply(error("tool_error", "The tool was saved but is not available."))
+                    reply(error(ErrorCode.TOOL_ERROR, "The tool was saved but is not available."))
                 else:
                     # The draft stays: a retry of the same publish is told "published".
                     reply({"status": "published", "name": tool.name, "tool": tool.listed()})
@@ -173,7 +177,7 @@ class ConsentService(QObject):
         name = str(draft.replaces)
         old = self.library.get(name)
         if old is None:
-            answer(error("not_found", "There is no tool with that name to repair."))
+            answer(error(ErrorCode.NOT_FOUND, "There is no tool with that name to repair."))
             return None
         new_digest = definition_hash(draft.definition)
 
@@ -202,7 +206,7 @@ class ConsentService(QObject):
     ) -> Ticket | None:
         tool = self.library.get(name)
         if tool is None:
-            answer(error("not_found", "No taught tool has that name."))
+            answer(error(ErrorCode.NOT_FOUND, "No taught tool has that name."))
             return None
 
         def carry_out(grant: Grant, reply: Answer) -> None:
@@ -230,7 +234,7 @@ class ConsentService(QObject):
     def enable(self, name: str, requester: str, answer: Answer) -> Ticket | None:
         tool = self.library.get(name)
         if tool is None or tool.status != "disabled":
-            answer(error("not_found", "That tool is not turned off."))
+            answer(error(ErrorCode.NOT_FOUND, "That tool is not turned off."))
             return None
 
         def carry_out(grant: Grant, reply: Answer) -> None:
@@ -253,7 +257,7 @@ class ConsentService(QObject):
         approves it as it is now."""
         tool = self.library.get(name)
         if tool is None or tool.status != "needs_review":
-            answer(error("not_found", "That tool does not need a review."))
+            answer(error(ErrorCode.NOT_FOUND, "That tool does not need a review."))
             return None
         digest = definition_hash(tool.definition)
 
@@ -277,7 +281,7 @@ class ConsentService(QObject):
     def relax(self, name: str, answer: Answer) -> Ticket | None:
         """Stop asking before each run: this weakens a safeguard, so the dialog asks first."""
         if self.library.get(name) is None:
-            answer(error("not_found", "No taught tool has that name."))
+            answer(error(ErrorCode.NOT_FOUND, "No taught tool has that name."))
             return None
 
         def carry_out(grant: Grant, reply: Answer) -> None:
@@ -296,7 +300,7 @@ class ConsentService(QObject):
         """Turn a tool off, asked for from the console page: the person says so here."""
         tool = self.library.get(name)
         if tool is None or tool.status != "active":
-            answer(error("not_found", "That tool is not active."))
+            answer(error(ErrorCode.NOT_FOUND, "That tool is not active."))
             return None
 
         def carry_out(_grant: Grant, reply: Answer) -> None:
@@ -344,7 +348,7 @@ class ConsentService(QObject):
     def delete_recording(self, rec_id: str, answer: Answer) -> Ticket | None:
         recording = self.library.recording(rec_id)
         if recording is None:
-            answer(error("not_found", "That recording is gone."))
+            answer(error(ErrorCode.NOT_FOUND, "That recording is gone."))
             return None
 
         def carry_out(_grant: Grant, reply: Answer) -> None:
@@ -424,9 +428,13 @@ class ConsentService(QObject):
             if decision is Decision.GRANTED and grant is not None:
                 carry_out(grant, reply)
             elif decision is Decision.DENIED:
-                reply(error("consent_denied", "The person rejected this in the dialog."))
+                reply(error(ErrorCode.CONSENT_DENIED, "The person rejected this in the dialog."))
             else:
-                reply(error("consent_used", "This was approved once and has already been done."))
+                reply(
+                    error(
+                        ErrorCode.CONSENT_USED, "This was approved once and has already been done."
+                    )
+                )
 
         ticket = self.gate.request(action, args, text, decided)
         if answered or decided_already:

@@ -20,6 +20,7 @@ from understudy_desktop.agent.schema_check import argument_problems
 from understudy_desktop.bridge.console_port import ConsolePort
 from understudy_desktop.bridge.protocol import CallAsk, LibraryAsk, PublishAsk
 from understudy_desktop.consent.service import PERSON, ConsentService, error
+from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.drafts import check_draft
 from understudy_desktop.library.library import Library, LibraryError
 from understudy_desktop.library.refs import Known
@@ -70,7 +71,7 @@ class ConsoleAsks(QObject):
             old = self._library.get(ask.replaces)
             redone = self._repairs(ask.replaces)
             if old is None or ask.repairStep is None or redone is None:
-                reply(error("not_found", "There is no such tool to repair."))
+                reply(error(ErrorCode.NOT_FOUND, "There is no such tool to repair."))
                 return
             definition, problems = check_draft(
                 ask.definition,
@@ -85,7 +86,7 @@ class ConsoleAsks(QObject):
                 ask.definition, catalogue, recording, known=self._known()
             )
         if definition is None or problems:
-            reply(error("blocked", " ".join(problems) or "The tool is not well formed."))
+            reply(error(ErrorCode.BLOCKED, " ".join(problems) or "The tool is not well formed."))
             return
         draft = self._consent.drafts.add(
             definition,
@@ -116,7 +117,7 @@ class ConsoleAsks(QObject):
     def _library_action(self, ask: LibraryAsk, reply: Any) -> None:
         name = ask.tool
         if self._library.get(name) is None:
-            reply(error("not_found", "That tool is not in your library any more."))
+            reply(error(ErrorCode.NOT_FOUND, "That tool is not in your library any more."))
             return
 
         def done(err: LibraryError | None) -> None:
@@ -143,10 +144,14 @@ class ConsoleAsks(QObject):
         if tool is None:
             known = self._library.get(name)
             shown = known.shown_name if known is not None else "That tool"
-            reply(error("not_found", f"{shown} cannot run now. Check its status in the library."))
+            reply(
+                error(
+                    ErrorCode.NOT_FOUND, f"{shown} cannot run now. Check its status in the library."
+                )
+            )
             return
         problems = argument_problems(tool.input_schema, arguments)
         if problems:
-            reply(error("invalid_input", "Some answers do not fit: " + "; ".join(problems)))
+            reply(error(ErrorCode.INVALID_INPUT, "Some answers do not fit: " + "; ".join(problems)))
             return
         self._calls.run(tool, arguments, "person", PERSON, reply)

@@ -33,6 +33,7 @@ from understudy_desktop.consent.manifest import (
     SensitiveAction,
 )
 from understudy_desktop.consent.seal import ApprovalSeal
+from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library import store
 from understudy_desktop.library.model import Origin, Status, TaughtTool, Usage, definition_hash
 from understudy_desktop.packs.drift import grade_drift, is_breaking
@@ -53,7 +54,7 @@ NOT_SEALED = (
 
 
 class LibraryError(Exception):
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -241,7 +242,7 @@ class Library(QObject):
     def repair(self, name: str, definition: dict[str, Any], grant: Grant, done: Done) -> None:
         old = self.get(name)
         if old is None:
-            done(LibraryError("not_found", "There is no tool with that name to repair."))
+            done(LibraryError(ErrorCode.NOT_FOUND, "There is no tool with that name to repair."))
             return
         if _team_off(old, done):
             return
@@ -264,7 +265,7 @@ class Library(QObject):
         """The person approved the tool as it is now (after a change or drift)."""
         tool = self.get(name)
         if tool is None:
-            done(LibraryError("not_found", "That tool is gone."))
+            done(LibraryError(ErrorCode.NOT_FOUND, "That tool is gone."))
             return
         if _team_off(tool, done):
             return
@@ -294,7 +295,7 @@ class Library(QObject):
     def enable(self, name: str, grant: Grant, done: Done) -> None:
         tool = self.get(name)
         if tool is None or tool.status != "disabled":
-            done(LibraryError("not_found", "That tool is not turned off."))
+            done(LibraryError(ErrorCode.NOT_FOUND, "That tool is not turned off."))
             return
         if not self._covered(grant, ENABLE_TOOL, tool_args(tool), done):
             return
@@ -303,7 +304,7 @@ class Library(QObject):
     def revoke(self, name: str, grant: Grant, done: Done) -> None:
         tool = self.get(name)
         if tool is None:
-            done(LibraryError("not_found", "No taught tool has that name."))
+            done(LibraryError(ErrorCode.NOT_FOUND, "No taught tool has that name."))
             return
         if not self._covered(grant, REVOKE_TOOL, tool_args(tool), done):
             return
@@ -328,7 +329,7 @@ class Library(QObject):
         """Stop asking before each run: weakens a safeguard, so it takes a Grant."""
         tool = self.get(name)
         if tool is None:
-            done(LibraryError("not_found", "No taught tool has that name."))
+            done(LibraryError(ErrorCode.NOT_FOUND, "No taught tool has that name."))
             return
         if not self._covered(grant, RELAX_TOOL, relax_args(name), done):
             return
@@ -338,7 +339,7 @@ class Library(QObject):
     def disable(self, name: str, done: Done) -> None:
         tool = self.get(name)
         if tool is None or tool.status != "active":
-            done(LibraryError("not_found", "That tool is not active."))
+            done(LibraryError(ErrorCode.NOT_FOUND, "That tool is not active."))
             return
         self.closing.emit(name, "disabled")
         self._replace_one(tool.but(status="disabled"), done)
@@ -346,7 +347,7 @@ class Library(QObject):
     def ask_every_time(self, name: str, done: Done) -> None:
         tool = self.get(name)
         if tool is None:
-            done(LibraryError("not_found", "No taught tool has that name."))
+            done(LibraryError(ErrorCode.NOT_FOUND, "No taught tool has that name."))
             return
         self._replace_one(tool.but(ask_every_time=True), done)
 
@@ -355,7 +356,7 @@ class Library(QObject):
         when the team did (see TaughtTool.held), for what a caller is told."""
         tool = self.get(name)
         if tool is None:
-            done(LibraryError("not_found", "No taught tool has that name."))
+            done(LibraryError(ErrorCode.NOT_FOUND, "No taught tool has that name."))
             return
         self.closing.emit(name, "disabled")
         self._replace_one(tool.but(status="needs_review", review_reason=reason, held=held), done)
@@ -430,7 +431,7 @@ class Library(QObject):
         if isinstance(grant, Grant) and grant.covers(action.name, args):
             return True
         log.warning("refused a %s without a matching approval", action.name)
-        done(LibraryError("not_approved", "A person has not approved exactly this change."))
+        done(LibraryError(ErrorCode.NOT_APPROVED, "A person has not approved exactly this change."))
         return False
 
     def _insert(
@@ -442,15 +443,15 @@ class Library(QObject):
         taken = [t.name for t in tools if t.name in existing]
         if taken:
             raise LibraryError(
-                "name_taken",
-                f"A tool named {taken[0][:40]} exists already. Choose another name.",
+                ErrorCode.NAME_TAKEN,
+                "A tool with that name exists already. Choose another name.",
             )
         active = conn.execute("SELECT COUNT(*) FROM tools WHERE status = 'active'").fetchone()[0]
         adding = sum(1 for t in tools if t.status == "active")
         cap = rules().maxTaughtTools
         if adding and active + adding > cap:
             raise LibraryError(
-                "cap_reached",
+                ErrorCode.CAP_REACHED,
                 f"You already have {active} active tools; {cap} is the most agents can choose "
                 "from well. Turn off or revoke one in the library first.",
             )
@@ -484,7 +485,7 @@ class Library(QObject):
 
         def write(conn: sqlite3.Connection) -> None:
             if conn.execute("SELECT 1 FROM tools WHERE name = ?", (tool.name,)).fetchone() is None:
-                raise LibraryError("not_found", "That tool is gone.")
+                raise LibraryError(ErrorCode.NOT_FOUND, "That tool is gone.")
             if count_active:
                 active = conn.execute(
                     "SELECT COUNT(*) FROM tools WHERE status = 'active' AND name != ?",
@@ -492,7 +493,7 @@ class Library(QObject):
                 ).fetchone()[0]
                 if active >= cap:
                     raise LibraryError(
-                        "cap_reached",
+                        ErrorCode.CAP_REACHED,
                         f"{cap} tools are active already. Turn another off first.",
                     )
             store.write_tool(conn, tool)
@@ -519,7 +520,9 @@ class Library(QObject):
                 error = (
                     exc
                     if isinstance(exc, LibraryError)
-                    else LibraryError("storage", f"Understudy could not save the change ({exc}).")
+                    else LibraryError(
+                        ErrorCode.STORAGE, f"Understudy could not save the change ({exc})."
+                    )
                 )
                 if not isinstance(exc, LibraryError):
                     log.error("a library write failed: %s", exc)
@@ -540,7 +543,7 @@ def _team_off(tool: TaughtTool, done: Done) -> bool:
         return False
     done(
         LibraryError(
-            "approval_changed",
+            ErrorCode.APPROVAL_CHANGED,
             "Your team lead turned this tool off for the whole team. It can be used again "
             "once they turn it back on.",
         )

@@ -9,6 +9,8 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
+from understudy_desktop.error_codes import ErrorCode
+
 
 @dataclass(frozen=True)
 class ToolState:
@@ -29,27 +31,27 @@ def may_run(
     """None if the tool approved as `approved` (a definition digest) may run now; otherwise
     the answer its caller gets, with a stable code."""
     if state is None:
-        return _no("not_found", f"{name} is not in the person's library (it was revoked).")
+        return _no(ErrorCode.NOT_FOUND, f"{name} is not in the person's library (it was revoked).")
     if state.status == "needs_review" and state.held == "withdrawn":
         return _no(
-            "approval_changed",
+            ErrorCode.APPROVAL_CHANGED,
             f"{name} was withdrawn from the team library by its author, so it no longer runs.",
         )
     if state.status == "needs_review" and state.held == "team_off":
         return _no(
-            "approval_changed",
+            ErrorCode.APPROVAL_CHANGED,
             f"{name} was turned off for the whole team by the team lead, so it does not run.",
         )
     if state.status == "needs_review" or state.digest != approved:
         return _no(
-            "approval_changed",
+            ErrorCode.APPROVAL_CHANGED,
             f"{name} changed since a person approved it. It is held back until they review it "
             "again.",
         )
     if state.status != "active":
-        return _no("approval_changed", f"{name} was turned off in the person's library.")
+        return _no(ErrorCode.APPROVAL_CHANGED, f"{name} was turned off in the person's library.")
     if deadline is not None and now > deadline:
-        return _no("timeout", f"{name} waited its turn too long and did not run.")
+        return _no(ErrorCode.TIMEOUT, f"{name} waited its turn too long and did not run.")
     return None
 
 
@@ -59,5 +61,5 @@ def stored_state(conn: sqlite3.Connection, name: str) -> ToolState | None:
     return ToolState(str(row[0]), str(row[1]), str(row[2])) if row is not None else None
 
 
-def _no(code: str, message: str) -> dict[str, Any]:
+def _no(code: ErrorCode, message: str) -> dict[str, Any]:
     return {"isError": True, "code": code, "message": message}

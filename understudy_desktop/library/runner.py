@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.library import Library
 from understudy_desktop.library.may_run import ToolState, may_run, stored_state
 from understudy_desktop.library.model import TaughtTool
@@ -121,7 +122,7 @@ class ToolRunner(QObject):
             return job
         if len(self._waiting) >= MAX_WAITING:
             message = f"{MAX_WAITING} runs are already waiting. Try again."
-            self._finish(job, RunResult("busy", _error("busy", message)))
+            self._finish(job, RunResult("busy", _error(ErrorCode.BUSY, message)))
             return job
         timer = QTimer(self)
         timer.setSingleShot(True)
@@ -137,7 +138,7 @@ class ToolRunner(QObject):
         step and is rolled back."""
         if job.state == "waiting":
             self._waiting.remove(job)
-            answer = _error("cancelled", f"{job.tool.name} was stopped before it started.")
+            answer = _error(ErrorCode.CANCELLED, f"{job.tool.name} was stopped before it started.")
             self._finish(job, RunResult("cancelled", answer))
         elif job.state == "running":
             job.stop.set()
@@ -173,7 +174,9 @@ class ToolRunner(QObject):
         """Its time is up. A waiting run is dropped; a run handed to the database but not
         begun yet is stopped there (its transaction refuses to begin); one that has begun is
         left to finish, and answers when it has."""
-        answer = _error("timeout", f"{job.tool.name} waited its turn too long and did not run.")
+        answer = _error(
+            ErrorCode.TIMEOUT, f"{job.tool.name} waited its turn too long and did not run."
+        )
         if job.state == "waiting":
             self._waiting.remove(job)
             self._finish(job, RunResult("timeout", answer))
@@ -205,7 +208,7 @@ class ToolRunner(QObject):
                 if refusal is None and job.refusal is not None:
                     refusal = job.refusal
                 if refusal is None and job.stop.is_set():
-                    refusal = _error("cancelled", f"{name} was stopped before it started.")
+                    refusal = _error(ErrorCode.CANCELLED, f"{name} was stopped before it started.")
                 job.refused_inside = refusal is not None
                 job.started = refusal is None
             return refusal
@@ -259,5 +262,5 @@ class ToolRunner(QObject):
             self.finished.emit(job)
 
 
-def _error(code: str, message: str) -> dict[str, Any]:
+def _error(code: ErrorCode, message: str) -> dict[str, Any]:
     return {"isError": True, "code": code, "message": message}

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from understudy_desktop.catalogue import Catalogue, CommandInfo
+from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.model import tables
 from understudy_desktop.model.payloads import payload_problems
 from understudy_desktop.model.text import code_point_sorted, first_name, js_length
@@ -56,7 +57,7 @@ class Write:
 class CommandError(Exception):
     """A command that cannot be applied; `message` is for a person (and an agent)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -106,10 +107,10 @@ def apply(catalogue: Catalogue, ctx: Context, command_id: str, payload: Any) -> 
     command = catalogue.commands.get(command_id)
     handler = HANDLERS.get(command_id)
     if command is None or handler is None:
-        raise CommandError("unknown_command", "That is not a command of this console.")
+        raise CommandError(ErrorCode.UNKNOWN_COMMAND, "That is not a command of this console.")
     problems = payload_problems(command, payload)
     if problems:
-        raise CommandError("invalid_payload", f"{command.title}: {'; '.join(problems)}.")
+        raise CommandError(ErrorCode.INVALID_PAYLOAD, f"{command.title}: {'; '.join(problems)}.")
     return handler(ctx, payload)
 
 
@@ -123,7 +124,7 @@ def _ticket(ctx: Context, ticket_id: str) -> tables.TicketRow:
     found = tables.ticket(ctx.conn, ticket_id)
     if found is None:
         raise CommandError(
-            "not_found", "That ticket is not in this queue. Ticket ids look like T-1001."
+            ErrorCode.NOT_FOUND, "That ticket is not in this queue. Ticket ids look like T-1001."
         )
     return found
 
@@ -134,7 +135,8 @@ def _assignee(ctx: Context, person: str | None) -> str | None:
     if not any(a.get("id") == person for a in ctx.people.assignees):
         known = ", ".join(str(a.get("id")) for a in ctx.people.assignees)
         raise CommandError(
-            "not_found", f"No one on this queue has that assignee id. Known assignees: {known}."
+            ErrorCode.NOT_FOUND,
+            f"No one on this queue has that assignee id. Known assignees: {known}.",
         )
     return person
 
@@ -221,7 +223,7 @@ def add_ticket_tag(ctx: Context, p: dict[str, Any]) -> Applied:
         return _tags_result(ticket.id, ticket.tags, [])
     if len(ticket.tags) >= tables.MAX_TAGS:
         raise CommandError(
-            "invalid_payload",
+            ErrorCode.INVALID_PAYLOAD,
             f"Ticket {ticket.id} already has {tables.MAX_TAGS} tags, the most a ticket can have.",
         )
     tags = code_point_sorted([*ticket.tags, p["tag"]])
@@ -240,7 +242,8 @@ def apply_template(ctx: Context, p: dict[str, Any]) -> Applied:
     if template is None:
         known = ", ".join(str(t.get("id")) for t in ctx.people.templates)
         raise CommandError(
-            "not_found", f"This queue has no template with that id. Known templates: {known}."
+            ErrorCode.NOT_FOUND,
+            f"This queue has no template with that id. Known templates: {known}.",
         )
     body = str(template.get("body") or "").replace(
         "{{requester_first_name}}", first_name(ticket.requester)

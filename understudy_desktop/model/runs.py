@@ -21,6 +21,7 @@ from typing import Any
 
 from understudy_desktop.agent.schema_check import argument_problems
 from understudy_desktop.catalogue import Catalogue
+from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.model import commands
 from understudy_desktop.model.commands import CommandError, Context, People, Write
 from understudy_desktop.model.compact import compact
@@ -57,7 +58,7 @@ class RunOutcome:
         return self.answer.get("ok") is True
 
 
-def fail(code: str, message: str, **extra: Any) -> dict[str, Any]:
+def fail(code: ErrorCode, message: str, **extra: Any) -> dict[str, Any]:
     return {"isError": True, "code": code, "message": message, **extra}
 
 
@@ -174,7 +175,7 @@ def _checked(catalogue: Catalogue, request: RunRequest) -> None:
     if unknown is not None:
         raise RunError(
             fail(
-                "not_approved",
+                ErrorCode.NOT_APPROVED,
                 f"Step {unknown + 1} is not a command of this console. Nothing was changed.",
                 failedStep=unknown + 1,
             )
@@ -182,7 +183,10 @@ def _checked(catalogue: Catalogue, request: RunRequest) -> None:
     problems = argument_problems(request.input_schema, request.arguments)
     if problems:
         raise RunError(
-            fail("invalid_input", "The arguments do not fit the tool: " + "; ".join(problems) + ".")
+            fail(
+                ErrorCode.INVALID_INPUT,
+                "The arguments do not fit the tool: " + "; ".join(problems) + ".",
+            )
         )
 
 
@@ -191,7 +195,7 @@ def _failed(
 ) -> RunError:
     return RunError(
         fail(
-            "step_failed",
+            ErrorCode.STEP_FAILED,
             f"Step {index + 1} ({title}) {why}",
             failedStep=index + 1,
             command=command,
@@ -221,7 +225,9 @@ def execute(
         )
     except _MissingRefError as missing:
         raise RunError(
-            fail("not_found", f"{missing} Nothing was changed.", failedStep=missing.step + 1)
+            fail(
+                ErrorCode.NOT_FOUND, f"{missing} Nothing was changed.", failedStep=missing.step + 1
+            )
         ) from None
     results: list[Any] = []
     writes: list[Write] = []
@@ -232,7 +238,7 @@ def execute(
         if stopped():
             raise RunError(
                 fail(
-                    "cancelled",
+                    ErrorCode.CANCELLED,
                     f"Stopped before step {index + 1} ({info.title}); the changes it had made "
                     "were undone.",
                     stoppedAt=index + 1,

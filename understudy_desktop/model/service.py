@@ -28,6 +28,7 @@ from PySide6.QtCore import QObject, Signal
 from shiboken6 import isValid
 
 from understudy_desktop.catalogue import Catalogue
+from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.model import commands, runs
 from understudy_desktop.model.commands import CommandError, Context, People, Write
 from understudy_desktop.model.history import History, Move, apply_moves, redo_moves, undo_moves
@@ -161,7 +162,7 @@ class ConsoleModel(QObject):
     def _refused_by_storage(self, exc: BaseException, reply: Reply) -> None:
         words = storage_words(exc)
         log.error("a change could not be saved: %s", exc)
-        reply({"isError": True, "code": "storage", "message": words})
+        reply({"isError": True, "code": ErrorCode.STORAGE, "message": words})
         self.not_saved.emit(words)
 
     # --- undo and redo (the person's own changes only) -------------------------------------
@@ -265,7 +266,7 @@ class ConsoleModel(QObject):
                 message = (
                     f"{request.tool} ran, but its changes could not be saved, so none were kept."
                 )
-                done(RunOutcome({"isError": True, "code": "storage", "message": message}))
+                done(RunOutcome({"isError": True, "code": ErrorCode.STORAGE, "message": message}))
                 self.not_saved.emit(words)
                 return
             outcome, stamp = result

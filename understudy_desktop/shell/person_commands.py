@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QInputDialog, QLineEdit, QWidget
 from understudy_desktop.bridge.console_port import ConsolePort
 from understudy_desktop.bridge.protocol import CommandAsk, RecordingAsk, TeachAsk, UndoAsk
 from understudy_desktop.consent.service import ConsentService, error
+from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.library import Library
 from understudy_desktop.model.service import ConsoleModel, FeedEntry
 from understudy_desktop.shell.queue_keeper import QueueKeeper
@@ -147,7 +148,7 @@ class PersonCommands(QObject):
             if ask.repairTool is not None and ask.repairStep is not None:
                 tool = self._library.get(ask.repairTool)
                 if tool is None or ask.repairStep >= len(tool.steps):
-                    reply(error("not_found", "There is no such tool or step to repair."))
+                    reply(error(ErrorCode.NOT_FOUND, "There is no such tool or step to repair."))
                     return
                 repair = (ask.repairTool, ask.repairStep)
             self.start_teaching(repair)
@@ -189,7 +190,7 @@ class PersonCommands(QObject):
     def _recording(self, ask: RecordingAsk, reply: Any) -> None:
         recording = self._library.recording(ask.id)
         if recording is None:
-            reply(error("not_found", "That recording is gone."))
+            reply(error(ErrorCode.NOT_FOUND, "That recording is gone."))
             return
         if ask.action == "delete":
             self._consent.delete_recording(ask.id, reply)
@@ -208,7 +209,9 @@ class PersonCommands(QObject):
             name = dialog.textValue().strip()[:200]
             dialog.deleteLater()
             if result != QInputDialog.DialogCode.Accepted or not name:
-                reply({"isError": True, "code": "consent_denied", "message": "Not renamed."})
+                reply(
+                    {"isError": True, "code": ErrorCode.CONSENT_DENIED, "message": "Not renamed."}
+                )
                 return
             self._library.save_recording({**recording, "name": name})
             reply({"status": "renamed", "name": name})
