@@ -758,3 +758,70 @@ def test_people_see_a_tools_name_in_words():
     assert shown_name("escalate_refund", None) == "Escalate refund"
     assert shown_name("escalate_refund", "   ") == "Escalate refund"
     assert shown_name("", "") == "A tool"
+
+
+class _Freed:
+    """Says which thread let it go."""
+
+    def __init__(self, seen: list[str]) -> None:
+        self._seen = seen
+
+    def __del__(self) -> None:
+        self._seen.append(threading.current_thread().name)
+
+
+class _CallsReachingQtObjects:
+    """A tool port whose call handles reach an object, as a real call's reach a consent
+    dialog's waiters or a run's timers."""
+
+    run_timeout_s = 30.0
+    approval_hold_s = 45.0
+
+    def __init__(self, seen: list[str]) -> None:
+        from PySide6.QtCore import QObject, Signal
+
+        class _Library(QObject):
+            changed = Signal()
+
+        self._seen = seen
+        self.library = _Library()
+
+    def listed(self) -> list[dict]:
+        return [{"name": "t", "description": "d", "inputSchema": {"type": "object"}}]
+
+    def knows(self, name: str) -> bool:
+        return name == "t"
+
+    def call(self, name, arguments, client, answer):
+        from understudy_desktop.agent.calls import CallHandle
+
+        handle = CallHandle()
+        held = _Freed(self._seen)
+        handle.on_cancel(lambda: held)
+        answer({"ok": True})
+        return handle
+
+
+def test_what_a_call_reaches_is_let_go_on_the_qt_thread(qapp, qtbot):
+    """A Qt object freed on the endpoint's thread corrupts the Qt thread and crashes the app
+    later (it did, under load): the endpoint hands every call's handle back to be dropped."""
+    import gc
+
+    from understudy_desktop.agent.activity import AgentActivity
+
+    seen: list[str] = []
+    server = AgentServer(_CallsReachingQtObjects(seen), AgentActivity())  # type: ignore[arg-type]
+    server.start(0)
+    try:
+
+        async def calls() -> None:
+            async with mcp_client(server.url, server.token) as client:
+                for _ in range(3):
+                    await client.call_tool("t", {})
+
+        run_client(qtbot, calls)
+        qtbot.waitUntil(lambda: len(seen) == 3, timeout=10_000)
+    finally:
+        server.stop()
+    gc.collect()
+    assert seen == [threading.main_thread().name] * 3

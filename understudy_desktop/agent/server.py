@@ -192,6 +192,11 @@ class AgentServer:
 
             call_on_main(cancel)
             raise
+        finally:
+            # The handle reaches Qt objects (a consent dialog's waiters, a run's timers); its
+            # last reference must go on the Qt thread, never here: a Qt object freed on this
+            # thread corrupts the Qt thread's state and crashes the app later.
+            call_on_main(handle.clear)
 
     @staticmethod
     def _client_name(ctx: ServerRequestContext) -> str:
