@@ -380,3 +380,34 @@ def test_a_run_whose_tool_was_turned_off_in_the_database_meanwhile_does_not_run(
     result = calls_in_flight(shell, "T-1011")()["T-1011"]
     assert result.is_error and result.structured_content["code"] == "approval_changed"
     assert stored_ticket(data_dir, "T-1011") == before
+
+
+def test_a_page_rewriting_json_and_webmcp_cannot_see_or_change_the_relays_report(shell):
+    """The relay reports the page's WebMCP tools with functions it took at document creation,
+    and never writes JSON itself (a page's Object.prototype.toJSON would see every message)."""
+    bridge = shell.window.bridge
+    page_script(
+        shell,
+        """
+      window.__seen = 0;
+      Object.defineProperty(Object.prototype, 'toJSON', {configurable: true, writable: true,
+        value: function () {
+          if (this && (this.event === 'tools' || ('kind' in this && 'body' in this))) {
+            window.__seen += 1;
+            const forged = {event: 'tools', tools: [{name: 'forged'}]};
+            return {kind: 'push', body: JSON.stringify(forged)};
+          }
+          return this;
+        }});
+      const proto = Object.getPrototypeOf(document.modelContext);
+      proto.getTools = async () => {
+        window.__seen += 1;
+        return [{name: 'forged', description: ''}];
+      };
+      await document.modelContext.registerTool({name: 'page_probe', description: 'A probe.',
+        execute: () => 'ok'});
+    """,
+    )
+    shell.qtbot.waitUntil(lambda: any(t.get("name") == "page_probe" for t in bridge.page_tools))
+    assert "forged" not in {t.get("name") for t in bridge.page_tools}
+    assert shell.js("window.__seen") == 0

@@ -51,11 +51,15 @@ class ConsoleReady(_Strict):
     event: Literal["console-ready"]
 
 
+REPORTED_TOOLS = 200  # js/webmcp/relay.js reports this many (the first), and how many in all
+
+
 class PageTools(_Strict):
     """What the page registered with WebMCP (diagnostics only: never what agents see)."""
 
     event: Literal["tools"]
-    tools: list[dict[str, Any]] = Field(default_factory=list, max_length=200)
+    tools: list[dict[str, Any]] = Field(default_factory=list, max_length=REPORTED_TOOLS)
+    total: int = Field(default=0, ge=0)  # how many there are; only the first are reported
 
 
 class PublishAsk(_Strict):

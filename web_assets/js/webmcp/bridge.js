@@ -12,8 +12,16 @@
   const early = []; // relay messages that arrive before the QWebChannel is open
   let py = null;
 
+  // The relay posts plain objects; the JSON is written here, where no page script reaches
+  // JSON.stringify or what it looks up (js/webmcp/relay.js says why).
   toRelay.onmessage = (event) => {
-    const message = String(event.data);
+    const data = event.data;
+    let message;
+    try {
+      message = JSON.stringify({ kind: String(data?.kind), body: JSON.stringify(data?.body ?? null) });
+    } catch {
+      return; // nothing the shell could read
+    }
     if (py) py.call(message);
     else early.push(message);
   };

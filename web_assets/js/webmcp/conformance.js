@@ -1216,6 +1216,22 @@ function eventRegistrationCases(add) {
     const listed = (await namesOf(ctx.mc)).filter((n) => names.includes(n));
     return { toolchange: ctx.log.includes('top:toolchange'), listed };
   });
+  add('events.unregister.threeToolsOneTask', async (ctx) => {
+    // Three tools on one signal, aborted in one task: how many toolchange events arrive once
+    // things are quiet again (each tool gets its own natively).
+    const controller = new AbortController();
+    const names = [ctx.name(), ctx.name(), ctx.name()];
+    for (const name of names) await ctx.mc.registerTool(ctx.baseTool({ name }), { signal: controller.signal });
+    let count = 0;
+    const counter = () => { count += 1; };
+    ctx.mc.addEventListener('toolchange', counter);
+    controller.abort();
+    const until = performance.now() + TOOLCHANGE_WAIT_MS;
+    while (count < names.length && performance.now() < until) await sleep(1);
+    await sleep(50);
+    ctx.mc.removeEventListener('toolchange', counter);
+    return { toolchange: count };
+  });
   add('events.unregister.pageListenerFirst', async (ctx) => {
     // A listener the page added before registering sees the registry as it is at abort.
     const controller = new AbortController();

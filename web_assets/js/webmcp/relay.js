@@ -13,11 +13,17 @@
 // It holds no privilege: the shell treats everything the console says as a person's request,
 // and decides what agents see and what happened to the queue from what it holds itself. The
 // relay also reports what the page registered with WebMCP (diagnostics; never what agents see).
+//
+// It never turns anything into JSON itself: JSON.stringify would look up toJSON on what it
+// sends, and a page script can put one on Object.prototype and read or rewrite every message.
+// It posts plain objects (a structured clone, which reads own data only) and the bridge, in
+// its isolated world, writes the JSON.
 (() => {
   'use strict';
   const HANDSHAKE = 'understudy-bridge:port';
   const AGENT_HOOK = Symbol.for('understudy.webmcp.agent');
-  const { parse, stringify } = JSON;
+  const { parse } = JSON;
+  const clone = structuredClone;
   const { defineProperty, isFrozen } = Object;
   const call = Function.prototype.call.bind(Function.prototype.call);
   const listen = EventTarget.prototype.addEventListener;
@@ -41,6 +47,13 @@
   const mapSet = Map.prototype.set;
   const mapDelete = Map.prototype.delete;
   const consoleError = console.error;
+  const setTimer = setTimeout;
+  // WebMCP's own functions, as they are now: a page may replace them later.
+  const contextOf = Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext')?.get ?? null;
+  const ContextProto = typeof ModelContext === 'function' ? ModelContext.prototype : null;
+  const getTools = ContextProto ? ContextProto.getTools : null;
+  const readyStateOf = Object.getOwnPropertyDescriptor(Document.prototype, 'readyState').get;
+  const theDocument = document;
 
   // The shim leaves a hook for an in-page agent; nothing uses it here, so nothing keeps it.
   const agent = window[AGENT_HOOK] ?? null;
@@ -50,9 +63,15 @@
   const early = []; // what the console sent before the bridge's port arrived
 
   function send(kind, body) {
-    const text = stringify({ kind, body: stringify(body) });
-    if (port) call(post, port, text);
-    else call(arrayPush, early, text);
+    let message;
+    try {
+      message = clone({ kind, body });
+    } catch {
+      // Something that cannot be copied (a function, say): said as a failure, not sent raw.
+      message = { kind: 'push', body: { event: 'unsendable', kind: Str(kind) } };
+    }
+    if (port) call(post, port, message);
+    else call(arrayPush, early, message);
   }
 
   // The console installs its handler once, at boot. This property takes the first frozen
@@ -119,15 +138,37 @@
     early.length = 0;
   }, true);
 
-  async function pushTools() {
-    const context = document.modelContext;
-    if (!context) return;
+  // At most one listing at a time, and one more after it for every change meanwhile: a page
+  // that registers 300 tools in one task gets two listings, not 300 (each of every tool).
+  const REPORTED = 200; // bridge/protocol.py PageTools says the same
+  let listing = false;
+  let listAgain = false;
+
+  function pushTools() {
+    const context = contextOf ? call(contextOf, theDocument) : null;
+    if (!context || !getTools) return;
+    if (listing) { listAgain = true; return; }
+    listing = true;
+    listAgain = false;
+    let asked;
     try {
-      const list = await context.getTools();
-      send('push', { event: 'tools', tools: list.map((t) => ({ name: t.name, description: t.description })) });
+      asked = call(getTools, context);
     } catch (err) {
+      listing = false;
       call(consoleError, console, 'understudy bridge: could not list tools', err);
+      return;
     }
+    call(then, asked, (list) => {
+      // The report is for diagnostics: the first REPORTED tools and how many there are.
+      const tools = [];
+      for (let i = 0; i < list.length && i < REPORTED; i += 1) call(arrayPush, tools, { name: Str(list[i].name), description: Str(list[i].description) });
+      send('push', { event: 'tools', tools, total: list.length });
+      listing = false;
+      if (listAgain) call(setTimer, window, pushTools, 0);
+    }, (err) => {
+      listing = false;
+      call(consoleError, console, 'understudy bridge: could not list tools', err);
+    });
   }
 
   // Tells the console that a desktop shell is the authority (it asks the shell instead of
@@ -137,11 +178,11 @@
   document.addEventListener('readystatechange', markShell, { once: true });
 
   function watch() {
-    const context = document.modelContext;
-    if (context) context.addEventListener('toolchange', pushTools);
+    const context = contextOf ? call(contextOf, theDocument) : null;
+    if (context) call(listen, context, 'toolchange', pushTools);
     send('push', { event: 'hello', webmcp: agent ? 'bridged' : context ? 'native' : 'degraded' });
     pushTools();
   }
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', watch, { once: true });
+  if (call(readyStateOf, theDocument) === 'loading') call(listen, theDocument, 'DOMContentLoaded', watch, { once: true });
   else watch();
 })();

@@ -390,7 +390,6 @@
     const byWindow = new NativeWeakMap();
     const realms = new NativeWeakMap(); // a realm's Function.prototype -> its realm helpers
     const hubWindow = window;
-    let unregisterNotice = false;
     const enqueue = createTaskQueue();
 
     function attach(local) {
@@ -404,23 +403,16 @@
     const treeOrder = () => documentsInTreeOrder(byWindow, hubWindow);
 
     /** toolchange at every document of the tree, each in its own task, then `then`. */
-    function notifyChange(then, isUnregister) {
-      if (isUnregister) {
-        // Unregistrations in one task share one toolchange, as they usually do natively.
-        if (unregisterNotice) return;
-        unregisterNotice = true;
-      }
+    // One toolchange per registration and per unregistration, even several in one task:
+    // Chromium 156 gives each tool its own (events.unregister.threeToolsOneTask).
+    function notifyChange(then) {
       const targets = treeOrder();
-      let first = true;
       for (let i = 0; i < targets.length; i++) {
         const local = targets[i];
         enqueue(() => {
-          if (first && isUnregister) unregisterNotice = false;
-          first = false;
           if (isActive(local)) dispatch(local.mc, new local.realm.Event('toolchange'));
         });
       }
-      if (targets.length === 0 && isUnregister) enqueue(() => { unregisterNotice = false; });
       if (then) enqueue(then);
     }
 
@@ -640,10 +632,10 @@
       addListener(options.signal, 'abort', () => {
         if (local.tools[record.name] === record) delete local.tools[record.name];
         done.fail(signalReason(options.signal));
-        hub.notifyChange(null, true);
+        hub.notifyChange(null);
       }, ABORT_STEPS);
     }
-    hub.notifyChange(() => done.fulfil(undefined), false);
+    hub.notifyChange(() => done.fulfil(undefined));
     return done.promise;
   }
 
