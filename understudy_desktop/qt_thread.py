@@ -40,8 +40,12 @@ def _instance() -> _Dispatcher:
 
 
 def init_main_thread_dispatch() -> None:
-    """Create the dispatcher on the main thread (call once, from the main thread)."""
+    """Create the dispatcher on the main thread (call once, from the main thread), and keep
+    Python's cycle collector on this thread (gc_on_main.py says why)."""
+    from understudy_desktop.gc_on_main import collect_on_main_thread
+
     _instance()
+    collect_on_main_thread()
 
 
 def on_main_thread() -> bool:
