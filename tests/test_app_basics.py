@@ -93,6 +93,27 @@ def test_ctrl_z_undoes_and_ctrl_shift_z_redoes_the_persons_own_change(console):
     assert rows["T-1003"]["status"] == before
 
 
+def test_ctrl_z_straight_after_a_change_undoes_that_change(console):
+    """The page sends a change and a Ctrl+Z pressed at once straight after each other; the
+    undo is taken only once the change is in the history (not "Nothing to undo", and not the
+    change before it), and a redo sent with it waits for the undo."""
+    model = console.session.model
+    before = ticket(console, "T-1005")["priority"]
+    answers: list[dict] = []
+    # Nothing runs on the Qt thread between these calls: no answer can come back in between.
+    model.person("set_ticket_status", {"ticket_id": "T-1005", "status": "solved"}, answers.append)
+    model.person("set_ticket_priority", {"ticket_id": "T-1005", "priority": "low"}, answers.append)
+    model.undo(answers.append)
+    model.redo(answers.append)
+    model.undo(answers.append)
+    model.person("set_ticket_tags", {"ticket_id": "T-1005", "tags": ["later"]}, answers.append)
+    console.qtbot.waitUntil(lambda: len(answers) == 6)
+    assert [a.get("reverted") for a in answers[2:5]] == [1, 1, 1]
+    assert all(a.get("ok") for a in answers), answers
+    shown = ticket(console, "T-1005")
+    assert (shown["status"], shown["priority"], shown["tags"]) == ("solved", before, ["later"])
+
+
 def test_ctrl_z_in_a_text_field_is_left_to_the_field(console):
     click(console, "#row-T-1003")
     console.qtbot.waitUntil(lambda: console.api_json("summary")["selected"] == "T-1003")

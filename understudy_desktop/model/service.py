@@ -32,6 +32,7 @@ from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.model import commands, runs
 from understudy_desktop.model.commands import CommandError, Context, People, Write
 from understudy_desktop.model.history import History, Move, apply_moves, redo_moves, undo_moves
+from understudy_desktop.model.person_lane import PersonLane
 from understudy_desktop.model.runs import RunError, RunOutcome, RunRequest
 from understudy_desktop.model.tables import Searches
 from understudy_desktop.model.teaching import Teaching
@@ -98,6 +99,7 @@ class ConsoleModel(QObject):
         self._db = db
         self.catalogue = catalogue
         self.history = History()
+        self._lane = PersonLane()
         self.teaching = Teaching(catalogue)
         # Off only for the crash harness's own check that it notices a lost change.
         self.forgetful = False
@@ -122,7 +124,18 @@ class ConsoleModel(QObject):
     ) -> None:
         """Apply a command the person gave in the console; `reply` gets {ok, rev, ...} once
         it is committed, or {isError, code, message} (nothing changed)."""
+        self._lane.give(lambda: self._person_now(command, payload, reply, control, provenance))
+
+    def _person_now(
+        self,
+        command: str,
+        payload: Any,
+        reply: Reply,
+        control: str | None,
+        provenance: dict[str, str] | None,
+    ) -> None:
         teaching = self.teaching.active
+        settle = self._lane.began()
 
         def work(conn: sqlite3.Connection) -> tuple[commands.Applied, Stamp | None, People]:
             view = self.person_view()
@@ -138,6 +151,12 @@ class ConsoleModel(QObject):
             return applied, stamp, people
 
         def done(result: tuple[commands.Applied, Stamp | None, People] | BaseException) -> None:
+            try:
+                answer(result)
+            finally:
+                settle()
+
+        def answer(result: tuple[commands.Applied, Stamp | None, People] | BaseException) -> None:
             if isinstance(result, CommandError):
                 reply({"isError": True, "code": result.code, "message": result.message})
                 return
@@ -168,7 +187,13 @@ class ConsoleModel(QObject):
     # --- undo and redo (the person's own changes only) -------------------------------------
     def undo(self, reply: Reply, seq: int | None = None) -> None:
         """Put back what the person's last change (or change `seq`) changed, field by field,
-        where nobody changed the field since."""
+        where nobody changed the field since. It waits for the person's earlier commands."""
+        self._lane.give(lambda: self._undo_now(reply, seq), after_all=True)
+
+    def redo(self, reply: Reply) -> None:
+        self._lane.give(lambda: self._redo_now(reply), after_all=True)
+
+    def _undo_now(self, reply: Reply, seq: int | None) -> None:
         entry = self.history.take_undo(seq)
         if entry is None:
             reply({"ok": False, "nothing": True})
@@ -178,7 +203,7 @@ class ConsoleModel(QObject):
             moves, reply, lambda applied: self.history.undone(entry, [order[i] for i in applied])
         )
 
-    def redo(self, reply: Reply) -> None:
+    def _redo_now(self, reply: Reply) -> None:
         entry = self.history.take_redo()
         if entry is None:
             reply({"ok": False, "nothing": True})
@@ -189,6 +214,8 @@ class ConsoleModel(QObject):
         )
 
     def _move(self, moves: list[Move], reply: Reply, settle: Callable[[list[int]], None]) -> None:
+        settled = self._lane.began()
+
         def work(conn: sqlite3.Connection) -> tuple[list[int], Stamp | None]:
             applied = apply_moves(conn, moves)
             stamp = None
@@ -203,6 +230,12 @@ class ConsoleModel(QObject):
             return applied, stamp
 
         def finished(result: Any) -> None:
+            try:
+                answer(result)
+            finally:
+                settled()
+
+        def answer(result: Any) -> None:
             if isinstance(result, BaseException):
                 settle([])
                 self._refused_by_storage(result, reply)
