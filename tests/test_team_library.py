@@ -343,9 +343,9 @@ def test_stale_tools_are_flagged_and_usage_counts_are_shared(console_factory, tm
     # Unused for 40 days: stale, freshness 1 / (1 + 40/30).
     usage = sam.library._usage["assign_refund"]
     usage.last_used = time.time() - 40 * 86_400
-    (view,) = library_view(sam.library)["tools"]
-    assert view["stale"] is True and view["daysUnused"] == 40
-    assert view["freshness"] == pytest.approx(1 / (1 + 40 / 30), abs=0.01)
+    (view,) = library_view(sam.library).tools
+    assert view.stale is True and view.daysUnused == 40
+    assert view.freshness == pytest.approx(1 / (1 + 40 / 30), abs=0.01)
     # The person sees it in the library, with Retire… instead of Revoke….
     sam.library.usage_changed.emit()
     sam.window.library_action.trigger()
@@ -354,8 +354,8 @@ def test_stale_tools_are_flagged_and_usage_counts_are_shared(console_factory, tm
     assert "freshness 43%" in sam.js(panel) and "retire it" in sam.js(panel)
     assert "Retire…" in sam.js(panel) and "Revoke…" not in sam.js(panel)
     usage.last_used = time.time()
-    (view,) = library_view(sam.library)["tools"]
-    assert view["stale"] is False and view["freshness"] == 1.0
+    (view,) = library_view(sam.library).tools
+    assert view.stale is False and view.freshness == 1.0
     sam.library.usage_changed.emit()
     sam.qtbot.waitUntil(lambda: "Revoke…" in sam.js(panel), timeout=10_000)
     assert "Not used for" not in sam.js(panel)

@@ -20,8 +20,10 @@ from PySide6.QtCore import QObject
 
 from understudy_desktop.agent import builtins
 from understudy_desktop.agent.schema_check import argument_problems
+from understudy_desktop.bridge import to_page
 from understudy_desktop.bridge.console_port import ConsolePort
 from understudy_desktop.bridge.protocol import DraftAnswer
+from understudy_desktop.bridge.to_page import DraftMeta, DraftParameter, DraftRequest
 from understudy_desktop.consent import wording
 from understudy_desktop.consent.gate import Ticket
 from understudy_desktop.consent.manifest import (
@@ -191,12 +193,10 @@ class ToolCalls(QObject):
             if pair is None:
                 answer(error(ErrorCode.NOT_FOUND, "The recording to pair with does not exist."))
                 return
-        meta = {
-            "name": args["name"],
-            "title": args.get("title", ""),
-            "description": args["description"],
-            "parameters": args.get("parameters") or {},
-        }
+        request = _draft_request(args, recording, pair)
+        if request is None:
+            answer(error(ErrorCode.CANNOT_GENERALIZE, "The recording cannot be used."))
+            return
 
         def compiled(result: DraftAnswer | None) -> None:
             if result is None:
@@ -229,7 +229,7 @@ class ToolCalls(QObject):
                 }
             )
 
-        self.port.draft(recording, pair, meta, compiled)
+        self.port.draft(request, compiled)
 
     # --- taught tools -------------------------------------------------------------------
     def _taught(
@@ -314,3 +314,23 @@ class ToolCalls(QObject):
         if handle is not None:
             handle.on_cancel(lambda: self.runner.cancel(job))
         return job
+
+
+def _draft_request(
+    args: dict[str, Any], recording: dict[str, Any], pair: dict[str, Any] | None
+) -> DraftRequest | None:
+    """What the page compiles: the recordings as the shell keeps them, and what the agent
+    chose (its arguments were checked against the tool's schema already). None when a stored
+    recording does not fit the protocol."""
+    shown = to_page.recording(recording)
+    shown_pair = to_page.recording(pair) if pair is not None else None
+    if shown is None or (pair is not None and shown_pair is None):
+        return None
+    parameters = args.get("parameters") or {}
+    meta = DraftMeta(
+        name=str(args["name"]),
+        title=str(args.get("title", "")),
+        description=str(args["description"]),
+        parameters={k: DraftParameter.model_validate(v) for k, v in parameters.items()},
+    )
+    return DraftRequest(recording=shown, pairWith=shown_pair, meta=meta)

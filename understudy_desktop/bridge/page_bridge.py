@@ -1,7 +1,8 @@
 """The transport between the shell and the console page: QWebChannel in an isolated world.
 
 The page answers through one JSON-in slot. Every message is parsed against the protocol
-(bridge/protocol.py); anything else is dropped with a log line. Python never sends a request
+(bridge/protocol.py); anything else is dropped with a log line. What goes to the page is one
+of to_page.py's models, made JSON here. Python never sends a request
 before the current document said hello, and every document starts over: a reload or
 navigation fails calls that were in flight. This module only carries messages; what they may
 do is decided by their receivers (console_port.py and the shell's services).
@@ -19,7 +20,8 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWebChannel import QWebChannel
 from PySide6.QtWebEngineCore import QWebEnginePage
 
-from understudy_desktop.bridge.protocol import ConsoleReady, Hello, Op, PageTools, parse_push
+from understudy_desktop.bridge.protocol import ConsoleReady, Hello, PageTools, parse_push
+from understudy_desktop.bridge.to_page import CancelRequest, ShellRequest, wire
 from understudy_desktop.web.scripts import BRIDGE_WORLD, bridge_scripts, install
 
 log = logging.getLogger(__name__)
@@ -104,18 +106,17 @@ class PageBridge(QObject):
     # --- calls into the page ------------------------------------------------------------
     def request(
         self,
-        op: Op,
-        payload: dict[str, Any],
+        message: ShellRequest,
         callback: ResultCallback | None,
         timeout_s: float = 30.0,
     ) -> str:
-        """Send `op`; `callback` (if any) gets the answer. Returns a call id for cancel()."""
+        """Send `message`; `callback` (if any) gets the answer. Returns a call id for cancel()."""
         self._seq += 1
         call_id = f"py{self._seq}"
         if not self._ready:
-            self._queued.append((call_id, {"op": str(op), **payload}, callback, timeout_s))
+            self._queued.append((call_id, wire(message), callback, timeout_s))
             return call_id
-        self._send(call_id, {"op": str(op), **payload}, callback, timeout_s)
+        self._send(call_id, wire(message), callback, timeout_s)
         return call_id
 
     def cancel(self, call_id: str, reason: str = "cancelled") -> None:
@@ -125,7 +126,7 @@ class PageBridge(QObject):
             self._queued = [q for q in self._queued if q[0] != call_id]
             return
         pending.timer.stop()
-        self._object.toPage.emit(json.dumps({"op": str(Op.CANCEL), "target": call_id}))
+        self._object.toPage.emit(json.dumps(wire(CancelRequest(target=call_id))))
         pending.callback(BridgeResult(False, error_name="AbortError", error_message=reason))
 
     def _send(

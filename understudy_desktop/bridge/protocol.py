@@ -1,8 +1,10 @@
-"""The protocol between the shell and the console page: every message, typed.
+"""The protocol between the shell and the console page: what the page sends, typed.
 
 The page's main world is untrusted (any script in it can send anything), so everything it
-sends is parsed here with pydantic and dropped when it does not fit. docs/protocol.md lists
-every message, who may send it and what it may change; js/shell_api.js is the page's side.
+sends is parsed here with pydantic and dropped when it does not fit. What the shell sends is
+typed in to_page.py. docs/protocol.md lists every message, who may send it and what it may
+change (tests/test_page_types.py holds it to these models); js/shell_api.js is the page's side,
+typed by web_assets/types/protocol.d.ts, which page_types.py generates from both modules.
 
 Shell -> page: a request {id, op, ...} answered by {id, ok, value | error}; or a request
 without an answer expected (op "feed", "library", "reply"). Page -> shell: pushes {event, ...};
@@ -203,6 +205,25 @@ class Summary(BaseModel):
     selected: str | None = None
     webmcp: str = "degraded"
     queueName: str = ""  # noqa: N815
+    catalogueVersion: int = 0  # noqa: N815
+
+
+class LoadTimes(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    fetch: float = 0
+    show: float = 0
+    store: float = 0
+
+
+class QueueLoaded(BaseModel):
+    """The answer to loadQueue: how many tickets are shown, and how long each part took (ms).
+    The shell only needs to hear that it is shown; the numbers are for the benchmarks."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    tickets: int = 0
+    ms: LoadTimes = Field(default_factory=LoadTimes)
 
 
 def parse_answer(model: type[BaseModel], raw: Any) -> Any:

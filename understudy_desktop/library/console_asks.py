@@ -19,6 +19,7 @@ from understudy_desktop.agent.calls import ToolCalls
 from understudy_desktop.agent.schema_check import argument_problems
 from understudy_desktop.bridge.console_port import ConsolePort
 from understudy_desktop.bridge.protocol import CallAsk, LibraryAsk, PublishAsk
+from understudy_desktop.bridge.to_page import Outcome, reply_of
 from understudy_desktop.consent.service import PERSON, ConsentService, error
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.drafts import check_draft
@@ -56,7 +57,9 @@ class ConsoleAsks(QObject):
 
     def _on_ask(self, ask_id: str, body: object) -> None:
         def reply(value: dict[str, Any]) -> None:
-            self._port.reply(ask_id, value)
+            # The consent service and the calls answer agents too, with dicts; the page gets
+            # them as the protocol's Outcome (or Refusal).
+            self._port.reply(ask_id, reply_of(value, Outcome))
 
         if isinstance(body, PublishAsk):
             self._publish(body, reply)

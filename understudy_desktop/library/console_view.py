@@ -5,11 +5,11 @@ editing it."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QObject, QTimer
 
+from understudy_desktop.bridge import to_page
 from understudy_desktop.bridge.console_port import ConsolePort
+from understudy_desktop.bridge.to_page import LastFailure, LibraryRequest, Origin, ToolView, Usage
 from understudy_desktop.library.freshness import days_unused, freshness, is_stale
 from understudy_desktop.library.library import Library
 from understudy_desktop.library.model import TaughtTool
@@ -18,37 +18,63 @@ from understudy_desktop.rules import rules
 USAGE_DEBOUNCE_MS = 200
 
 
-def tool_view(tool: TaughtTool, library: Library) -> dict[str, Any]:
+def tool_view(tool: TaughtTool, library: Library) -> ToolView:
     usage = library.usage(tool.name)
     days = days_unused(usage.last_used, tool.created_at)
-    return {
-        **tool.public(),
-        "shownAs": tool.shown_name,  # what people see it called; the name is for agents
-        "steps": tool.steps,
-        "status": tool.status,
-        "callable": tool.callable,
-        "reviewReason": tool.review_reason,
-        "note": tool.note,
-        "askEveryTime": tool.ask_every_time,
-        "origin": tool.origin.as_dict(),
-        "createdAt": int(tool.created_at * 1000),
-        "approvedAt": int(tool.approved_at * 1000),
-        "usage": usage.as_dict(),
-        "daysUnused": int(days),
-        "freshness": round(freshness(days), 2),
-        "stale": is_stale(days),
-    }
+    failure = usage.last_failure
+    # What agents see of it (title and annotations only where the definition has them).
+    public = {k: v for k, v in tool.public().items() if k in ("title", "annotations")}
+    return ToolView(
+        name=tool.name,
+        description=str(tool.definition.get("description", "")),
+        inputSchema=tool.input_schema,
+        **public,
+        shownAs=tool.shown_name,  # what people see it called; the name is for agents
+        steps=tool.steps,
+        status=tool.status,
+        callable=tool.callable,
+        reviewReason=tool.review_reason,
+        note=tool.note,
+        askEveryTime=tool.ask_every_time,
+        origin=_origin(tool),
+        createdAt=int(tool.created_at * 1000),
+        approvedAt=int(tool.approved_at * 1000),
+        usage=Usage(
+            runs=usage.runs,
+            successes=usage.successes,
+            lastUsed=usage.last_used,
+            lastFailure=LastFailure.model_validate(failure) if failure is not None else None,
+        ),
+        daysUnused=int(days),
+        freshness=round(freshness(days), 2),
+        stale=is_stale(days),
+    )
 
 
-def library_view(library: Library) -> dict[str, Any]:
+def _origin(tool: TaughtTool) -> Origin:
+    o = tool.origin
+    return Origin(
+        by=o.by,
+        client=o.client,
+        pack=o.pack,
+        author=o.author,
+        key=o.key,
+        sharedAs=o.shared_as,
+        version=o.version,
+        created=o.created,
+    )
+
+
+def library_view(library: Library) -> LibraryRequest:
     """The tools and the recordings, as the shell holds them (the page keeps no copy of its
     own that could differ)."""
-    return {
-        "tools": [tool_view(t, library) for t in library.tools()],
-        "max": rules().maxTaughtTools,
-        "active": library.active_count(),
-        "recordings": library.recordings(),
-    }
+    shown = (to_page.recording(r) for r in library.recordings())
+    return LibraryRequest(
+        tools=[tool_view(t, library) for t in library.tools()],
+        max=rules().maxTaughtTools,
+        active=library.active_count(),
+        recordings=[r for r in shown if r is not None],
+    )
 
 
 class ConsoleLibraryView(QObject):

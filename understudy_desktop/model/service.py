@@ -27,6 +27,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from shiboken6 import isValid
 
+from understudy_desktop.bridge import to_page
 from understudy_desktop.catalogue import Catalogue
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.model import commands, runs
@@ -55,27 +56,25 @@ class FeedEntry:
 
     revision: int
     generation: str  # which queue (a queue opened from a file is a new generation)
-    by: str  # "person" or "agent"
+    by: to_page.Actor
     writes: list[Write]
     tool: str = ""
     step: runs.StepShown | None = None
 
-    def as_message(self) -> dict[str, Any]:
+    def as_message(self) -> to_page.FeedEntry:
         step = None
         if self.step is not None:
-            step = {
-                "index": self.step.index,
-                "title": self.step.title,
-                "control": self.step.control,
-            }
-        return {
-            "rev": self.revision,
-            "generation": self.generation,
-            "by": self.by,
-            "tool": self.tool,
-            "writes": [w.as_feed() for w in self.writes],
-            "step": step,
-        }
+            step = to_page.FeedStep(
+                index=self.step.index, title=self.step.title, control=self.step.control
+            )
+        return to_page.FeedEntry(
+            rev=self.revision,
+            generation=self.generation,
+            by=self.by,
+            tool=self.tool,
+            writes=[(w.op, w.field, w.value, list(w.ids)) for w in self.writes],
+            step=step,
+        )
 
 
 def storage_words(exc: BaseException) -> str:
@@ -268,7 +267,7 @@ class ConsoleModel(QObject):
         """Apply a taught tool's approved steps in one transaction; `check` decides inside it
         whether the tool may still run. A trial is rolled back whatever it did (what it would
         change, for the approval dialog), and nobody is told of a change."""
-        actor = "agent" if by == "agent" else "person"
+        actor: to_page.Actor = "agent" if by == "agent" else "person"
 
         def work(conn: sqlite3.Connection) -> tuple[RunOutcome, Stamp | None]:
             refusal = check(conn)
@@ -326,7 +325,7 @@ class ConsoleModel(QObject):
     # --- changes from outside (the helpdesk) ---------------------------------------------
     def from_outside(
         self,
-        actor: str,
+        actor: to_page.Actor,
         command: str,
         work: Callable[[sqlite3.Connection], tuple[list[Write], Any]],
         done: Callable[[Any], None],

@@ -21,6 +21,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from shiboken6 import isValid
 
 from understudy_desktop.bridge.console_port import ConsolePort
+from understudy_desktop.bridge.to_page import HelpdeskRequest, TicketStanding
 from understudy_desktop.helpdesk import sync
 from understudy_desktop.helpdesk import tables as hd
 from understudy_desktop.helpdesk.base import Abilities, Helpdesk, HelpdeskError, Page
@@ -313,19 +314,22 @@ class HelpdeskLink(QObject):
         self.standing_changed.emit(self.standing_text)
         self.choices_waiting.emit(standing.conflicts)
         states = {
-            ticket: {"state": state, "words": ticket_words(self.title, state, said)}
+            # The outbox's own states (helpdesk/tables.py), checked on the way to the page.
+            ticket: TicketStanding.model_validate(
+                {"state": state, "words": ticket_words(self.title, state, said)}
+            )
             for ticket, (state, said) in standing.by_ticket.items()
         }
         self._port_states(states)
 
-    def _port_states(self, states: dict[str, dict[str, str]]) -> None:
+    def _port_states(self, states: dict[str, TicketStanding]) -> None:
         title = self.title
         self._port.helpdesk(
-            {
-                "title": title,
-                "inWords": ticket_words(title, None) if title else "",
-                "tickets": states,
-            }
+            HelpdeskRequest(
+                title=title,
+                inWords=ticket_words(title, None) if title else "",
+                tickets=states,
+            )
         )
 
     def run_note(self, tickets: list[str]) -> str:

@@ -10,14 +10,26 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QInputDialog, QLineEdit, QWidget
 
+from understudy_desktop.bridge import to_page
 from understudy_desktop.bridge.console_port import ConsolePort
 from understudy_desktop.bridge.protocol import CommandAsk, RecordingAsk, TeachAsk, UndoAsk
-from understudy_desktop.consent.service import ConsentService, error
+from understudy_desktop.bridge.to_page import (
+    CommandDone,
+    Outcome,
+    ReplyValue,
+    TeachStarted,
+    TeachStopped,
+    UndoDone,
+    refused,
+    reply_of,
+)
+from understudy_desktop.consent.service import ConsentService
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.library import Library
 from understudy_desktop.model.service import ConsoleModel, FeedEntry
@@ -32,6 +44,8 @@ VIEW_REMEMBER_MS = 300  # the person's filter and open ticket, kept a moment aft
 # own is drawn at once. A person's own change is always sent at once (its answer follows it).
 FEED_EVERY_MS = 50
 NOT_SAVED = "A change could not be saved, so the queue shows the saved copy again."
+
+Send = Callable[[ReplyValue], None]
 
 
 class PersonCommands(QObject):
@@ -57,7 +71,7 @@ class PersonCommands(QObject):
         self._view_timer.setSingleShot(True)
         self._view_timer.setInterval(VIEW_REMEMBER_MS)
         self._view_timer.timeout.connect(self._remember_view)
-        self._feed_held: list[dict[str, Any]] = []
+        self._feed_held: list[to_page.FeedEntry] = []
         self._feed_sent = 0.0
         self._feed_timer = QTimer(self)
         self._feed_timer.setSingleShot(True)
@@ -90,41 +104,45 @@ class PersonCommands(QObject):
         if self._feed_held:
             held, self._feed_held = self._feed_held, []
             self._feed_sent = time.monotonic()
-            self._port.feed({"entries": held})
+            self._port.feed(to_page.FeedRequest(entries=held))
 
     def _on_ready(self, ready: bool) -> None:
         if ready:
             self._port.teaching(self.teaching_state())
 
-    def teaching_state(self) -> dict[str, Any]:
+    def teaching_state(self) -> to_page.TeachingState:
         teaching = self._model.teaching
         repair = teaching.repair
-        return {
-            "active": teaching.active,
-            "steps": teaching.steps,
-            "repairTool": repair[0] if repair else None,
-            "repairStep": repair[1] if repair else None,
-        }
+        return to_page.TeachingState(
+            active=teaching.active,
+            steps=teaching.steps,
+            repairTool=repair[0] if repair else None,
+            repairStep=repair[1] if repair else None,
+        )
 
     def _on_ask(self, ask_id: str, body: object) -> None:
-        def reply(value: dict[str, Any]) -> None:
+        def send(value: ReplyValue) -> None:
             self._port.reply(ask_id, value)
+
+        def given(model: to_page.AnswerModel) -> Callable[[dict[str, Any]], None]:
+            # The model answers the menus and the tests with dicts; the page gets its models.
+            return lambda value: send(reply_of(value, model))
 
         if isinstance(body, CommandAsk):
             self._model.person(
-                body.command, body.payload, reply, body.control, dict(body.provenance)
+                body.command, body.payload, given(CommandDone), body.control, dict(body.provenance)
             )
             if body.command in ("filter_tickets", "select_ticket"):
                 self._view_timer.start()
         elif isinstance(body, UndoAsk):
             if body.kind == "undo":
-                self._model.undo(reply, body.seq)
+                self._model.undo(given(UndoDone), body.seq)
             else:
-                self._model.redo(reply)
+                self._model.redo(given(UndoDone))
         elif isinstance(body, TeachAsk):
-            self._teach(body, reply)
+            self._teach(body, send)
         elif isinstance(body, RecordingAsk):
-            self._recording(body, reply)
+            self._recording(body, send)
 
     def _remember_view(self) -> None:
         self._view_timer.stop()
@@ -142,62 +160,62 @@ class PersonCommands(QObject):
         self._model.start_teaching(repair)
         self._port.teaching(self.teaching_state())
 
-    def _teach(self, ask: TeachAsk, reply: Any) -> None:
+    def _teach(self, ask: TeachAsk, send: Send) -> None:
         if ask.action == "start":
             repair = None
             if ask.repairTool is not None and ask.repairStep is not None:
                 tool = self._library.get(ask.repairTool)
                 if tool is None or ask.repairStep >= len(tool.steps):
-                    reply(error(ErrorCode.NOT_FOUND, "There is no such tool or step to repair."))
+                    send(refused(ErrorCode.NOT_FOUND, "There is no such tool or step to repair."))
                     return
                 repair = (ask.repairTool, ask.repairStep)
             self.start_teaching(repair)
-            reply({"ok": True, **self.teaching_state()})
+            send(TeachStarted(**self.teaching_state().model_dump()))
             return
-        self.stop_teaching(reply)
+        self.stop_teaching(send)
 
-    def stop_teaching(self, reply: Any = None) -> None:
+    def stop_teaching(self, send: Send | None = None) -> None:
         """Stop recording once the commands given before are in, then ask the person whether
         to keep what was recorded (a repair's step goes to its repair dialog instead)."""
-        self._model.after_pending(lambda: self._stopped(reply))
+        self._model.after_pending(lambda: self._stopped(send))
 
-    def _stopped(self, reply: Any) -> None:
+    def _stopped(self, send: Send | None) -> None:
         repair = self._model.teaching.repair
         recording, left_out = self._model.teaching.stop()
         self._port.teaching(self.teaching_state())
-        answer = reply or (lambda _value: None)
+        answer: Send = send or (lambda _value: None)
         if recording is None:
-            answer({"ok": True, "recorded": 0})
+            answer(TeachStopped(ok=True, recorded=0))
             return
         if repair is not None:
             # A repair's re-done step goes into the repair dialog, not the recordings.
             self.repairs[repair[0]] = recording
-            step = {"tool": repair[0], "step": repair[1]}
-            answer({"ok": True, "repair": step, "recording": recording})
+            step = to_page.RepairStep(tool=repair[0], step=repair[1])
+            answer(TeachStopped(ok=True, repair=step, recording=to_page.recording(recording)))
             return
 
         def decided(value: dict[str, Any]) -> None:
             if value.get("isError"):
-                answer({"ok": True, "kept": False, "recorded": len(recording["steps"])})
+                answer(TeachStopped(ok=True, kept=False, recorded=len(recording["steps"])))
                 return
-            answer(
-                {"ok": True, "kept": True, "recording": self._library.recording(recording["id"])}
-            )
+            kept = self._library.recording(recording["id"])
+            shown = to_page.recording(kept) if kept is not None else None
+            answer(TeachStopped(ok=True, kept=True, recording=shown))
 
         self._consent.keep_recording(recording, decided, left_out)
 
     # --- recordings ------------------------------------------------------------------------
-    def _recording(self, ask: RecordingAsk, reply: Any) -> None:
+    def _recording(self, ask: RecordingAsk, send: Send) -> None:
         recording = self._library.recording(ask.id)
         if recording is None:
-            reply(error(ErrorCode.NOT_FOUND, "That recording is gone."))
+            send(refused(ErrorCode.NOT_FOUND, "That recording is gone."))
             return
         if ask.action == "delete":
-            self._consent.delete_recording(ask.id, reply)
+            self._consent.delete_recording(ask.id, lambda value: send(reply_of(value, Outcome)))
             return
-        self._rename(recording, reply)
+        self._rename(recording, send)
 
-    def _rename(self, recording: dict[str, Any], reply: Any) -> None:
+    def _rename(self, recording: dict[str, Any], send: Send) -> None:
         dialog = QInputDialog(self._window)
         dialog.setWindowTitle("Rename the recording")
         dialog.setLabelText("A name for this recording:")
@@ -209,12 +227,10 @@ class PersonCommands(QObject):
             name = dialog.textValue().strip()[:200]
             dialog.deleteLater()
             if result != QInputDialog.DialogCode.Accepted or not name:
-                reply(
-                    {"isError": True, "code": ErrorCode.CONSENT_DENIED, "message": "Not renamed."}
-                )
+                send(refused(ErrorCode.CONSENT_DENIED, "Not renamed."))
                 return
             self._library.save_recording({**recording, "name": name})
-            reply({"status": "renamed", "name": name})
+            send(to_page.Renamed(status="renamed", name=name))
 
         dialog.finished.connect(finished)
         self.rename_dialog = dialog

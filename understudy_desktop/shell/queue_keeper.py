@@ -30,6 +30,7 @@ from PySide6.QtCore import QObject, Signal
 
 from understudy_desktop.bridge.console_port import ConsolePort
 from understudy_desktop.bridge.protocol import QueueAsk, ResyncAsk
+from understudy_desktop.bridge.to_page import NoQueue, QueuePlan, Resynced
 from understudy_desktop.paths import web_assets_dir
 from understudy_desktop.queue_io import (
     Assignee,
@@ -115,7 +116,7 @@ class QueueKeeper(QObject):
         if isinstance(body, QueueAsk):
             self._starting(ask_id, body)
         elif isinstance(body, ResyncAsk):
-            self._port.reply(ask_id, {"ok": True})
+            self._port.reply(ask_id, Resynced())
             self.reload("")
 
     def _starting(self, ask_id: str, ask: QueueAsk) -> None:
@@ -143,7 +144,7 @@ class QueueKeeper(QObject):
 
         def stored(result: QueueState | Exception) -> None:
             if isinstance(result, Exception):
-                self._port.reply(ask_id, {"use": "none", "message": str(result)})
+                self._port.reply(ask_id, NoQueue(use="none", message=str(result)))
                 return
             self._hand_over(ask_id, result, first_run=True)
 
@@ -153,20 +154,20 @@ class QueueKeeper(QObject):
         self, ask_id: str, state: QueueState, notice: str = "", first_run: bool = False
     ) -> None:
         def ready(data: bytes) -> None:
-            reply = {
-                "use": "url",
-                "url": self._handoff.put(data),
-                "generation": state.generation,
-                "revision": state.revision,
-                "notice": notice,
-                "firstRun": first_run,
-            }
-            self._port.reply(ask_id, reply)
+            plan = QueuePlan(
+                use="url",
+                url=self._handoff.put(data),
+                generation=state.generation,
+                revision=state.revision,
+                notice=notice,
+                firstRun=first_run,
+            )
+            self._port.reply(ask_id, plan)
 
         def failed(exc: object) -> None:
             log.error("the saved queue could not be read: %s", exc)
             message = f"Understudy's saved copy of the queue could not be read ({exc})."
-            self._port.reply(ask_id, {"use": "none", "message": message})
+            self._port.reply(ask_id, NoQueue(use="none", message=message))
 
         self._background(self.store.document_json, ready, failed)
 
