@@ -101,7 +101,10 @@ class _Writer:
         if name not in self.named:
             schema = _schema(model)
             self._collect(schema)
-            self.declare(name, self.type_of(schema, "  "), vars(model).get("__doc__") or "")
+            doc = vars(model).get("__doc__") or ""
+            if schema.get("additionalProperties") is True:
+                doc = f"{doc} It may carry more than these fields.".strip()
+            self.declare(name, self.type_of(schema, "  "), doc)
         return name
 
     def union(self, name: str, annotation: object, doc: str) -> None:
@@ -171,8 +174,8 @@ class _Writer:
             f"{inner}{key}{'' if key in required else '?'}: {self.type_of(value, inner)};"
             for key, value in properties.items()
         ]
-        if extra is True:
-            lines.append(f"{inner}[key: string]: unknown;")
+        # A model that keeps keys it does not name (extra="allow") gets no index signature: the
+        # page reads only what is named, and TypeScript's object types are open anyway.
         return "{\n" + "\n".join(lines) + f"\n{indent}}}"
 
 

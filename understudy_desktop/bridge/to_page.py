@@ -176,6 +176,8 @@ class DraftRequest(_Complete):
 
 # --- the library ----------------------------------------------------------------------------
 class LastFailure(_AsGiven):
+    """How the tool's last failed run failed."""
+
     model_config = ConfigDict(extra="allow")
 
     at: float | str | None = None  # seconds since 1970 (a run here), or ISO 8601 (0.1's)

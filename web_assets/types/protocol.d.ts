@@ -200,12 +200,12 @@ declare namespace Protocol {
     tickets: { [key: string]: TicketStanding };
   };
 
+  /** How the tool's last failed run failed. It may carry more than these fields. */
   export type LastFailure = {
     at?: number | string | null;
     code?: string | null;
     message?: string | null;
     step?: number | null;
-    [key: string]: unknown;
   };
 
   /** A person pressed a button in the library. */
@@ -258,7 +258,8 @@ declare namespace Protocol {
 
   /**
    * What a publish, a library button, a recording's deletion or a call came to: the same answer
-   * an agent gets (a status, or a run's result), with what the page reads named.
+   * an agent gets (a status, or a run's result), with what the page reads named. It may carry
+   * more than these fields.
    */
   export type Outcome = {
     status?: string;
@@ -266,7 +267,6 @@ declare namespace Protocol {
     changed?: string[];
     repaired?: boolean;
     message?: string;
-    [key: string]: unknown;
   };
 
   /** What the page answers each request with (null: nothing the shell waits for). */
@@ -339,7 +339,10 @@ declare namespace Protocol {
     firstRun: boolean;
   };
 
-  /** A command the person gave while teaching, as the shell applied it. */
+  /**
+   * A command the person gave while teaching, as the shell applied it. It may carry more than
+   * these fields.
+   */
   export type RecordedStep = {
     command: string;
     payload: { [key: string]: unknown };
@@ -347,17 +350,18 @@ declare namespace Protocol {
     control?: string | null;
     provenance?: { [key: string]: "typed" | "picked" | "context" };
     refs?: { [key: string]: Ref };
-    [key: string]: unknown;
   };
 
-  /** A routine the person did once, as the shell recorded and keeps it. */
+  /**
+   * A routine the person did once, as the shell recorded and keeps it. It may carry more than
+   * these fields.
+   */
   export type Recording = {
     id: string;
     name: string;
     createdAt: string;
     steps: RecordedStep[];
     revision?: number;
-    [key: string]: unknown;
   };
 
   /** Rename or delete a recording: the shell asks the person in its own dialog. */
@@ -373,12 +377,11 @@ declare namespace Protocol {
     name: string;
   };
 
-  /** Nothing was done, and why, in words for the person. */
+  /** Nothing was done, and why, in words for the person. It may carry more than these fields. */
   export type Refusal = {
     isError: true;
     code: ErrorCode;
     message: string;
-    [key: string]: unknown;
   };
 
   export type Renamed = {
