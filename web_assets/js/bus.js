@@ -6,8 +6,58 @@ import { validatePayload } from './validate.js';
 import { refreshMatches, matchIds, noteChange } from './queue_state.js';
 import { stringify } from './safe_json.js';
 
+/**
+ * @typedef {import('./queue_state.js').QueueState} QueueState
+ * @typedef {import('./queue_state.js').View} View
+ * @typedef {import('./catalogue.js').Catalogue} Catalogue
+ * @typedef {import('./catalogue.js').Command} Command
+ * @typedef {import('./catalogue.js').Change} Change
+ */
+/** @typedef {{ code: string, message: string, problems: string[] }} BusError */
+/**
+ * What a dispatch came to: done (with the command's result), or refused and nothing changed.
+ * @typedef {{ ok: true, seq: number, result: unknown } | { ok: false, error: BusError }} Dispatched
+ */
+/** A taught tool's run that a command is a step of. @typedef {{ tool: string, by: string }} RunInfo */
+/**
+ * Where a command came from: who sent it, the control that did, where each value came from,
+ * the run it is a step of, and whose view it acts on (the person's when null).
+ * @typedef {object} DispatchOptions
+ * @property {string} [source] 'ui' (a person's control), 'tool' (a run's step), 'shell', …
+ * @property {string | null} [control]
+ * @property {Record<string, string> | null} [provenance]
+ * @property {RunInfo | null} [run]
+ * @property {View | null} [view]
+ */
+/**
+ * What the bus tells onChange after every change: a dispatched entry, or what an undo or a
+ * redo wrote (with the seq and source of the entry it undid).
+ * @typedef {object} BusEvent
+ * @property {number} seq
+ * @property {string} id
+ * @property {string} source
+ * @property {RunInfo | null} run
+ * @property {Change[]} changes
+ * @property {boolean} [undone]
+ * @property {boolean} [redone]
+ */
+/**
+ * A dispatched command, as the log keeps it.
+ * @typedef {BusEvent & {
+ *   payload: Record<string, unknown>,
+ *   control: string | null,
+ *   provenance: Record<string, string> | null,
+ *   at: string,
+ *   mutates: boolean,
+ *   result: unknown,
+ *   undoneChanges?: Change[],
+ * }} BusEntry
+ */
+/** @typedef {ReturnType<typeof createBus>} Bus */
+
 const LOG_LIMIT = 500;
 
+/** @param {unknown} result */
 function summarise(result) {
   // The log keeps a compact echo of each result (not whole ticket bodies).
   const text = stringify(result ?? null);
@@ -19,22 +69,56 @@ function summarise(result) {
  *   dispatch(id, payload, { source, control }) -> { ok, seq, result } | { ok:false, error:{code,message,problems} }
  *   undo(seq): revert one logged change (the change records are kept with the log entry)
  *   log(): entries, oldest first; subscribe(fn): called after every dispatch
+ * @param {object} options
+ * @param {QueueState} options.state
+ * @param {Catalogue} [options.catalogue]
+ * @param {() => Date} [options.now]
+ * @param {(event: BusEvent) => void} [options.onChange]
  */
 export function createBus({ state, catalogue = CATALOGUE, now = () => new Date(), onChange = (_entry) => {} }) {
+  /** @type {BusState} */
   const bus = { state, catalogue, now, onChange, seq: 0, entries: [], listeners: new Set() };
   return {
+    /**
+     * @param {string} id
+     * @param {Record<string, unknown>} [payload]
+     * @param {DispatchOptions} [options]
+     * @returns {Dispatched}
+     */
     dispatch: (id, payload = {}, options = {}) => dispatch(bus, id, payload, options),
+    /** @param {number | null | undefined} seq no entry has a missing seq: nothing is undone */
     undo: (seq) => undoEntry(bus, seq),
+    /** @param {number} seq */
     redo: (seq) => redoEntry(bus, seq),
+    /** @returns {BusEntry[]} */
     log: () => bus.entries.map((e) => ({ ...e })),
-    /** One logged entry by its seq (the log keeps the last 500). */
+    /**
+     * One logged entry by its seq (the log keeps the last 500).
+     * @param {number} seq
+     */
     entry: (seq) => bus.entries.find((e) => e.seq === seq) ?? null,
+    /** @param {(entry: BusEntry) => void} fn */
     subscribe(fn) { bus.listeners.add(fn); return () => bus.listeners.delete(fn); },
     get catalogue() { return catalogue; },
     get state() { return state; },
   };
 }
 
+/**
+ * @typedef {object} BusState
+ * @property {QueueState} state
+ * @property {Catalogue} catalogue
+ * @property {() => Date} now
+ * @property {(event: BusEvent) => void} onChange
+ * @property {number} seq
+ * @property {BusEntry[]} entries
+ * @property {Set<(entry: BusEntry) => void>} listeners
+ */
+
+/**
+ * @param {BusState} bus
+ * @param {BusEntry} entry
+ */
 function record(bus, entry) {
   bus.entries.push(entry);
   if (bus.entries.length > LOG_LIMIT) bus.entries.splice(0, bus.entries.length - LOG_LIMIT);
@@ -45,6 +129,11 @@ function record(bus, entry) {
  * `view` is whose view the command's view parts act on: the person's (the state itself, by
  * default) or a run's own (js/queue_state.js createRunView), so a taught tool's filter and
  * open ticket never become the person's.
+ * @param {BusState} bus
+ * @param {string} id
+ * @param {Record<string, unknown>} payload
+ * @param {DispatchOptions} options
+ * @returns {Dispatched}
  */
 function dispatch(bus, id, payload, { source = 'ui', control = null, provenance = null, run = null, view = null }) {
   const command = Object.hasOwn(bus.catalogue, id) ? bus.catalogue[id] : undefined;
@@ -56,8 +145,9 @@ function dispatch(bus, id, payload, { source = 'ui', control = null, provenance 
     return { ok: false, error: { code: 'invalid_payload', message: `${command.title}: ${problems.join('; ')}.`, problems } };
   }
   const applied = apply(bus.state, id, command, payload, view);
-  if (!applied.ok) return applied;
+  if (applied.ok === false) return applied;
   bus.seq += 1;
+  /** @type {BusEntry} */
   const entry = {
     seq: bus.seq,
     id,
@@ -76,8 +166,17 @@ function dispatch(bus, id, payload, { source = 'ui', control = null, provenance 
   return { ok: true, seq: bus.seq, result: applied.result };
 }
 
-/** Run the command's handler; a handler that fails half-way leaves nothing behind. */
+/**
+ * Run the command's handler; a handler that fails half-way leaves nothing behind.
+ * @param {QueueState} state
+ * @param {string} id
+ * @param {Command} command
+ * @param {Record<string, unknown>} payload
+ * @param {View | null} view
+ * @returns {{ ok: true, result: unknown, undo: Change[] } | { ok: false, error: BusError }}
+ */
 function apply(state, id, command, payload, view) {
+  /** @type {Change[]} */
   const undo = [];
   let result;
   try {
@@ -96,6 +195,10 @@ function apply(state, id, command, payload, view) {
   return { ok: true, result, undo };
 }
 
+/**
+ * @param {QueueState} state
+ * @param {Change[]} changes
+ */
 function revertChanges(state, changes) {
   for (let i = changes.length - 1; i >= 0; i -= 1) {
     const c = changes[i];
@@ -111,12 +214,17 @@ function revertChanges(state, changes) {
  * Revert one logged change. A field someone changed again since is left alone (its current
  * value is no longer what this entry wrote) and reported in `kept`: undoing a tool's run
  * must never roll back a person's own later work.
+ * @param {BusState} bus
+ * @param {number | null | undefined} targetSeq
+ * @returns {false | { reverted: number, kept: Array<{ ticket_id: string, field: string }> }}
  */
 function undoEntry(bus, targetSeq) {
   const { state } = bus;
   const entry = bus.entries.find((e) => e.seq === targetSeq);
   if (!entry || !entry.changes.length) return false;
+  /** @type {Change[]} */
   const reverted = [];
+  /** @type {Change[]} */
   const kept = [];
   for (let i = entry.changes.length - 1; i >= 0; i -= 1) {
     const c = entry.changes[i];
@@ -133,16 +241,22 @@ function undoEntry(bus, targetSeq) {
   entry.undone = true;
   // What the undo wrote, as changes of their own (after = the value put back), from the
   // same source as the entry it undoes: a run's rollback is part of that run.
-  bus.onChange({ seq: targetSeq, id: entry.id, undone: true, source: entry.source, run: entry.run,
+  bus.onChange({ seq: entry.seq, id: entry.id, undone: true, source: entry.source, run: entry.run,
     changes: reverted.map((c) => ({ ticket_id: c.ticket_id, field: c.field, before: c.after, after: c.before })) });
   return { reverted: reverted.length, kept: kept.map((c) => ({ ticket_id: c.ticket_id, field: c.field })) };
 }
 
-/** Put back what an undo took away (a field changed again since is left alone). */
+/**
+ * Put back what an undo took away (a field changed again since is left alone).
+ * @param {BusState} bus
+ * @param {number} targetSeq
+ * @returns {false | { redone: number }}
+ */
 function redoEntry(bus, targetSeq) {
   const { state } = bus;
   const entry = bus.entries.find((e) => e.seq === targetSeq);
   if (!entry || !entry.undone || !entry.undoneChanges?.length) return false;
+  /** @type {Change[]} */
   const redone = [];
   for (const c of entry.undoneChanges) {
     const t = state.byId.get(c.ticket_id);

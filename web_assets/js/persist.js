@@ -9,11 +9,44 @@
 // would rewrite 60 MB for every edit. A change rewrites only the chunks it touched. The
 // queue's people, templates, view and chunk count live in one "meta" record.
 
+/**
+ * @typedef {import('./queue_state.js').QueueState} QueueState
+ * @typedef {import('./queue_state.js').QueueDoc} QueueDoc
+ * @typedef {import('./queue_state.js').Ticket} Ticket
+ * @typedef {import('./queue_state.js').TicketFields} TicketFields
+ */
+/**
+ * Where the cache stands against the shell's database (see the note above).
+ * @typedef {{ generation: string | null, revision: number, dirty: boolean }} SyncState
+ */
+/**
+ * The stored queue: the document, with where it stood when it was stored.
+ * @typedef {QueueDoc & { tickets: TicketFields[] } & SyncState} StoredQueue
+ */
+/**
+ * A queue to store: the console's own tickets, with whatever else the document holds.
+ * @typedef {Omit<QueueDoc, 'tickets'> & { tickets: Ticket[] }} DocToStore
+ */
+/** @typedef {ReturnType<typeof createPersister>} Persister */
+/**
+ * @template T
+ * @typedef {object} RecordStore
+ * @property {() => Promise<T[]>} all
+ * @property {(record: T) => Promise<void>} put
+ * @property {(key: string) => Promise<void>} delete
+ * @property {() => Promise<void>} idle
+ */
+
 const DB_NAME = 'understudy';
 const DB_VERSION = 2; // 2: recordings and taught tools
 const FLUSH_DELAY_MS = 40;
 export const CHUNK_SIZE = 500;
 
+/**
+ * @template T
+ * @param {IDBRequest<T>} request
+ * @returns {Promise<T>}
+ */
 function promisify(request) {
   return new Promise((resolve, reject) => {
     request.onsuccess = () => resolve(request.result);
@@ -21,6 +54,7 @@ function promisify(request) {
   });
 }
 
+/** @param {IDBTransaction} tx */
 function done(tx) {
   return new Promise((resolve, reject) => {
     tx.oncomplete = () => resolve(undefined);
@@ -29,6 +63,10 @@ function done(tx) {
   });
 }
 
+/**
+ * @param {IDBFactory | undefined} [indexedDB]
+ * @returns {Promise<IDBDatabase | null>}
+ */
 export async function openDatabase(indexedDB = globalThis.indexedDB) {
   if (!indexedDB) return null;
   const request = indexedDB.open(DB_NAME, DB_VERSION);
@@ -42,14 +80,27 @@ export async function openDatabase(indexedDB = globalThis.indexedDB) {
   return promisify(request);
 }
 
+/**
+ * @param {Ticket} t
+ * @returns {TicketFields}
+ */
 function plainTicket(t) {
   return { id: t.id, subject: t.subject, body: t.body, requester: t.requester, created: t.created, status: t.status, priority: t.priority, assignee: t.assignee, tags: [...t.tags], reply_draft: t.reply_draft };
 }
 
+/**
+ * @param {Ticket[]} tickets
+ * @param {number} index
+ */
 function chunkOf(tickets, index) {
   return tickets.slice(index * CHUNK_SIZE, (index + 1) * CHUNK_SIZE).map(plainTicket);
 }
 
+/**
+ * @param {DocToStore} doc
+ * @param {number} chunks
+ * @param {Partial<SyncState>} sync
+ */
 function metaOf(doc, chunks, sync) {
   return {
     name: doc.name, assignees: doc.assignees, templates: doc.templates, view: doc.view, chunks, count: doc.tickets.length, savedAt: new Date().toISOString(),
@@ -57,14 +108,19 @@ function metaOf(doc, chunks, sync) {
   };
 }
 
-/** The stored queue, or null the first time (the caller then starts from the demo queue). */
+/**
+ * The stored queue, or null the first time (the caller then starts from the demo queue).
+ * @param {IDBDatabase | null} db
+ * @returns {Promise<StoredQueue | null>}
+ */
 export async function loadQueue(db) {
   if (!db) return null;
   const tx = db.transaction(['chunks', 'meta'], 'readonly');
-  const [meta, chunks] = await Promise.all([
+  // What this module wrote (metaOf, chunkOf): IndexedDB hands records back untyped.
+  const [meta, chunks] = /** @type {[ReturnType<typeof metaOf> | undefined, TicketFields[][]]} */ (await Promise.all([
     promisify(tx.objectStore('meta').get('queue')),
     promisify(tx.objectStore('chunks').getAll(IDBKeyRange.bound(0, Number.MAX_SAFE_INTEGER))),
-  ]);
+  ]));
   if (!meta) return null;
   const tickets = chunks.slice(0, meta.chunks).flat();
   if (tickets.length !== meta.count) return null; // a cache that lost chunks is no cache
@@ -72,7 +128,12 @@ export async function loadQueue(db) {
     generation: meta.generation ?? null, revision: meta.revision ?? 0, dirty: Boolean(meta.dirty) };
 }
 
-/** Replace everything stored with `doc`, in one transaction: all or nothing. */
+/**
+ * Replace everything stored with `doc`, in one transaction: all or nothing.
+ * @param {IDBDatabase | null} db
+ * @param {DocToStore} doc
+ * @param {Partial<SyncState>} [sync]
+ */
 export async function saveWholeQueue(db, doc, sync = {}) {
   if (!db) return;
   const tx = db.transaction(['chunks', 'meta'], 'readwrite');
@@ -87,14 +148,18 @@ export async function saveWholeQueue(db, doc, sync = {}) {
 /**
  * Batches ticket and view writes: many changes in one task become one transaction.
  * `idle()` resolves once everything handed over so far is on disk.
+ * @param {IDBDatabase | null} db
+ * @param {QueueState} state
+ * @param {{ delayMs?: number }} [options]
  */
 export function createPersister(db, state, { delayMs = FLUSH_DELAY_MS } = {}) {
-  const dirtyChunks = new Set();
+  const dirtyChunks = /** @type {Set<number>} */ (new Set());
+  /** @type {SyncState} */
   const sync = { generation: null, revision: 0, dirty: false }; // see the note at the top
   let metaDirty = false;
-  let timer = null;
-  let chain = Promise.resolve();
-  let indexOf = null; // ticket id -> position; rebuilt when the whole queue is replaced
+  let timer = /** @type {ReturnType<typeof setTimeout> | null} */ (null);
+  let chain = /** @type {Promise<void>} */ (Promise.resolve());
+  let indexOf = /** @type {Map<string, number> | null} */ (null); // ticket id -> position; rebuilt when the whole queue is replaced
 
   function positions() {
     if (!indexOf) indexOf = new Map(state.tickets.map((t, i) => [t.id, i]));
@@ -126,6 +191,7 @@ export function createPersister(db, state, { delayMs = FLUSH_DELAY_MS } = {}) {
   }
 
   return {
+    /** @param {Iterable<string>} ids */
     ticketsChanged(ids) {
       const at = positions();
       for (const id of ids) {
@@ -135,12 +201,19 @@ export function createPersister(db, state, { delayMs = FLUSH_DELAY_MS } = {}) {
       schedule();
     },
     viewChanged() { metaDirty = true; schedule(); },
-    /** Where the cache stands against the shell's database (saved with the next write). */
+    /**
+     * Where the cache stands against the shell's database (saved with the next write).
+     * @param {Partial<SyncState>} next
+     */
     syncState(next) {
       Object.assign(sync, next);
       metaDirty = true;
       schedule();
     },
+    /**
+     * @param {DocToStore} doc
+     * @param {Partial<SyncState>} [next]
+     */
     async replaceAll(doc, next = {}) {
       Object.assign(sync, { generation: null, revision: 0, dirty: false }, next);
       if (timer !== null) { clearTimeout(timer); timer = null; }
@@ -158,9 +231,17 @@ export function createPersister(db, state, { delayMs = FLUSH_DELAY_MS } = {}) {
   };
 }
 
-/** Small keyed stores (recordings, taught tools): whole records, written as they change. */
+/**
+ * Small keyed stores (recordings, taught tools): whole records, written as they change. The
+ * caller says what it keeps in it (`@type {RecordStore<…>}`): IndexedDB does not.
+ * @param {IDBDatabase | null} db
+ * @param {string} storeName
+ * @returns {RecordStore<unknown>}
+ */
 export function createRecordStore(db, storeName) {
+  /** @type {Promise<void>} */
   let chain = Promise.resolve();
+  /** @param {(store: IDBObjectStore) => void} fn */
   const write = (fn) => {
     if (!db) return Promise.resolve();
     chain = chain.then(async () => {

@@ -1,12 +1,74 @@
 // The queue a person is triaging: tickets, the people they can go to, canned replies, and the
 // view (filter, open ticket). Only catalogue command handlers change it; everything else reads.
 
+/**
+ * A ticket field's value: text, the tags, or nobody (an unassigned ticket's assignee). The
+ * change feed writes fields by name (Protocol.FeedEntry), hence the index signature.
+ * @typedef {string | string[] | null} FieldValue
+ */
+/**
+ * @typedef {object} TicketFields
+ * @property {string} id
+ * @property {string} subject
+ * @property {string} body
+ * @property {string} requester
+ * @property {string} created ISO 8601
+ * @property {string} status
+ * @property {string} priority
+ * @property {string | null} assignee
+ * @property {string[]} tags kept in code point order (byCodePoint)
+ * @property {string} reply_draft
+ * @property {string} [_hay] the lower-cased searchable text, cached (not enumerable)
+ * @typedef {TicketFields & { [field: string]: FieldValue | undefined }} Ticket
+ */
+/**
+ * @typedef {{ id: string, name: string, role?: string, email?: string }} Assignee
+ * @typedef {{ id: string, name: string, body: string }} Template
+ * @typedef {{ text: string, status: string, priority: string, assignee: string, tag: string }} Filter
+ */
+/**
+ * A queue as a document: a file, the shell's handoff, or IndexedDB's copy. Its tickets may
+ * lack fields (normaliseTicket fills them in).
+ * @typedef {object} QueueDoc
+ * @property {string} [format]
+ * @property {number} [version]
+ * @property {string} [name]
+ * @property {Array<Partial<TicketFields> & { id: string | number }>} tickets
+ * @property {Assignee[]} [assignees]
+ * @property {Template[]} [templates]
+ * @property {{ filter?: Partial<Filter>, selectedId?: string | null }} [view]
+ */
+/**
+ * Whose view a command's view parts act on: the person's (the state itself) or a run's own.
+ * @typedef {{ filter: Filter, matches: string[] | null, selectedId: string | null }} View
+ */
+/**
+ * @typedef {object} QueueState
+ * @property {Ticket[]} tickets
+ * @property {Map<string, Ticket>} byId
+ * @property {Assignee[]} assignees
+ * @property {Template[]} templates
+ * @property {Filter} filter
+ * @property {string[]} matches the person's list: the ids their filter matches, in queue order
+ * @property {string | null} selectedId
+ * @property {string} queueName
+ * @property {Record<string, number> | null} [counts] tickets per status (statusCounts)
+ * @property {Map<string, number> | null} [tagCounts] tickets per tag (allTags)
+ * @property {Set<string>} [matchSet] `matches` as a set, for refreshMatches
+ * @property {string[]} [matchSetOf] the `matches` that set was made from
+ */
+
 export const STATUSES = ['new', 'open', 'pending', 'solved', 'closed'];
 export const PRIORITIES = ['low', 'normal', 'high', 'urgent'];
 export const EMPTY_FILTER = Object.freeze({ text: '', status: '', priority: '', assignee: '', tag: '' });
 export const UNASSIGNED = '__unassigned__';
 
+/**
+ * @param {QueueDoc} doc
+ * @returns {QueueState}
+ */
 export function createQueueState(doc) {
+  /** @type {QueueState} */
   const state = {
     tickets: [],
     byId: new Map(),
@@ -25,26 +87,43 @@ export function createQueueState(doc) {
  * How many tickets have each status, kept as statuses change (the header shows them after
  * every change; counting 100,000 tickets each time would cost a frame).
  */
+/**
+ * @param {QueueState} state
+ * @returns {Record<string, number>}
+ */
 export function statusCounts(state) {
   if (!state.counts) {
-    state.counts = Object.fromEntries(STATUSES.map((s) => [s, 0]));
-    for (const t of state.tickets) state.counts[t.status] = (state.counts[t.status] ?? 0) + 1;
+    /** @type {Record<string, number>} */
+    const counts = Object.fromEntries(STATUSES.map((s) => [s, 0]));
+    for (const t of state.tickets) counts[t.status] = (counts[t.status] ?? 0) + 1;
+    state.counts = counts;
   }
   return state.counts;
 }
 
-/** A ticket's `field` went from `before` to `after`: keep the counts right. */
+/**
+ * A ticket's `field` went from `before` to `after`: keep the counts right.
+ * @param {QueueState} state
+ * @param {string} field
+ * @param {FieldValue | undefined} before
+ * @param {FieldValue | undefined} after
+ */
 export function noteChange(state, field, before, after) {
   if (field === 'status' && state.counts && before !== after) {
-    state.counts[before] -= 1;
-    state.counts[after] = (state.counts[after] ?? 0) + 1;
+    state.counts[String(before)] -= 1;
+    state.counts[String(after)] = (state.counts[String(after)] ?? 0) + 1;
   } else if (field === 'tags' && state.tagCounts) {
-    for (const tag of before) state.tagCounts.set(tag, state.tagCounts.get(tag) - 1);
-    for (const tag of after) state.tagCounts.set(tag, (state.tagCounts.get(tag) ?? 0) + 1);
+    const counts = state.tagCounts;
+    for (const tag of /** @type {string[]} */ (before)) counts.set(tag, (counts.get(tag) ?? 0) - 1);
+    for (const tag of /** @type {string[]} */ (after)) counts.set(tag, (counts.get(tag) ?? 0) + 1);
   }
 }
 
-/** Swap in a whole queue (File › Open queue…); the view starts over. */
+/**
+ * Swap in a whole queue (File › Open queue…); the view starts over.
+ * @param {QueueState} state
+ * @param {QueueDoc} doc
+ */
 export function replaceQueue(state, doc) {
   state.counts = null;
   state.tagCounts = null;
@@ -62,6 +141,11 @@ export function replaceQueue(state, doc) {
  * Code point order, the order tags are kept in: what the desktop shell's database sorts by
  * (and Python's sorted), where Array.prototype.sort would use UTF-16 units.
  */
+/**
+ * @param {string} a
+ * @param {string} b
+ * @returns {number}
+ */
 export function byCodePoint(a, b) {
   if (a === b) return 0;
   for (let i = 0, j = 0; ; ) {
@@ -75,6 +159,10 @@ export function byCodePoint(a, b) {
   }
 }
 
+/**
+ * @param {QueueDoc['tickets'][number]} t
+ * @returns {Ticket}
+ */
 function normaliseTicket(t) {
   return {
     id: String(t.id),
@@ -90,7 +178,11 @@ function normaliseTicket(t) {
   };
 }
 
-/** Lower-cased searchable text, cached on the ticket object; dropped when the subject/body change. */
+/**
+ * Lower-cased searchable text, cached on the ticket object; dropped when the subject/body change.
+ * @param {Ticket} t
+ * @returns {string}
+ */
 function haystack(t) {
   if (t._hay === undefined) {
     Object.defineProperty(t, '_hay', {
@@ -98,9 +190,14 @@ function haystack(t) {
       writable: true, enumerable: false, configurable: true,
     });
   }
-  return t._hay;
+  return /** @type {string} */ (t._hay);
 }
 
+/**
+ * @param {Ticket} t
+ * @param {Filter} f
+ * @param {string} [needle] the filter's text, lower-cased (worked out once for many tickets)
+ */
 export function ticketMatches(t, f, needle = (f.text || '').trim().toLowerCase()) {
   if (f.status && t.status !== f.status) return false;
   if (f.priority && t.priority !== f.priority) return false;
@@ -112,15 +209,24 @@ export function ticketMatches(t, f, needle = (f.text || '').trim().toLowerCase()
   return true;
 }
 
-/** The ids of the tickets `filter` matches, in queue order. */
+/**
+ * The ids of the tickets `filter` matches, in queue order.
+ * @param {QueueState} state
+ * @param {Filter} filter
+ * @returns {string[]}
+ */
 export function matchIds(state, filter) {
   const needle = (filter.text || '').trim().toLowerCase();
+  /** @type {string[]} */
   const out = [];
   for (const t of state.tickets) if (ticketMatches(t, filter, needle)) out.push(t.id);
   return out;
 }
 
-/** The person's list: what their filter matches now. */
+/**
+ * The person's list: what their filter matches now.
+ * @param {QueueState} state
+ */
 export function recomputeMatches(state) {
   state.matches = matchIds(state, state.filter);
   return state.matches;
@@ -131,11 +237,14 @@ const WHOLE_PASS_AFTER = 1000; // changed tickets beyond which one pass over all
 /**
  * After the tickets `ids` changed: the person's list, worked out again over the whole queue
  * only if one of them joined or left it (an edit to one ticket of 100,000 costs one check).
+ * @param {QueueState} state
+ * @param {Set<string> | string[]} ids
+ * @returns {string[]}
  */
 export function refreshMatches(state, ids) {
-  const count = ids.size ?? ids.length;
+  const count = ids instanceof Set ? ids.size : ids.length;
   if (count > WHOLE_PASS_AFTER) return recomputeMatches(state);
-  if (state.matchSetOf !== state.matches) {
+  if (!state.matchSet || state.matchSetOf !== state.matches) {
     state.matchSet = new Set(state.matches);
     state.matchSetOf = state.matches;
   }
@@ -151,26 +260,41 @@ export function refreshMatches(state, ids) {
  * A run's own view: its filter, its matching set and its open ticket. A taught tool's view
  * commands act on this, never on the person's (their filter, open ticket and list stay).
  * The matching set is worked out when a step first needs it.
+ * @returns {View}
  */
 export function createRunView() {
   return { filter: { ...EMPTY_FILTER }, matches: null, selectedId: null };
 }
 
-/** Every tag some ticket has, for the pickers (counted once, then kept as tags change). */
+/**
+ * Every tag some ticket has, for the pickers (counted once, then kept as tags change).
+ * @param {QueueState} state
+ * @returns {string[]}
+ */
 export function allTags(state) {
   if (!state.tagCounts) {
-    state.tagCounts = new Map();
-    for (const t of state.tickets) for (const tag of t.tags) state.tagCounts.set(tag, (state.tagCounts.get(tag) ?? 0) + 1);
+    /** @type {Map<string, number>} */
+    const counts = new Map();
+    for (const t of state.tickets) for (const tag of t.tags) counts.set(tag, (counts.get(tag) ?? 0) + 1);
+    state.tagCounts = counts;
   }
   return [...state.tagCounts].filter(([, n]) => n > 0).map(([tag]) => tag).sort();
 }
 
+/**
+ * @param {QueueState} state
+ * @param {string | null | undefined} id
+ * @returns {string}
+ */
 export function assigneeName(state, id) {
   if (id === null || id === undefined) return 'Unassigned';
   return state.assignees.find((a) => a.id === id)?.name ?? id;
 }
 
-/** The queue as a document for saving (File › Save queue as…) or IndexedDB. */
+/**
+ * The queue as a document for saving (File › Save queue as…) or IndexedDB.
+ * @param {QueueState} state
+ */
 export function queueDocument(state) {
   return {
     format: 'understudy-queue',

@@ -12,17 +12,84 @@
 // In a plain browser js/local_queue.js applies commands itself, with the same interface.
 import { refreshMatches, byCodePoint, noteChange } from './queue_state.js';
 import { stringify } from './safe_json.js';
+import { isRefusal } from './shell_api.js';
 
+/**
+ * @typedef {import('./queue_state.js').FieldValue} FieldValue
+ * @typedef {import('./bus.js').Dispatched} Dispatched
+ */
+/**
+ * The page's own answer to a command where it is the whole app (js/local_queue.js).
+ * @typedef {{ ok: true, seq: number, result: unknown }} LocalDone
+ * @typedef {Protocol.AskReplies['command'] | LocalDone} CommandAnswer
+ */
+/**
+ * What sending a command came to at once: refused here (nothing was sent), or applied to the
+ * page's copy, with the final answer to come (`answered`).
+ * @typedef {Extract<Dispatched, { ok: false }> | (Extract<Dispatched, { ok: true }> & { answered: Promise<CommandAnswer> })} Sent
+ * @typedef {{ control?: string | null, provenance?: Protocol.CommandAsk['provenance'] }} SendOptions
+ * @typedef {Protocol.AskReplies['undo']} UndoAnswer
+ */
+/**
+ * The queue every view's change goes through: the shell's (this module) or, in a plain
+ * browser, the page's own (js/local_queue.js).
+ * @typedef {object} QueueDriver
+ * @property {(id: string, payload: Record<string, unknown>, options?: SendOptions) => Sent} send
+ * @property {(entry: Protocol.FeedEntry) => void} feed
+ * @property {(entries: Protocol.FeedEntry[]) => void} feedMany
+ * @property {(sync: { generation?: string | null, revision?: number | null }) => void} adopted
+ * @property {(request: Protocol.SavedRequest) => void} queueSaved
+ * @property {(seq?: number | null) => Promise<UndoAnswer>} undo
+ * @property {() => Promise<UndoAnswer>} redo
+ * @property {number} pendingFields
+ */
+/**
+ * @typedef {object} ShellQueueOptions
+ * @property {import('./shell_api.js').ShellLink} shell
+ * @property {import('./app/console_core.js').ConsoleState} state
+ * @property {import('./bus.js').Bus} bus
+ * @property {import('./durable.js').Durability} durable
+ * @property {import('./persist.js').Persister} persister
+ * @property {import('./ui/toast.js').Toast} toast
+ * @property {{ onRun: (entry: Protocol.FeedEntry) => void }} feedback
+ * @property {(tags: boolean | undefined) => void} onDrawn
+ * @property {(steps: number) => void} [onTeachSteps]
+ */
+/**
+ * A field the person changed that the shell has not answered yet: what the shell holds for
+ * it (the feed keeps it up to date) and how many of the person's commands hold it.
+ * @typedef {{ confirmed: FieldValue | undefined, count: number }} Held
+ */
+/**
+ * @typedef {ShellQueueOptions & {
+ *   pending: Map<string, Held>,
+ *   generation: string | null,
+ *   revision: number | null,
+ *   held: Protocol.FeedEntry[],
+ *   saved: Map<string | null, number>,
+ *   resyncing: boolean,
+ * }} Q
+ */
+
+/** @param {string} ticketId @param {string} field */
 const keyOf = (ticketId, field) => `${ticketId}\u0000${field}`;
-const copy = (value) => (Array.isArray(value) ? [...value] : value);
+/**
+ * @template T
+ * @param {T} value
+ * @returns {T}
+ */
+const copy = (value) => /** @type {T} */ (Array.isArray(value) ? [...value] : value);
 
 /**
  * createShellQueue({ shell, state, bus, durable, persister, toast, feedback, onDrawn, onTeachSteps })
  *   send(id, payload, {control, provenance}) -> the local outcome, with `answered` (the
  *     shell's reply, a promise) when it was sent
  *   feed(entry), queueSaved(request), adopted({generation, revision}), undo(seq?), redo()
+ * @param {ShellQueueOptions} options
+ * @returns {QueueDriver}
  */
 export function createShellQueue(options) {
+  /** @type {Q} */
   const q = {
     ...options,
     pending: new Map(), // "ticket\0field" -> { confirmed, count }: the person's, not yet answered
@@ -45,7 +112,11 @@ export function createShellQueue(options) {
   };
 }
 
-/** The queue on screen is now the shell's `generation` at `revision` (null: still saving). */
+/**
+ * The queue on screen is now the shell's `generation` at `revision` (null: still saving).
+ * @param {Q} q
+ * @param {{ generation?: string | null, revision?: number | null }} sync
+ */
 function adopted(q, { generation = null, revision = null }) {
   q.generation = generation;
   q.revision = revision ?? q.saved.get(generation) ?? null;
@@ -55,11 +126,18 @@ function adopted(q, { generation = null, revision = null }) {
   replayHeld(q);
 }
 
-/** Entries that arrived before the queue they belong to was shown (or its revision known). */
+/**
+ * Entries that arrived before the queue they belong to was shown (or its revision known).
+ * @param {Q} q
+ */
 function replayHeld(q) {
   feedMany(q, q.held.splice(0).filter((entry) => entry.generation === q.generation));
 }
 
+/**
+ * @param {Q} q
+ * @param {Protocol.SavedRequest} request
+ */
 function queueSaved(q, request) {
   q.durable.runSaved(request);
   if (request.generation !== q.generation && typeof request.revision === 'number') {
@@ -72,10 +150,18 @@ function queueSaved(q, request) {
   }
 }
 
+/**
+ * @param {Q} q
+ * @param {string} id
+ * @param {Record<string, unknown>} payload
+ * @param {SendOptions} options
+ * @returns {Sent}
+ */
 function send(q, id, payload, { control = null, provenance = {} }) {
   const local = q.bus.dispatch(id, payload, { source: 'ui', control, provenance });
-  if (!local.ok) return local;
+  if (local.ok === false) return local;
   const entry = q.bus.entry(local.seq);
+  /** @type {string[]} */
   const keys = [];
   for (const c of entry?.changes ?? []) {
     const key = keyOf(c.ticket_id, c.field);
@@ -90,19 +176,25 @@ function send(q, id, payload, { control = null, provenance = {} }) {
   const changes = keys.length > 0;
   if (changes) q.durable.begin();
   const answered = q.shell.ask({ kind: 'command', command: id, payload, control, provenance }).then((reply) => {
+    const done = isRefusal(reply) ? null : reply; // a refusal carries no revision or steps
     // The change-feed entry of this change comes before its answer: one missing was lost.
-    if (typeof reply?.rev === 'number' && q.revision !== null && reply.rev > q.revision) resync(q);
+    if (typeof done?.rev === 'number' && q.revision !== null && done.rev > q.revision) resync(q);
     settle(q, keys);
-    if (changes) q.durable.end(reply?.isError && reply.code === 'storage' ? reply.message : '');
-    if (reply?.isError) q.toast.show(reply.message ?? 'The change was refused.', { kind: 'error' });
-    if (typeof reply?.teachSteps === 'number') q.onTeachSteps?.(reply.teachSteps);
+    if (changes) q.durable.end(isRefusal(reply) && reply.code === 'storage' ? reply.message : '');
+    if (isRefusal(reply)) q.toast.show(reply.message ?? 'The change was refused.', { kind: 'error' });
+    if (typeof done?.teachSteps === 'number') q.onTeachSteps?.(done.teachSteps);
     return reply;
   });
   return { ...local, answered };
 }
 
-/** The shell answered the commands that held these fields: they show what it holds now. */
+/**
+ * The shell answered the commands that held these fields: they show what it holds now.
+ * @param {Q} q
+ * @param {string[]} keys
+ */
 function settle(q, keys) {
+  /** @type {Set<string>} */
   const touched = new Set();
   let tags = false;
   for (const key of keys) {
@@ -126,9 +218,16 @@ function settle(q, keys) {
 
 const MAX_HELD = 10000;
 
+/**
+ * @param {Q} q
+ * @param {Protocol.FeedEntry[]} entries
+ */
 function feedMany(q, entries) {
+  /** @type {Set<string>} */
   const touched = new Set();
+  /** @type {boolean | undefined} */
   let tags = false;
+  /** @type {Protocol.FeedEntry | null} */
   let lastRun = null;
   for (const entry of entries) {
     const drawn = feed(q, entry, touched);
@@ -139,7 +238,13 @@ function feedMany(q, entries) {
   if (touched.size || lastRun) draw(q, touched, tags, lastRun);
 }
 
-/** One commit, written into the page's copy; its tickets join `touched` (null: not drawn). */
+/**
+ * One commit, written into the page's copy; its tickets join `touched` (null: not drawn).
+ * @param {Q} q
+ * @param {Protocol.FeedEntry} entry
+ * @param {Set<string>} touched
+ * @returns {boolean | null | undefined} whether tags changed
+ */
 function feed(q, entry, touched) {
   if (q.resyncing) return;
   if (entry.generation !== q.generation || q.revision === null) {
@@ -180,19 +285,37 @@ function feed(q, entry, touched) {
   return tags;
 }
 
-/** Start again from the saved copy (it arrives as loadQueue). */
+/**
+ * Start again from the saved copy (it arrives as loadQueue).
+ * @param {Q} q
+ */
 function resync(q) {
   if (q.resyncing) return;
   q.resyncing = true;
   q.shell.ask({ kind: 'resync' });
 }
 
+/**
+ * A field's value after one write of the feed: a tag added or removed, or the value set.
+ * @param {Protocol.FeedEntry['writes'][number][0]} op
+ * @param {FieldValue | undefined} current the tags, for a tag write
+ * @param {FieldValue} value the tag, for a tag write
+ * @returns {FieldValue}
+ */
 function written(op, current, value) {
-  if (op === 'add_tag') return current.includes(value) ? current : [...current, value].sort(byCodePoint);
-  if (op === 'remove_tag') return current.filter((tag) => tag !== value);
+  const tags = /** @type {string[]} */ (current);
+  const tag = /** @type {string} */ (value);
+  if (op === 'add_tag') return tags.includes(tag) ? tags : [...tags, tag].sort(byCodePoint);
+  if (op === 'remove_tag') return tags.filter((t) => t !== tag);
   return copy(value);
 }
 
+/**
+ * @param {Q} q
+ * @param {Set<string>} touched
+ * @param {boolean | undefined} tags whether tags changed
+ * @param {Protocol.FeedEntry | null} entry
+ */
 function draw(q, touched, tags, entry) {
   if (touched.size) {
     refreshMatches(q.state, touched);

@@ -5,22 +5,34 @@
 // bundler or import map, and under node's test runner.
 import { Validator } from '../node_modules/@cfworker/json-schema/dist/esm/index.js';
 
+/** @typedef {import('../node_modules/@cfworker/json-schema/dist/esm/index.js').OutputUnit} OutputUnit */
+/** @typedef {import('../node_modules/@cfworker/json-schema/dist/esm/index.js').Schema} CfSchema */
+
+/** @type {WeakMap<Protocol.JsonSchema, Validator>} */
 const cache = new WeakMap();
 
+/** @param {Protocol.JsonSchema} schema */
 function validatorFor(schema) {
   let v = cache.get(schema);
   if (!v) {
-    v = new Validator(schema, '2020-12', false);
+    // The same document, in the validator's own (narrower) type for its keywords.
+    v = new Validator(/** @type {CfSchema} */ (/** @type {unknown} */ (schema)), '2020-12', false);
     cache.set(schema, v);
   }
   return v;
 }
 
+/** @param {string} instanceLocation */
 function fieldName(instanceLocation) {
   const path = instanceLocation.replace(/^#\/?/, '');
   return path ? path.split('/').join('.') : 'the payload';
 }
 
+/**
+ * @param {OutputUnit} err
+ * @param {Protocol.JsonSchema} schema
+ * @returns {string}
+ */
 function sentence(err, schema) {
   const where = fieldName(err.instanceLocation);
   switch (err.keyword) {
@@ -35,7 +47,7 @@ function sentence(err, schema) {
       return known.length ? `${where} has a field it does not take (it takes: ${known.join(', ')})` : `${where} has a field it does not take`;
     }
     case 'enum': {
-      const prop = where.split('.').pop();
+      const prop = where.split('.').pop() ?? '';
       const allowed = schema?.properties?.[prop]?.enum;
       return allowed ? `${where} must be one of: ${allowed.join(', ')}` : `${where} is not an allowed value`;
     }
@@ -53,7 +65,12 @@ function sentence(err, schema) {
   }
 }
 
-/** Validate `value`; returns [] when valid, else a list of plain-language problems. */
+/**
+ * Validate `value`; returns [] when valid, else a list of plain-language problems.
+ * @param {Protocol.JsonSchema} schema
+ * @param {unknown} value
+ * @returns {string[]}
+ */
 export function validatePayload(schema, value) {
   const result = validatorFor(schema).validate(value);
   if (result.valid) return [];

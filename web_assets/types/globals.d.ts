@@ -25,7 +25,7 @@ interface Document {
 
 interface Window {
   /** The page's side of the protocol with the desktop shell (js/shell_api.js). */
-  understudyShell?: any;
+  understudyShell?: import('../js/shell_api.js').ShellGlobal | null;
   /** The probe page's entry point (js/webmcp/probe_page.js). */
   runConformance?: (options?: any) => Promise<object>;
 }

@@ -15,13 +15,52 @@ const VIEW_COMMANDS = new Set(['filter_tickets', 'select_ticket']);
 const CACHE_DELAY_MS = 1000;
 
 /**
+ * Which taught tool last changed a ticket, and who ran it.
+ * @typedef {{ by: string, tool: string }} Badge
+ */
+/**
+ * Where the connected helpdesk's changes stand (the shell's words, per ticket).
+ * @typedef {{ title: string, inWords: string, tickets: Map<string, { state: string, words: string }> }} HelpdeskView
+ */
+/**
+ * The queue as the console shows it: the model's state, the badges, the helpdesk's standing.
+ * @typedef {import('../queue_state.js').QueueState & { badges: Map<string, Badge>, helpdesk?: HelpdeskView | null }} ConsoleState
+ */
+/**
+ * What the views fill in as they mount.
+ * @typedef {object} ConsoleUi
+ * @property {((optionsChanged: boolean | undefined) => void) | null} render
+ * @property {import('../ui/teach_ui.js').TeachUi | null} teach
+ * @property {import('../ui/history.js').History | null} history
+ * @property {import('../ui/run_feedback.js').RunFeedback | null} feedback
+ */
+/**
+ * @typedef {object} Console
+ * @property {import('../shell_api.js').ShellLink} shell
+ * @property {IDBDatabase | null} db
+ * @property {ConsoleState} state
+ * @property {import('../persist.js').Persister} persister
+ * @property {import('../durable.js').Durability} durable
+ * @property {import('../ui/toast.js').Toast} toast
+ * @property {import('../bus.js').Bus} bus
+ * @property {import('../shell_queue.js').QueueDriver} queue
+ * @property {ConsoleUi} ui
+ */
+
+/**
  * ctx: { shell, db, state, persister, durable, toast, bus, queue, ui }
  *   ui.render(optionsChanged), ui.teach, ui.history and ui.feedback are filled in as the views
  *   mount.
+ * @param {object} options
+ * @param {import('../shell_api.js').ShellLink} options.shell
+ * @param {IDBDatabase | null} options.db
+ * @param {import('./queue_start.js').Start} options.start
+ * @returns {Promise<Console>}
  */
 export async function createConsole({ shell, db, start }) {
-  const state = createQueueState(start.doc);
-  state.badges = new Map(); // ticket id -> { by, tool }: which taught tool last changed it
+  // badges: ticket id -> { by, tool }: which taught tool last changed it
+  /** @type {ConsoleState} */
+  const state = Object.assign(createQueueState(start.doc), { badges: new Map() });
   // In the desktop app IndexedDB is only a cache the page rebuilds from the shell's copy (it
   // is never read back as the queue), so it is written a while after changes settle, off
   // the path of a person's edit; in a plain browser it is the only copy, written at once.
@@ -33,20 +72,27 @@ export async function createConsole({ shell, db, start }) {
   durable.adopt(sync);
   const toast = createToast();
   if (start.notice) toast.show(start.notice, { ms: 10000 });
-  const ctx = { shell, db, state, persister, durable, toast, bus: null, queue: null, ui: { render: null, teach: null, history: null, feedback: null } };
-  ctx.bus = createBus({ state, onChange: (entry) => changed(ctx, entry) });
-  ctx.queue = shell.present
+  /** @type {ConsoleUi} */
+  const ui = { render: null, teach: null, history: null, feedback: null };
+  const bus = createBus({ state, onChange: (entry) => changed(ctx, entry) });
+  const queue = shell.present
     ? createShellQueue({
-      shell, state, bus: ctx.bus, durable, persister, toast,
-      feedback: { onRun: (entry) => ctx.ui.feedback?.onFeed(entry) },
-      onDrawn: (tags) => ctx.ui.render?.(tags),
-      onTeachSteps: (steps) => ctx.ui.teach?.teachSteps(steps),
+      shell, state, bus, durable, persister, toast,
+      feedback: { onRun: (entry) => ui.feedback?.onFeed(entry) },
+      onDrawn: (tags) => ui.render?.(tags),
+      onTeachSteps: (steps) => ui.teach?.teachSteps(steps),
     })
-    : createLocalQueue({ bus: ctx.bus });
+    : createLocalQueue({ bus });
+  /** @type {Console} */
+  const ctx = { shell, db, state, persister, durable, toast, bus, queue, ui };
   ctx.queue.adopted(sync);
   return ctx;
 }
 
+/**
+ * @param {Console} ctx
+ * @param {import('../bus.js').BusEvent} entry
+ */
 function changed(ctx, entry) {
   const ids = [...new Set(entry.changes.map((c) => c.ticket_id))];
   if (ids.length) ctx.persister.ticketsChanged(ids);

@@ -15,20 +15,33 @@ import { $ } from '../ui/dom.js';
 import { openRecordings } from './recordings_store.js';
 import { standaloneLibrary } from './standalone.js';
 
+/** @typedef {Awaited<ReturnType<typeof mountTeach>>} Teach */
+
+/**
+ * @param {import('./console_core.js').Console} ctx
+ * @param {import('./views.js').Views} views
+ * @param {boolean} firstRun
+ */
 export async function mountTeach(ctx, views, firstRun) {
   const { state, bus, shell, ui, toast } = ctx;
   const feedback = createRunFeedback({ state, onBadges: () => views.list.refresh() });
   ui.feedback = feedback;
+  /** @type {Map<string, import('../teach/local_approvals.js').DraftEntry>} */
   const drafts = new Map();
+  /** @type {import('../ui/teach_ui.js').TeachRecorder} */
   let recorder;
+  /** @type {import('../ui/teach_ui.js').Recordings} */
   let recordings;
+  /** @type {import('../teach/shell_library.js').Library} */
   let lib;
+  /** @type {import('../teach/local_approvals.js').Approvals | null} */
   let approvals = null;
   if (shell.present) {
     recorder = createShellTeaching({ shell });
     recordings = createShellRecordings({ shell, onChange: () => ui.teach?.recordingsChanged() });
     lib = await shellLibrary(ctx);
   } else {
+    /** @param {'person' | 'template'} kind @param {unknown} value */
     const nameOf = (kind, value) => (kind === 'person' ? state.assignees : state.templates).find((x) => x.id === value)?.name ?? null;
     recorder = createRecorder({ bus, currentFilter: () => state.filter, nameOf });
     recordings = await openRecordings(ctx.db);
@@ -38,14 +51,17 @@ export async function mountTeach(ctx, views, firstRun) {
   ui.teach.renderLibrary();
   ui.history = shell.present
     ? createShellHistory({ queue: ctx.queue, toast })
-    : createHistory({ bus, toast, onChange: () => ui.render(true) });
+    : createHistory({ bus, toast, onChange: () => ui.render?.(true) });
   const help = createShortcutsHelp();
   installShortcuts({ list: views.list, teach: ui.teach, history: ui.history, help });
   if (firstRun) showWelcome();
   return { recorder, recordings, lib, feedback, help };
 }
 
-/** The shell's library, mirrored into this page's WebMCP registration for agents here. */
+/**
+ * The shell's library, mirrored into this page's WebMCP registration for agents here.
+ * @param {import('./console_core.js').Console} ctx
+ */
 async function shellLibrary(ctx) {
   const { shell, ui } = ctx;
   const mirror = createMirror({ call: (name, args) => shell.ask({ kind: 'call', name, arguments: args }) });

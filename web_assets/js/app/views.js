@@ -6,13 +6,20 @@ import { mountFilterBar } from '../ui/filter_bar.js';
 import { mountDetailPane } from '../ui/detail_pane.js';
 import { $, setText } from '../ui/dom.js';
 import { statusCounts } from '../queue_state.js';
+import { isRefusal } from '../shell_api.js';
 
+/**
+ * @typedef {import('./console_core.js').Console} Console
+ * @typedef {{ list: import('../ui/queue_list.js').QueueList, filters: ReturnType<typeof mountFilterBar>, detail: ReturnType<typeof mountDetailPane> }} Views
+ */
+
+/** @param {Console} ctx */
 export function mountViews(ctx) {
-  const views = { list: null, filters: null, detail: null };
+  /** @type {import('../ui/detail_pane.js').Dispatch} */
   const dispatch = (id, payload, control) => uiDispatch(ctx, views, id, payload, control);
-  views.list = mountQueueList({ state: ctx.state, onSelect: (ticketId) => dispatch('select_ticket', { ticket_id: ticketId }, 'queue-list') });
-  views.filters = mountFilterBar({ state: ctx.state, dispatch });
-  views.detail = mountDetailPane({ state: ctx.state, dispatch });
+  const list = mountQueueList({ state: ctx.state, onSelect: (ticketId) => dispatch('select_ticket', { ticket_id: ticketId }, 'queue-list') });
+  /** @type {Views} */
+  const views = { list, filters: mountFilterBar({ state: ctx.state, dispatch }), detail: mountDetailPane({ state: ctx.state, dispatch }) };
   ctx.ui.render = (optionsChanged) => {
     if (optionsChanged) { views.filters.renderOptions(); views.detail.renderOptions(); }
     views.filters.render();
@@ -24,23 +31,36 @@ export function mountViews(ctx) {
   return views;
 }
 
-/** What a control does: send the command, then say what happened in words. */
+/**
+ * The counts a set-based command answers with (how many it matched, how many it changed).
+ * @typedef {{ matched: number, changed: number }} Counts
+ */
+
+/**
+ * What a control does: send the command, then say what happened in words.
+ * @param {Console} ctx
+ * @param {Views} views
+ * @param {string} id
+ * @param {Record<string, unknown>} payload
+ * @param {string} control
+ */
 function uiDispatch(ctx, views, id, payload, control) {
   const { queue, toast } = ctx;
   const outcome = queue.send(id, payload, { control, provenance: provenanceFor(id, payload, control) });
-  if (!outcome.ok) {
+  if (outcome.ok === false) {
     toast.show(outcome.error.message, { kind: 'error' });
-    ctx.ui.render(false);
+    ctx.ui.render?.(false);
     return false;
   }
-  if (outcome.result && typeof outcome.result.changed === 'number') {
+  const counts = /** @type {Partial<Counts> | null} */ (outcome.result);
+  if (counts && typeof counts.changed === 'number') {
     // Said once the change is saved, in the numbers it was saved with: the acknowledgement.
     outcome.answered.then((reply) => {
-      if (reply?.isError) return; // already said, and put back
-      const r = reply?.result ?? outcome.result;
+      if (isRefusal(reply)) return; // already said, and put back
+      const r = /** @type {Counts} */ (reply?.result ?? outcome.result);
       const seq = reply?.seq ?? outcome.seq;
       toast.show(`Changed ${r.changed.toLocaleString('en')} of ${r.matched.toLocaleString('en')} matching tickets.`, {
-        undo: r.changed ? () => queue.undo(seq).then((out) => toast.show(out?.kept ? 'Undone, except what was changed again since.' : 'Undone.')) : null,
+        undo: r.changed ? () => queue.undo(seq).then((out) => toast.show(!isRefusal(out) && out?.kept ? 'Undone, except what was changed again since.' : 'Undone.')) : null,
       });
     });
   }
@@ -48,6 +68,7 @@ function uiDispatch(ctx, views, id, payload, control) {
   return true;
 }
 
+/** @param {Console} ctx */
 function renderStats({ state, shell }) {
   const counts = statusCounts(state);
   setText($('top-stats'), `${counts.new.toLocaleString('en')} new · ${counts.open.toLocaleString('en')} open · ${counts.pending.toLocaleString('en')} pending`);

@@ -5,10 +5,34 @@ import { CATALOGUE, CATALOGUE_VERSION } from '../catalogue.js';
 import { fieldWords, stepSentence } from '../words.js';
 import RULES from '../../data/rules.json' with { type: 'json' };
 
+/**
+ * @typedef {import('./generalize.js').Draft} Draft
+ * @typedef {import('./generalize.js').ArgSpec} ArgSpec
+ * @typedef {Protocol.Step} Step
+ * @typedef {Protocol.JsonSchema} JsonSchema
+ * @typedef {{ readOnlyHint: boolean, untrustedContentHint: boolean }} Annotations
+ */
+/**
+ * A tool as it is approved, hashed, stored and registered.
+ * @typedef {object} Definition
+ * @property {string} name what agents call it
+ * @property {string} title what people see it called
+ * @property {string} description
+ * @property {JsonSchema} inputSchema the questions it asks, built from the catalogue's schemas
+ * @property {Annotations | Record<string, unknown>} [annotations] computed from the catalogue
+ * @property {Step[]} steps
+ * @property {number} [catalogueVersion]
+ * @property {Record<string, JsonSchema>} [commandSchemas] each command as it was when recorded
+ */
+/** @typedef {{ name?: string, title?: string, description?: string }} Meta */
+
 // Budgets, name rules and the lint's keyword policy come from data/rules.json, which the
 // desktop shell reads too (one file, so the page and the shell cannot disagree).
 export const BUDGET = Object.freeze({ ...RULES.budgets });
-/** 1 to `budget` lower-case letters, digits or _, starting with a letter (rules.py: identifier). */
+/**
+ * 1 to `budget` lower-case letters, digits or _, starting with a letter (rules.py: identifier).
+ * @param {number} budget
+ */
 export function identifier(budget) {
   return new RegExp(`^[a-z][a-z0-9_]{0,${budget - 1}}$`);
 }
@@ -20,23 +44,49 @@ const KNOWN_KEYWORDS = new Set(LINT.keywords);
 const FORBIDDEN = new Set(LINT.forbidden);
 const SUBSCHEMA = new Set(LINT.subschemaKeywords);
 
-/** Lint an input schema: 2020-12, object root, known keywords, no $ref, satisfiable. */
+/**
+ * Lint an input schema: 2020-12, object root, known keywords, no $ref, satisfiable.
+ * @param {unknown} schema
+ * @returns {string[]}
+ */
 export function lintSchema(schema) {
+  /** @type {string[]} */
   const problems = [];
-  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return ['the input schema must be a JSON object'];
+  if (!isSchema(schema)) return ['the input schema must be a JSON object'];
   if (schema.type !== 'object') problems.push('the input schema must describe an object (type: "object")');
   if ('$schema' in schema && schema.$schema !== LINT.dialect) problems.push('only JSON Schema 2020-12 is accepted');
   walk(schema, '', problems);
   return problems;
 }
 
-function bounds(node, low, high, where, problems) {
-  if (typeof node[low] === 'number' && typeof node[high] === 'number' && node[low] > node[high]) problems.push(`${where || '/'}: ${low} is above ${high}`);
+/**
+ * @param {unknown} value
+ * @returns {value is JsonSchema}
+ */
+function isSchema(value) {
+  return Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 }
 
+/**
+ * @param {JsonSchema} node
+ * @param {string} low
+ * @param {string} high
+ * @param {string} where
+ * @param {string[]} problems
+ */
+function bounds(node, low, high, where, problems) {
+  const [min, max] = [node[low], node[high]];
+  if (typeof min === 'number' && typeof max === 'number' && min > max) problems.push(`${where || '/'}: ${low} is above ${high}`);
+}
+
+/**
+ * @param {unknown} node
+ * @param {string} where
+ * @param {string[]} problems
+ */
 function walk(node, where, problems) {
   if (Array.isArray(node)) { node.forEach((n, i) => walk(n, `${where}/${i}`, problems)); return; }
-  if (!node || typeof node !== 'object') return;
+  if (!isSchema(node)) return;
   for (const [key, value] of Object.entries(node)) {
     if (FORBIDDEN.has(key)) problems.push(`${where || '/'}: $ref is not allowed`);
     // Never the key itself, nor a property's name in the path: both are the author's text,
@@ -57,21 +107,31 @@ function walk(node, where, problems) {
   }
 }
 
+/**
+ * @param {string} command
+ * @param {string} field
+ * @returns {JsonSchema}
+ */
 function fieldSchema(command, field) {
   const source = CATALOGUE[command]?.payloadSchema?.properties?.[field] ?? {};
   const { description: _ignored, ...rest } = source;
   return structuredClone(rest);
 }
 
-/** The values a step gets at run time: parameters, bindings, constants (unbound = constant). */
+/**
+ * The values a step gets at run time: parameters, bindings, constants (unbound = constant).
+ * @param {Draft} draft
+ * @returns {Step[]}
+ */
 function resolveSpecs(draft) {
   const bound = new Map(draft.params.filter((p) => p.bound).map((p) => [p.name, p]));
   const unbound = new Map(draft.params.filter((p) => !p.bound).map((p) => [p.name, p]));
   return draft.steps.map((step) => ({
     command: step.command,
     args: Object.fromEntries(Object.entries(step.args).map(([field, spec]) => {
-      if (spec.from === 'param' && unbound.has(spec.name)) {
-        const p = unbound.get(spec.name);
+      const p = spec.from === 'param' ? unbound.get(spec.name) : undefined;
+      if (p) {
+        /** @type {Protocol.ConstArg} */
         const fixed = { from: 'const', value: structuredClone(p.recorded) };
         return [field, p.recordedRef?.name ? { ...fixed, ref: { kind: p.recordedRef.kind, name: p.recordedRef.name } } : fixed];
       }
@@ -85,8 +145,12 @@ function resolveSpecs(draft) {
  * compile(draft, {name, title, description}) -> { definition, problems }
  * `definition` is what gets approved, hashed, stored and registered; `problems` (plain
  * sentences saying what to fix) block publishing when not empty.
+ * @param {Draft} draft
+ * @param {Meta} meta
+ * @returns {{ definition: Definition, problems: string[] }}
  */
 export function compile(draft, meta) {
+  /** @type {string[]} */
   const problems = [];
   const name = String(meta.name ?? '').trim();
   const description = String(meta.description ?? '').trim();
@@ -96,7 +160,9 @@ export function compile(draft, meta) {
   if (name.startsWith(RESERVED_PREFIX)) problems.push(`What agents call it: names starting with “${RESERVED_PREFIX}” are reserved for Understudy's own tools.`);
   if (!description) problems.push('Description: say in a sentence what the tool does and when to use it.');
   if (description.length > BUDGET.description) problems.push(`Description: ${description.length} characters; the limit is ${BUDGET.description}.`);
+  /** @type {Record<string, JsonSchema>} */
   const properties = {};
+  /** @type {string[]} */
   const required = [];
   for (const p of draft.params.filter((x) => x.bound)) {
     const text = String(p.description ?? '').trim();
@@ -112,6 +178,7 @@ export function compile(draft, meta) {
   const inputSchema = { type: 'object', properties, required, additionalProperties: false };
   for (const issue of lintSchema(inputSchema)) problems.push(`Input schema: ${issue}.`);
   const steps = resolveSpecs(draft);
+  /** @type {Definition} */
   const definition = {
     name,
     title,
@@ -127,7 +194,11 @@ export function compile(draft, meta) {
   return { definition, problems };
 }
 
-/** Recompute a definition's annotations from the catalogue (imports never keep their own). */
+/**
+ * Recompute a definition's annotations from the catalogue (imports never keep their own).
+ * @param {Array<{ command: string }>} steps
+ * @returns {Annotations}
+ */
 export function computedAnnotations(steps) {
   return {
     readOnlyHint: !steps.some((s) => CATALOGUE[s.command]?.mutates),
@@ -135,7 +206,10 @@ export function computedAnnotations(steps) {
   };
 }
 
-/** What the tool does, in plain words, composed by the app from the steps (never by a model). */
+/**
+ * What the tool does, in plain words, composed by the app from the steps (never by a model).
+ * @param {{ steps: Step[] }} definition
+ */
 export function plainSummary(definition) {
   const steps = definition.steps.map((s) => stepSentence(s));
   const changes = definition.steps.some((s) => CATALOGUE[s.command]?.mutates);

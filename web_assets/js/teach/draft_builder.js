@@ -8,6 +8,11 @@ import { compile } from './compile.js';
 /**
  * buildDraft({ recording, pairWith, meta: { name, title, description, parameters } })
  *   -> { draft, definition, problems, warnings } or { error } (a plain sentence)
+ * @param {object} request
+ * @param {import('./generalize.js').Recording} request.recording
+ * @param {import('./generalize.js').Recording | null} [request.pairWith]
+ * @param {{ name?: string, title?: string, description?: string, parameters?: Record<string, Protocol.DraftParameter> }} request.meta
+ * @returns {{ error: string } | { draft: import('./generalize.js').Draft, definition: import('./compile.js').Definition, problems: string[], warnings: string[] }}
  */
 export function buildDraft({ recording, pairWith = null, meta }) {
   let draft;

@@ -17,22 +17,76 @@ import { CATALOGUE } from '../catalogue.js';
 import { fieldWords, refKind } from '../words.js';
 import { stringify } from '../safe_json.js';
 
+/**
+ * @typedef {import('../catalogue.js').Catalogue} Catalogue
+ * @typedef {Protocol.ParamArg | Protocol.ConstArg | Protocol.StepArg} ArgSpec
+ * @typedef {Protocol.Step} Step
+ */
+/**
+ * A step as recorded: the shell's (Protocol.RecordedStep) or the page's own recorder's. Where
+ * each value came from is the recorder's word, or (for a pair) "varies" or "constant".
+ * @typedef {object} RecordedStep
+ * @property {string} command
+ * @property {Record<string, unknown>} payload
+ * @property {unknown} [result]
+ * @property {string | null} [control]
+ * @property {Record<string, string>} [provenance]
+ * @property {Record<string, Protocol.Ref>} [refs]
+ */
+/** @typedef {{ id: string, name?: string, createdAt?: string, steps: RecordedStep[] }} Recording */
+/**
+ * A value the tool could ask for each time: the field it fills, what the person did, and
+ * whether it is asked (`bound`) or stays as recorded.
+ * @typedef {object} Param
+ * @property {string} name
+ * @property {string} field
+ * @property {string} command
+ * @property {unknown} recorded
+ * @property {Protocol.Ref | null} recordedRef
+ * @property {'person' | 'template' | null} ref
+ * @property {string} description
+ * @property {boolean} bound
+ * @property {boolean} fallback asked, with the recorded value as its default
+ * @property {string} kind 'entity', 'typed', 'picked', 'varies', …
+ */
+/** @typedef {{ step: number, field: string, code: string, message: string }} Warning */
+/**
+ * A procedure: the recorded steps, each value a parameter, a binding or a constant.
+ * (A repair's draft comes from no recording.)
+ * @typedef {{ recordingId?: string, steps: Step[], params: Param[], warnings: Warning[], pairedWith?: string }} Draft
+ */
+
+/** @type {Record<string, string>} */
 const PARAM_NAMES = { text: 'phrase', tags: 'tags' };
 
 export class GeneralizeError extends Error {}
 
+/**
+ * @param {Protocol.ConstArg} spec
+ * @param {Protocol.Ref | undefined} ref
+ * @returns {Protocol.ConstArg}
+ */
 function withRef(spec, ref) {
   return ref?.name ? { ...spec, ref: { kind: ref.kind, name: ref.name } } : spec;
 }
 
+/** @param {unknown} a @param {unknown} b */
 function sameValue(a, b) {
   return stringify(a) === stringify(b);
 }
 
+/** @param {string} field */
 function paramNameFor(field) {
   return PARAM_NAMES[field] ?? field;
 }
 
+/**
+ * @param {RecordedStep[]} steps
+ * @param {number} index
+ * @param {unknown} value
+ * @param {Catalogue} catalogue
+ * @returns {Protocol.StepArg | null}
+ */
 function findBinding(steps, index, value, catalogue) {
   for (let j = index - 1; j >= 0; j -= 1) {
     const result = steps[j].result;
@@ -44,18 +98,30 @@ function findBinding(steps, index, value, catalogue) {
   return null;
 }
 
-/** A person-facing description of a step, composed by the app (never by a model). */
+/**
+ * A person-facing description of a step, composed by the app (never by a model).
+ * @param {{ command: string }} step
+ * @param {Catalogue} [catalogue]
+ */
 export function describeStep(step, catalogue = CATALOGUE) {
   return catalogue[step.command]?.title ?? step.command;
 }
 
+/**
+ * @param {Recording | null | undefined} recording
+ * @param {{ catalogue?: Catalogue }} [options]
+ * @returns {Draft}
+ */
 export function generalize(recording, { catalogue = CATALOGUE } = {}) {
   if (!recording?.steps?.length) throw new GeneralizeError('This recording has no steps. Press Teach, do the routine once, then Stop.');
+  /** @type {Param[]} */
   const params = [];
+  /** @type {Warning[]} */
   const warnings = [];
   const steps = recording.steps.map((step, index) => {
     const command = catalogue[step.command];
     if (!command) throw new GeneralizeError(`Step ${index + 1} uses "${step.command}", which this console no longer has.`);
+    /** @type {Record<string, ArgSpec>} */
     const args = {};
     for (const [field, value] of Object.entries(step.payload)) {
       const kind = step.provenance?.[field] ?? 'constant';
@@ -79,7 +145,7 @@ export function generalize(recording, { catalogue = CATALOGUE } = {}) {
         let name = base;
         for (let n = 2; params.some((p) => p.name === name); n += 1) name = `${base}_${n}`;
         // Plain words for whoever runs it (the catalogue's, written for people).
-        const description = fieldWords(step.command, field).describe || command.payloadSchema.properties[field]?.description || '';
+        const description = fieldWords(step.command, field).describe || command.payloadSchema.properties?.[field]?.description || '';
         const entity = command.entityFields.includes(field);
         const searched = step.command === 'filter_tickets' && field === 'text';
         param = {
@@ -99,10 +165,15 @@ export function generalize(recording, { catalogue = CATALOGUE } = {}) {
 /**
  * Two recordings of the same routine: values that differ between them are what changes from
  * one run to the next, so they become parameters; values that agree become constants.
+ * @param {Recording} first
+ * @param {Recording} second
+ * @param {{ catalogue?: Catalogue }} [options]
+ * @returns {Draft}
  */
 export function generalizePair(first, second, { catalogue = CATALOGUE } = {}) {
   const a = first?.steps ?? [];
   const b = second?.steps ?? [];
+  /** @param {RecordedStep[]} steps */
   const sequence = (steps) => steps.map((s) => s.command).join(' → ');
   if (a.length !== b.length || a.some((s, i) => s.command !== b[i].command)) {
     throw new GeneralizeError(`These two recordings do not do the same steps, so they cannot be paired. First: ${sequence(a) || '(empty)'}. Second: ${sequence(b) || '(empty)'}.`);
@@ -110,6 +181,7 @@ export function generalizePair(first, second, { catalogue = CATALOGUE } = {}) {
   const merged = structuredClone(first);
   merged.steps.forEach((step, i) => {
     const other = b[i];
+    /** @type {Record<string, string>} */
     const provenance = {};
     for (const field of Object.keys(step.payload)) {
       // What differs between the two runs is what changes from one run to the next: asked.

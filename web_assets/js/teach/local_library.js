@@ -2,15 +2,34 @@
 // page's overlay as the approval. Same interface as js/teach/shell_library.js.
 import { definitionHash, MAX_TAUGHT_TOOLS } from './registry.js';
 
+/** @typedef {import('./shell_library.js').LibraryReply} LibraryReply */
+
+/**
+ * @param {object} options
+ * @param {ReturnType<typeof import('./registry.js').createRegistry>} options.registry
+ * @param {import('./local_approvals.js').Approvals} options.approvals
+ * @returns {import('./shell_library.js').Library}
+ */
 export function createLocalLibrary({ registry, approvals }) {
+  /**
+   * @param {import('./local_approvals.js').ApprovalRequest} entry
+   * @returns {Promise<LibraryReply>}
+   */
   async function decide(entry) {
     const record = approvals.request(entry);
     await record.decided;
     approvals.forget(entry.id);
     if (record.state === 'rejected') return { isError: true, code: 'consent_denied', message: 'Rejected.' };
-    return record.result;
+    // Approved: approve() set the result before it said so.
+    return /** @type {import('./local_approvals.js').ApprovalResult} */ (record.result);
   }
 
+  /**
+   * @param {Protocol.LibraryAsk['action']} action
+   * @param {string} name
+   * @param {Record<string, unknown>} [input]
+   * @returns {Promise<LibraryReply>}
+   */
   async function act(action, name, input = {}) {
     const ok = { status: 'ok' };
     try {
@@ -28,7 +47,8 @@ export function createLocalLibrary({ registry, approvals }) {
         default: return { isError: true, code: 'not_found', message: 'Unknown action.' };
       }
     } catch (err) {
-      return { isError: true, code: err.code ?? 'tool_error', message: err.message };
+      const failed = /** @type {{ code?: string, message: string }} */ (err); // a RegistryError, or what the run threw
+      return { isError: true, code: failed.code ?? 'tool_error', message: failed.message };
     }
   }
 

@@ -7,11 +7,24 @@ import BUILTINS from '../../data/builtin_tools.json' with { type: 'json' };
 import { listedSchema } from './listing.js';
 import { stringify } from '../safe_json.js';
 
+/**
+ * A tool as agents in the page see it: a built-in one, or one the shell approved.
+ * @typedef {{ name: string, title?: string, description: string, inputSchema: Protocol.JsonSchema, annotations?: Record<string, unknown> }} PublicTool
+ */
+
+/** @param {PublicTool} t */
 const publicKey = (t) => stringify([t.name, t.title ?? '', t.description, t.inputSchema, t.annotations ?? {}]);
 
+/**
+ * @param {object} options
+ * @param {() => ModelContext | undefined} [options.modelContext]
+ * @param {(name: string, input: Record<string, unknown>) => Promise<unknown>} options.call
+ */
 export function createMirror({ modelContext = () => document.modelContext, call }) {
+  /** @type {Map<string, { key: string, controller: AbortController }>} */
   const registered = new Map(); // name -> { key, controller }
 
+  /** @param {PublicTool} tool */
   async function register(tool) {
     const mc = modelContext();
     if (!mc) return;
@@ -24,20 +37,25 @@ export function createMirror({ modelContext = () => document.modelContext, call 
         description: tool.description,
         inputSchema: listedSchema(tool.inputSchema),
         annotations: tool.annotations ?? {},
+        /** @param {Record<string, unknown> | undefined} input */
         execute: (input) => call(tool.name, input ?? {}),
       }, { signal: controller.signal });
     } catch (err) {
       registered.delete(tool.name);
-      console.warn(`could not mirror ${tool.name}: ${err.message}`);
+      console.warn(`could not mirror ${tool.name}: ${/** @type {Error} */ (err).message}`);
     }
   }
 
   return {
     /** The built-in tools, for the life of the page. */
     async registerBuiltins() {
-      for (const tool of BUILTINS.tools) await register(tool);
+      // The file's tools as agents read them (tsc infers each one's own literal shape).
+      for (const tool of /** @type {PublicTool[]} */ (/** @type {unknown} */ (BUILTINS.tools))) await register(tool);
     },
-    /** Register what the shell says is callable now; withdraw what it no longer lists. */
+    /**
+     * Register what the shell says is callable now; withdraw what it no longer lists.
+     * @param {Array<PublicTool & { callable: boolean }>} tools
+     */
     async sync(tools) {
       const wanted = new Map(tools.filter((t) => t.callable).map((t) => [t.name, t]));
       for (const [name, entry] of registered) {

@@ -7,9 +7,16 @@ import { CATALOGUE } from '../catalogue.js';
 
 const TYPED_FIELDS = new Set(['text', 'tag', 'tags']);
 
+/**
+ * @param {string} commandId
+ * @param {Record<string, unknown> | null | undefined} payload
+ * @param {string | null} control
+ * @returns {NonNullable<Protocol.CommandAsk['provenance']>}
+ */
 export function provenanceFor(commandId, payload, control) {
   const command = CATALOGUE[commandId];
   if (!command) return {};
+  /** @type {NonNullable<Protocol.CommandAsk['provenance']>} */
   const out = {};
   for (const field of Object.keys(payload ?? {})) {
     if (command.entityFields.includes(field)) out[field] = control === 'queue-list' ? 'picked' : 'context';

@@ -8,8 +8,18 @@
 import { CATALOGUE } from '../catalogue.js';
 import { refKind } from '../words.js';
 
+/**
+ * @typedef {import('./generalize.js').RecordedStep} RecordedStep
+ * @typedef {{ id: string, name: string, createdAt: string, steps: RecordedStep[], revision?: number }} Recording
+ * @typedef {ReturnType<typeof createRecorder>} Recorder
+ */
+
 let counter = 0;
 
+/**
+ * @param {Partial<import('../queue_state.js').Filter>} filter
+ * @returns {RecordedStep}
+ */
 function filterStep(filter) {
   const payload = Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== '' && v !== null && v !== undefined));
   return {
@@ -25,21 +35,31 @@ function filterStep(filter) {
  * createRecorder({ bus, now, currentFilter, nameOf })
  *   currentFilter()       the person's filter when recording starts
  *   nameOf(kind, value)   a person's or a template's name, kept beside its id
+ * @param {object} options
+ * @param {import('../bus.js').Bus} options.bus
+ * @param {() => Date} [options.now]
+ * @param {() => Partial<import('../queue_state.js').Filter>} [options.currentFilter]
+ * @param {(kind: 'person' | 'template', value: unknown) => string | null} [options.nameOf]
  */
 export function createRecorder({ bus, now = () => new Date(), currentFilter = () => ({}), nameOf = (_kind, _value) => null }) {
+  /** @type {Recording | null} */
   let current = null;
+  /** @type {(() => boolean) | null} */
   let unsubscribe = null;
+  /** @type {Partial<import('../queue_state.js').Filter>} */
   let filterAtStart = {};
 
+  /** @param {import('../bus.js').BusEntry} entry */
   function onEntry(entry) {
     if (!current || entry.source !== 'ui' || entry.undone) return;
     const searched = current.steps.some((s) => s.command === 'filter_tickets');
     if (CATALOGUE[entry.id]?.setBased && !searched) current.steps.unshift(filterStep(filterAtStart));
+    /** @type {Record<string, Protocol.Ref>} */
     const refs = {};
     for (const [field, value] of Object.entries(entry.payload ?? {})) {
       const kind = refKind(entry.id, field);
       const name = kind ? nameOf(kind, value) : null;
-      if (name) refs[field] = { kind, name };
+      if (kind && name) refs[field] = { kind, name };
     }
     current.steps.push({
       command: entry.id,
@@ -53,6 +73,9 @@ export function createRecorder({ bus, now = () => new Date(), currentFilter = ()
   }
 
   const api = {
+    /** @type {false} the page decides what is recorded and kept (the shell's says true) */
+    decidedByShell: false,
+    /** @type {(() => void) | null} */
     onStep: null,
     get recording() { return current; },
     get active() { return current !== null; },

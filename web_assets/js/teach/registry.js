@@ -9,8 +9,45 @@ import { runTool } from './runner.js';
 import RULES from '../../data/rules.json' with { type: 'json' };
 import { listedSchema } from './listing.js';
 
+/**
+ * @typedef {import('./compile.js').Definition} Definition
+ * @typedef {import('./runner.js').RunAnswer} RunAnswer
+ * @typedef {import('./runner.js').RunFailure} RunFailure
+ * @typedef {import('./runner.js').RunStep} RunStep
+ */
+/**
+ * A taught tool as the page keeps it where it is the whole app: the definition and what was
+ * approved of it (its hash and commands), its status and its counts.
+ * @typedef {object} Entry
+ * @property {string} name
+ * @property {Definition} definition
+ * @property {{ hash: string, commands: string[], at: string }} approved
+ * @property {'active' | 'disabled' | 'needs_review'} status
+ * @property {string} author 'person', 'agent' or 'pack'
+ * @property {string} createdAt ISO 8601
+ * @property {{ invocations: number, successes: number, lastFailure: { at: string, code: string, message: string, step: number | null } | null }} stats
+ * @property {number} [revision]
+ * @property {boolean} [askEveryTime]
+ * @property {string} [reviewReason]
+ * @property {string} [note]
+ * @property {string} [repairedBy]
+ * @property {AbortController | null} [controller] aborting it takes the tool out of WebMCP
+ */
+/**
+ * @typedef {object} Registry
+ * @property {import('../bus.js').Bus} bus
+ * @property {import('../persist.js').RecordStore<Entry>} store
+ * @property {() => ModelContext | undefined} modelContext
+ * @property {() => Date} now
+ * @property {() => void} onChange
+ * @property {(tool: string, step: RunStep, by: string) => void} onRunStep
+ * @property {(tool: string, outcome: RunAnswer, by: string) => void} onRunEnd
+ * @property {Map<string, Entry>} tools
+ */
+
 export const MAX_TAUGHT_TOOLS = RULES.maxTaughtTools;
 
+/** @param {Definition} definition */
 export async function definitionHash(definition) {
   const { name, title, description, inputSchema, annotations, steps } = definition;
   const bytes = new TextEncoder().encode(canonicalize({ name, title, description, inputSchema, annotations, steps }));
@@ -19,27 +56,45 @@ export async function definitionHash(definition) {
 }
 
 export class RegistryError extends Error {
+  /** @param {string} code @param {string} message */
   constructor(code, message) { super(message); this.code = code; }
 }
 
+/**
+ * @param {object} options
+ * @param {import('../bus.js').Bus} options.bus
+ * @param {import('../persist.js').RecordStore<Entry>} options.store
+ * @param {() => ModelContext | undefined} [options.modelContext]
+ * @param {() => Date} [options.now]
+ * @param {() => void} [options.onChange]
+ * @param {(tool: string, step: RunStep, by: string) => void} [options.onRunStep]
+ * @param {(tool: string, outcome: RunAnswer, by: string) => void} [options.onRunEnd]
+ */
 export function createRegistry({ bus, store, modelContext = () => document.modelContext, now = () => new Date(), onChange = () => {}, onRunStep = (_tool, _step, _by) => {}, onRunEnd = (_tool, _outcome, _by) => {} }) {
+  /** @type {Registry} */
   const reg = { bus, store, modelContext, now, onChange, onRunStep, onRunEnd, tools: new Map() }; // tools: name -> entry
   return { ...readers(reg), ...publishing(reg), ...decisions(reg), ...runs(reg) };
 }
 
+/** @param {Registry} reg */
 function activeCount(reg) {
   return [...reg.tools.values()].filter((t) => t.status === 'active').length;
 }
 
 // Every save bumps the entry's revision: the shell keeps disk and IndexedDB in step by it
 // (the higher revision wins).
+/** @param {Registry} reg @param {Entry} entry */
 function save(reg, entry) {
   entry.revision = (entry.revision ?? 0) + 1;
   const { controller: _c, ...record } = entry;
   return reg.store.put(record);
 }
 
-/** Why the stored approval does not cover the definition any more, or null. */
+/**
+ * Why the stored approval does not cover the definition any more, or null.
+ * @param {Entry} entry
+ * @returns {Promise<RunFailure | null>}
+ */
 async function notApproved(entry) {
   const allowed = new Set(entry.approved.commands);
   if (await definitionHash(entry.definition) !== entry.approved.hash) {
@@ -53,6 +108,14 @@ async function notApproved(entry) {
   return null;
 }
 
+/**
+ * @param {Registry} reg
+ * @param {Entry} entry
+ * @param {Record<string, unknown> | null | undefined} input
+ * @param {AbortSignal | null} signal
+ * @param {string} by
+ * @returns {Promise<RunAnswer>}
+ */
 async function execute(reg, entry, input, signal, by) {
   const name = entry.definition.name;
   const outcome = await notApproved(entry) ?? await runTool({
@@ -64,15 +127,16 @@ async function execute(reg, entry, input, signal, by) {
     onStep: (step) => reg.onRunStep(name, step, by),
   });
   entry.stats.invocations += 1;
-  if (outcome.ok) entry.stats.successes += 1;
+  if ('ok' in outcome) entry.stats.successes += 1;
   else entry.stats.lastFailure = { at: reg.now().toISOString(), code: outcome.code, message: outcome.message, step: outcome.failedStep ?? null };
   save(reg, entry);
-  delete outcome.changes; // only the desktop shell keeps a run's changes
+  if ('ok' in outcome) delete outcome.changes; // only the desktop shell keeps a run's changes
   reg.onRunEnd(name, outcome, by);
   reg.onChange();
   return outcome;
 }
 
+/** @param {Registry} reg @param {Entry} entry */
 async function register(reg, entry) {
   const mc = reg.modelContext();
   entry.controller = new AbortController();
@@ -84,17 +148,24 @@ async function register(reg, entry) {
     description: d.description,
     inputSchema: listedSchema(d.inputSchema),
     annotations: d.annotations,
+    /** @param {Record<string, unknown>} input @param {{ signal?: AbortSignal }} [client] */
     execute: (input, client) => execute(reg, entry, input, client?.signal ?? null, 'agent'),
   }, { signal: entry.controller.signal });
 }
 
-/** What the library reads. */
+/**
+ * What the library reads.
+ * @param {Registry} reg
+ */
 function readers(reg) {
   return {
     get size() { return reg.tools.size; },
     activeCount: () => activeCount(reg),
     list: () => [...reg.tools.values()].map(({ controller: _c, ...t }) => structuredClone(t)),
-    /** The library's entries in the shape the desktop shell pushes (js/ui/library_view.js). */
+    /**
+     * The library's entries in the shape the desktop shell pushes (js/ui/library_view.js).
+     * @returns {import('./shell_library.js').LibraryTool[]}
+     */
     views: () => [...reg.tools.values()].map((t) => ({
       ...structuredClone({ name: t.definition.name, title: t.definition.title, description: t.definition.description, inputSchema: t.definition.inputSchema, annotations: t.definition.annotations, steps: t.definition.steps }),
       status: t.status,
@@ -106,20 +177,29 @@ function readers(reg) {
       createdAt: Date.parse(t.createdAt),
       usage: { runs: t.stats.invocations, successes: t.stats.successes, lastFailure: t.stats.lastFailure },
     })),
+    /** @param {string} name */
     get: (name) => reg.tools.get(name) ?? null,
 
   };
 }
 
-/** Publishing and repairs, each approved first. */
+/**
+ * Publishing and repairs, each approved first.
+ * @param {Registry} reg
+ */
 function publishing(reg) {
   return {
-    /** Publish an approved definition: stored, counted against the cap, registered. */
+    /**
+     * Publish an approved definition: stored, counted against the cap, registered.
+     * @param {Definition} definition
+     * @param {{ author?: string, approvedHash?: string | null }} [options]
+     */
     async publish(definition, { author = 'person', approvedHash = null } = {}) {
       if (reg.tools.has(definition.name)) throw new RegistryError('name_taken', 'A tool with that name exists already. Choose another name.');
       if (activeCount(reg) >= MAX_TAUGHT_TOOLS) throw new RegistryError('cap_reached', `You already have ${MAX_TAUGHT_TOOLS} active tools, the most agents can choose from well. Disable or revoke one in the library first.`);
       const hash = await definitionHash(definition);
       if (approvedHash !== null && approvedHash !== hash) throw new RegistryError('not_approved', 'The tool changed after it was approved. Review it again.');
+      /** @type {Entry} */
       const entry = {
         name: definition.name,
         definition: structuredClone(definition),
@@ -136,7 +216,11 @@ function publishing(reg) {
       return entry;
     },
 
-    /** A repaired (re-approved) definition replaces the tool under the same name. */
+    /**
+     * A repaired (re-approved) definition replaces the tool under the same name.
+     * @param {Definition} definition
+     * @param {{ author?: string, approvedHash?: string | null }} [options]
+     */
     async replace(definition, { author = 'person', approvedHash = null } = {}) {
       const entry = reg.tools.get(definition.name);
       if (!entry) throw new RegistryError('not_found', 'There is no tool with that name to repair.');
@@ -152,7 +236,11 @@ function publishing(reg) {
       return entry;
     },
 
-    /** A person approved the tool again (in the shell's dialog): back in service. */
+    /**
+     * A person approved the tool again (in the shell's dialog): back in service.
+     * @param {string} name
+     * @param {string} hash
+     */
     async reapproved(name, hash) {
       const entry = reg.tools.get(name);
       if (!entry || hash !== await definitionHash(entry.definition)) return false;
@@ -168,10 +256,17 @@ function publishing(reg) {
   };
 }
 
-/** A person's decisions in the library. */
+/**
+ * A person's decisions in the library.
+ * @param {Registry} reg
+ */
 function decisions(reg) {
   return {
-    /** Shown in the library (a plain browser has no dialog to ask in before each run). */
+    /**
+     * Shown in the library (a plain browser has no dialog to ask in before each run).
+     * @param {string} name
+     * @param {boolean} value
+     */
     async setAskEveryTime(name, value) {
       const entry = reg.tools.get(name);
       if (!entry) return false;
@@ -181,6 +276,7 @@ function decisions(reg) {
       return true;
     },
 
+    /** @param {string} name */
     async disable(name) {
       const entry = reg.tools.get(name);
       if (!entry || entry.status !== 'active') return false;
@@ -191,6 +287,7 @@ function decisions(reg) {
       return true;
     },
 
+    /** @param {string} name */
     async enable(name) {
       const entry = reg.tools.get(name);
       if (!entry || entry.status !== 'disabled') return false;
@@ -202,6 +299,7 @@ function decisions(reg) {
       return true;
     },
 
+    /** @param {string} name */
     async revoke(name) {
       const entry = reg.tools.get(name);
       if (!entry) return false;
@@ -215,10 +313,18 @@ function decisions(reg) {
   };
 }
 
-/** Runs, and loading the stored tools when the page opens. */
+/**
+ * Runs, and loading the stored tools when the page opens.
+ * @param {Registry} reg
+ */
 function runs(reg) {
   return {
-    /** A person runs a tool from the library (same checks and counts as an agent's call). */
+    /**
+     * A person runs a tool from the library (same checks and counts as an agent's call).
+     * @param {string} name
+     * @param {Record<string, unknown>} input
+     * @returns {Promise<RunAnswer>}
+     */
     runByPerson(name, input) {
       const entry = reg.tools.get(name);
       if (!entry) return Promise.resolve({ isError: true, code: 'not_found', message: 'There is no tool with that name.' });
@@ -226,7 +332,13 @@ function runs(reg) {
       return execute(reg, entry, input, null, 'person');
     },
 
-    /** An agent runs a tool by name (understudy_run_tool). */
+    /**
+     * An agent runs a tool by name (understudy_run_tool).
+     * @param {string} name
+     * @param {Record<string, unknown>} input
+     * @param {AbortSignal | null} signal
+     * @returns {Promise<RunAnswer>}
+     */
     runByAgent(name, input, signal) {
       const entry = reg.tools.get(name);
       if (!entry || entry.status !== 'active') return Promise.resolve({ isError: true, code: 'not_found', message: 'No active tool has that name. Ask the person to publish it.' });
@@ -243,7 +355,7 @@ function runs(reg) {
             await register(reg, entry);
           } catch (err) {
             entry.status = 'disabled';
-            console.warn(`could not register ${entry.name}: ${err.message}`);
+            console.warn(`could not register ${entry.name}: ${/** @type {Error} */ (err).message}`);
           }
         }
       }

@@ -4,11 +4,19 @@
 // result is a new definition under the same name, which must be approved again.
 import { CATALOGUE } from '../catalogue.js';
 
+/**
+ * @typedef {import('./generalize.js').RecordedStep} RecordedStep
+ * @typedef {import('./generalize.js').ArgSpec} ArgSpec
+ * @typedef {import('./compile.js').Definition} Definition
+ */
+
 export class RepairError extends Error {}
 
 /**
  * The step the person re-did: the one step recorded, or, when they also opened a ticket or
  * searched to get there, the one step that changed a ticket (library/checks.py agrees).
+ * @param {RecordedStep[]} recordedSteps
+ * @returns {RecordedStep}
  */
 export function redoneStep(recordedSteps) {
   if (recordedSteps.length === 1) return recordedSteps[0];
@@ -18,12 +26,19 @@ export function redoneStep(recordedSteps) {
   throw new RepairError(`Re-do just the one step (you recorded ${count}). Press Repair again to retry.`);
 }
 
+/**
+ * @param {Definition} definition
+ * @param {number} stepIndex
+ * @param {RecordedStep[]} recordedSteps
+ * @returns {Definition}
+ */
 export function repairDefinition(definition, stepIndex, recordedSteps) {
   if (!definition.steps[stepIndex]) throw new RepairError(`The tool has no step ${stepIndex + 1}.`);
   const recorded = redoneStep(recordedSteps);
   const command = CATALOGUE[recorded.command];
   if (!command) throw new RepairError('A step you recorded is not something this console can do. Press Repair again to retry.');
   const old = definition.steps[stepIndex];
+  /** @type {Record<string, ArgSpec>} */
   const args = {};
   for (const [field, value] of Object.entries(recorded.payload)) {
     const before = old.args[field];
@@ -37,11 +52,12 @@ export function repairDefinition(definition, stepIndex, recordedSteps) {
   // schema only if another step uses it.
   const repaired = structuredClone(definition);
   repaired.steps[stepIndex] = { command: recorded.command, args };
-  const used = new Set(repaired.steps.flatMap((s) => Object.values(s.args).filter((a) => a.from === 'param').map((a) => a.name)));
-  for (const name of Object.keys(repaired.inputSchema.properties)) {
+  const used = new Set(repaired.steps.flatMap((s) => Object.values(s.args).flatMap((a) => (a.from === 'param' ? [a.name] : []))));
+  const schema = repaired.inputSchema;
+  for (const name of Object.keys(/** @type {Record<string, unknown>} */ (schema.properties))) {
     if (!used.has(name)) {
-      delete repaired.inputSchema.properties[name];
-      repaired.inputSchema.required = repaired.inputSchema.required.filter((r) => r !== name);
+      delete schema.properties?.[name];
+      schema.required = /** @type {string[]} */ (schema.required).filter((r) => r !== name);
     }
   }
   repaired.annotations = {

@@ -15,28 +15,76 @@ import { createRunView } from '../queue_state.js';
 import { refKind } from '../words.js';
 import { stringify } from '../safe_json.js';
 
+/**
+ * @typedef {import('./generalize.js').ArgSpec} ArgSpec
+ * @typedef {Protocol.Step} Step
+ * @typedef {import('../queue_state.js').QueueState} QueueState
+ * @typedef {import('../queue_state.js').FieldValue} FieldValue
+ */
+/**
+ * A run that did not happen, or was undone: why, in words, and where it stopped.
+ * @typedef {object} RunFailure
+ * @property {true} isError
+ * @property {string} code
+ * @property {string} message
+ * @property {number} [failedStep] 1-based: the step the library offers to repair
+ * @property {number} [stoppedAt]
+ * @property {boolean} [rolledBack]
+ * @property {Array<{ ticket_id: string, field: string }>} [kept] fields left as someone changed them since
+ * @property {string} [command]
+ * @property {string} [reason]
+ */
+/**
+ * A run that happened: its tickets, the last step's result, and (for the shell only) what it
+ * wrote, [ticket, field, value] per field.
+ * @typedef {{ ok: true, tool: string, steps: number, changed: string[], result: unknown, changes?: Array<[string, string, FieldValue | undefined]> }} RunSuccess
+ * @typedef {RunSuccess | RunFailure} RunAnswer
+ */
+/** What is to run: exactly these steps, asking these questions. @typedef {{ name: string, inputSchema: Protocol.JsonSchema, steps: Step[] }} Runnable */
+/** The step a run is at, for the toast and the highlight. @typedef {{ index: number, command: string, title: string, control: string | null }} RunStep */
+
+/**
+ * @param {string} code
+ * @param {string} message
+ * @param {Partial<RunFailure>} [extra]
+ * @returns {RunFailure}
+ */
 function fail(code, message, extra = {}) {
   return { isError: true, code, message, ...extra };
 }
 
-/** Keep a result inside the output budget by trimming its lists, never by cutting JSON. */
+/**
+ * Keep a result inside the output budget by trimming its lists, never by cutting JSON.
+ * @template T
+ * @param {T} result
+ * @param {number} [budget]
+ * @returns {T}
+ */
 export function compact(result, budget = BUDGET.output) {
   let out = structuredClone(result);
   for (let limit = 20; stringify(out).length > budget && limit >= 0; limit -= 5) {
     out = structuredClone(result);
+    /** @param {Record<string, unknown>} obj */
     const trim = (obj) => {
       for (const [k, v] of Object.entries(obj)) {
         if (Array.isArray(v) && v.length > limit) { obj[k] = v.slice(0, limit); obj[`${k}_more`] = v.length - limit; }
         else if (typeof v === 'string' && v.length > 200) obj[k] = `${v.slice(0, 200)}…`;
-        else if (v && typeof v === 'object') trim(v);
+        else if (v && typeof v === 'object') trim(/** @type {Record<string, unknown>} */ (v));
       }
     };
-    trim(out);
+    trim(/** @type {Record<string, unknown>} */ (out));
   }
   return out;
 }
 
+/**
+ * @param {Step} step
+ * @param {Record<string, unknown>} input
+ * @param {unknown[]} results what each earlier step's command returned
+ * @returns {Record<string, unknown>}
+ */
 function resolveArgs(step, input, results) {
+  /** @type {Record<string, unknown>} */
   const payload = {};
   for (const [field, spec] of Object.entries(step.args)) {
     if (spec.from === 'param') {
@@ -44,7 +92,8 @@ function resolveArgs(step, input, results) {
       if (input[spec.name] !== undefined) payload[field] = structuredClone(input[spec.name]);
     } else if (spec.from === 'const') payload[field] = structuredClone(spec.value);
     else if (spec.from === 'step') {
-      const earlier = results[spec.step];
+      // A command's result is an object (or null): its fields are what a binding reads.
+      const earlier = /** @type {Record<string, unknown> | null | undefined} */ (results[spec.step]);
       if (!earlier || !(spec.path in earlier)) throw new Error(`step ${spec.step + 1} gave no ${spec.path}`);
       payload[field] = structuredClone(earlier[spec.path]);
     } else throw new Error(`unknown value source for ${field}`);
@@ -54,9 +103,18 @@ function resolveArgs(step, input, results) {
 
 const UNASSIGNED = '__unassigned__';
 
-/** A person or a template on this queue, found by id, else by the name the tool keeps. */
+/**
+ * A person or a template on this queue, found by id, else by the name the tool keeps.
+ * @param {QueueState} state
+ * @param {'person' | 'template'} kind
+ * @param {unknown} value
+ * @param {string | null | undefined} name
+ * @param {boolean} asked whether whoever runs it gave the value (else the tool keeps it)
+ * @param {number} step
+ */
 function resolveRef(state, kind, value, name, asked, step) {
   if (value === null || value === undefined || value === '' || value === UNASSIGNED) return value;
+  /** @type {Array<{ id: string, name?: string, email?: string }>} */
   const list = kind === 'person' ? state.assignees : state.templates;
   if (list.some((x) => x.id === value)) return value;
   const wanted = String(name ?? value).trim().toLowerCase();
@@ -82,6 +140,9 @@ class RefMissing extends Error {
  * The tool's people and templates, found on this queue before anything runs: by id, else by
  * name (a tool made on another queue, or imported from a colleague, names Priya Raman where
  * this queue knows her as priya-raman). A value asked each time may be a name too.
+ * @param {QueueState} state
+ * @param {Step[]} steps
+ * @param {Record<string, unknown>} values
  */
 function resolveRefs(state, steps, values) {
   const resolved = structuredClone(steps);
@@ -108,6 +169,16 @@ function resolveRefs(state, steps, values) {
  *   by          'agent' or 'person', for badges and the library's counts
  *   deadline    Date.now() milliseconds after which the run must not start (or null)
  * Steps run one after another without yielding: a run is one change of the queue, drawn once.
+ * @param {object} options
+ * @param {Runnable} options.definition
+ * @param {Record<string, unknown> | null} [options.input]
+ * @param {AbortSignal | null} [options.signal]
+ * @param {import('../bus.js').Bus} options.bus
+ * @param {string} [options.by]
+ * @param {(step: RunStep) => void} [options.onStep]
+ * @param {number | null} [options.deadline]
+ * @param {() => number} [options.now]
+ * @returns {Promise<RunAnswer>}
  */
 export async function runTool({ definition, input = {}, signal = null, bus, by = 'agent', onStep = (_step) => {}, deadline = null, now = Date.now }) {
   if (deadline !== null && now() > deadline) return fail('timeout', 'It did not start in time, so nothing was changed.');
@@ -127,15 +198,15 @@ export async function runTool({ definition, input = {}, signal = null, bus, by =
     if (err instanceof RefMissing) return fail('not_found', `${err.message} Nothing was changed.`, { failedStep: err.step + 1 });
     throw err;
   }
-  const results = [];
-  const seqs = [];
-  const changed = new Set();
-  const writes = new Map(); // "ticket\u0000field" -> [ticket, field, value]: the run's net changes
+  const results = /** @type {unknown[]} */ ([]);
+  const seqs = /** @type {number[]} */ ([]);
+  const changed = /** @type {Set<string>} */ (new Set());
+  const writes = /** @type {Map<string, [string, string, FieldValue | undefined]>} */ (new Map()); // "ticket\u0000field" -> [ticket, field, value]: the run's net changes
   const run = { tool: definition.name, by };
   const view = createRunView(); // the run's own filter and open ticket, never the person's
 
   async function rollback() {
-    const kept = [];
+    const kept = /** @type {Array<{ ticket_id: string, field: string }>} */ ([]);
     for (const seq of [...seqs].reverse()) {
       const undone = bus.undo(seq);
       if (undone && undone.kept) kept.push(...undone.kept);
@@ -155,11 +226,11 @@ export async function runTool({ definition, input = {}, signal = null, bus, by =
       payload = resolveArgs(step, values, results);
     } catch (err) {
       const kept = await rollback();
-      return fail('step_failed', `Step ${i + 1} (${title}) could not start: ${err.message}. Earlier changes were undone.`, { failedStep: i + 1, command: step.command, rolledBack: seqs.length > 0, kept });
+      return fail('step_failed', `Step ${i + 1} (${title}) could not start: ${/** @type {Error} */ (err).message}. Earlier changes were undone.`, { failedStep: i + 1, command: step.command, rolledBack: seqs.length > 0, kept });
     }
     onStep({ index: i, command: step.command, title, control: CATALOGUE[step.command]?.control ?? null });
     const outcome = bus.dispatch(step.command, payload, { source: 'tool', control: CATALOGUE[step.command]?.control ?? null, run, view });
-    if (!outcome.ok) {
+    if (outcome.ok === false) {
       const kept = await rollback();
       return fail('step_failed', `Step ${i + 1} (${title}) failed: ${outcome.error.message} ${seqs.length ? 'The changes made before it were undone.' : 'Nothing had changed yet.'}`, { failedStep: i + 1, command: step.command, reason: outcome.error.code, rolledBack: seqs.length > 0, kept });
     }
@@ -174,7 +245,7 @@ export async function runTool({ definition, input = {}, signal = null, bus, by =
     }
   }
   const last = results.at(-1) ?? null;
-  const answer = compact({ ok: true, tool: definition.name, steps: steps.length, changed: [...changed], result: last });
+  const answer = compact(/** @type {RunSuccess} */ ({ ok: true, tool: definition.name, steps: steps.length, changed: [...changed], result: last }));
   // For the shell, which keeps them before the caller hears of the run (never shown to agents).
   answer.changes = [...writes.values()];
   return answer;

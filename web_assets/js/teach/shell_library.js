@@ -3,20 +3,83 @@
 // callable: publish, enable, review and the rest are requests the shell puts to the person
 // in its own dialog.
 
+/**
+ * A tool as the library shows it: the shell's view of it (Protocol.ToolView), or, where the
+ * page is the whole app, the page's own registry's (js/teach/registry.js views), which has
+ * fewer fields.
+ * @typedef {object} LibraryTool
+ * @property {string} name what agents call it
+ * @property {string} [title]
+ * @property {string} [shownAs] what people see it called
+ * @property {string} description
+ * @property {Protocol.JsonSchema} inputSchema
+ * @property {Record<string, unknown>} [annotations]
+ * @property {Protocol.Step[]} steps
+ * @property {string} status 'active', 'disabled' or 'needs_review'
+ * @property {boolean} callable
+ * @property {string} reviewReason
+ * @property {string} note
+ * @property {boolean} askEveryTime
+ * @property {{ by: string, client?: string, pack?: string, author?: string }} origin
+ * @property {number} createdAt milliseconds since 1970
+ * @property {{ runs: number, successes: number, lastUsed?: number | null, lastFailure: { message?: string | null, step?: number | null } | null }} usage
+ * @property {number} [daysUnused]
+ * @property {number} [freshness]
+ * @property {boolean} [stale]
+ */
+/**
+ * What the library's views read of a reply, whichever library gave it: the shell's
+ * (Protocol.Outcome or Protocol.Refusal) or the page's own (a run's answer, a status).
+ * @typedef {{ isError?: boolean, code?: string, message?: string, ok?: boolean, changed?: string[], status?: string, repaired?: boolean }} LibraryReply
+ */
+/**
+ * A publish: a new tool from a recording, or a repair of one step of a tool.
+ * @typedef {{ definition: import('./compile.js').Definition, recordingId?: string, replaces?: string, repairStep?: number, draftId?: string }} PublishRequest
+ */
+/**
+ * The library the views drive: the shell's (this module) or the page's own
+ * (js/teach/local_library.js).
+ * @typedef {object} Library
+ * @property {boolean} decidesInDialog the shell's own dialog decides (nothing in the page can)
+ * @property {() => LibraryTool[]} list
+ * @property {(name: string) => LibraryTool | null} get
+ * @property {number} max
+ * @property {() => number} activeCount
+ * @property {(request: PublishRequest) => Promise<LibraryReply>} publish
+ * @property {(action: Protocol.LibraryAsk['action'], name: string, input?: Record<string, unknown>) => Promise<LibraryReply>} act
+ * @property {(view: Protocol.LibraryRequest) => void} [setView]
+ */
+
+/**
+ * @param {object} options
+ * @param {import('../shell_api.js').ShellLink} options.shell
+ * @param {() => void} [options.onChange]
+ */
 export function createShellLibrary({ shell, onChange = () => {} }) {
+  /** @type {{ tools: LibraryTool[], max: number, active: number }} */
   let view = { tools: [], max: 16, active: 0 };
-  return {
+  return /** @satisfies {Library} */ ({
     decidesInDialog: true,
+    /** @param {Protocol.LibraryRequest} next */
     setView(next) {
       view = next;
       onChange();
     },
     list: () => view.tools,
+    /** @param {string} name */
     get: (name) => view.tools.find((t) => t.name === name) ?? null,
     get max() { return view.max; },
     activeCount: () => view.active,
-    /** { definition, recordingId } or a repair { definition, replaces, repairStep } */
+    /**
+     * { definition, recordingId } or a repair { definition, replaces, repairStep }
+     * @param {PublishRequest} request
+     */
     publish: (request) => shell.ask({ kind: 'publish', ...request }),
+    /**
+     * @param {Protocol.LibraryAsk['action']} action
+     * @param {string} name
+     * @param {Record<string, unknown>} [input]
+     */
     act: (action, name, input = {}) => shell.ask({ kind: 'library', action, tool: name, input }),
-  };
+  });
 }

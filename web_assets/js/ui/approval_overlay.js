@@ -4,8 +4,12 @@
 import { $, el } from './dom.js';
 import { fieldWords, stepSentence } from '../words.js';
 
-/** What the tool asks each time, in words, with how it is described to whoever runs it. */
+/**
+ * What the tool asks each time, in words, with how it is described to whoever runs it.
+ * @param {import('../teach/compile.js').Definition} definition
+ */
 function askedOf(definition) {
+  /** @type {string[]} */
   const out = [];
   const seen = new Set();
   for (const step of definition.steps) {
@@ -20,6 +24,9 @@ function askedOf(definition) {
   return out;
 }
 
+/** @typedef {{ onApprove?: (() => void) | null, onReject?: (() => void) | null }} Decide */
+
+/** @param {{ decidesInDialog: boolean }} options */
 export function createApprovalOverlay({ decidesInDialog }) {
   const overlay = $('approval');
   const card = $('approval-card');
@@ -29,7 +36,11 @@ export function createApprovalOverlay({ decidesInDialog }) {
     card.replaceChildren(); // no stale Approve button left behind
   }
 
-  /** entry: { definition, draft?, by }; onApprove/onReject only where the page decides. */
+  /**
+   * entry: { definition, draft?, by }; onApprove/onReject only where the page decides.
+   * @param {import('../teach/local_approvals.js').ApprovalRequest} entry
+   * @param {Decide} [decide]
+   */
   function show(entry, { onApprove = null, onReject = null } = {}) {
     if (entry.revoke) { showRevoke(entry, onApprove, onReject); return; }
     const { definition } = entry;
@@ -50,7 +61,7 @@ export function createApprovalOverlay({ decidesInDialog }) {
       const approve = el('button', { type: 'button', class: 'btn primary', id: 'approve-button' }, 'Approve and publish');
       const reject = el('button', { type: 'button', class: 'btn', id: 'reject-button' }, 'Reject');
       approve.addEventListener('click', onApprove);
-      reject.addEventListener('click', onReject);
+      if (onReject) reject.addEventListener('click', onReject);
       card.addEventListener('keydown', (event) => { if (event.key === 'Escape') reject.click(); });
       children.push(el('div', { class: 'approval-actions' }, reject, approve));
       queueMicrotask(() => approve.focus());
@@ -59,11 +70,16 @@ export function createApprovalOverlay({ decidesInDialog }) {
     overlay.hidden = false;
   }
 
+  /**
+   * @param {import('../teach/local_approvals.js').ApprovalRequest} entry
+   * @param {(() => void) | null} onApprove
+   * @param {(() => void) | null} onReject
+   */
   function showRevoke(entry, onApprove, onReject) {
     const approve = el('button', { type: 'button', class: 'btn danger', id: 'approve-button' }, 'Revoke');
     const reject = el('button', { type: 'button', class: 'btn', id: 'reject-button' }, 'Keep it');
-    approve.addEventListener('click', onApprove);
-    reject.addEventListener('click', onReject);
+    if (onApprove) approve.addEventListener('click', onApprove);
+    if (onReject) reject.addEventListener('click', onReject);
     card.replaceChildren(
       el('h2', { id: 'approval-title', text: `Revoke the tool ${entry.revoke}?` }),
       el('p', { class: 'summary', text: 'An agent asked to revoke it. Agents will no longer be able to use it, and it leaves your library.' }),

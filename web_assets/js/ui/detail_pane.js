@@ -6,14 +6,22 @@ import { stringify } from '../safe_json.js';
 
 const DRAFT_PAUSE_MS = 600;
 
+/**
+ * @typedef {import('../app/console_core.js').ConsoleState} ConsoleState
+ * @typedef {(id: string, payload: Record<string, unknown>, control: string) => boolean} Dispatch
+ * @typedef {{ assignee: HTMLSelectElement, priority: HTMLSelectElement, status: HTMLSelectElement, template: HTMLSelectElement, draft: HTMLTextAreaElement, tagInput: HTMLInputElement }} Controls
+ */
+
+/** @param {{ state: ConsoleState, dispatch: Dispatch }} options */
 export function mountDetailPane({ state, dispatch }) {
+  /** @type {Controls} */
   const c = {
-    assignee: $('assignee-select'),
-    priority: $('priority-select'),
-    status: $('status-select'),
-    template: $('template-select'),
-    draft: $('reply-draft'),
-    tagInput: $('tag-input'),
+    assignee: /** @type {HTMLSelectElement} */ ($('assignee-select')),
+    priority: /** @type {HTMLSelectElement} */ ($('priority-select')),
+    status: /** @type {HTMLSelectElement} */ ($('status-select')),
+    template: /** @type {HTMLSelectElement} */ ($('template-select')),
+    draft: /** @type {HTMLTextAreaElement} */ ($('reply-draft')),
+    tagInput: /** @type {HTMLInputElement} */ ($('tag-input')),
   };
   const ticketId = () => state.selectedId;
   wireFields(c, ticketId, dispatch);
@@ -29,6 +37,11 @@ export function mountDetailPane({ state, dispatch }) {
   };
 }
 
+/**
+ * @param {Controls} c
+ * @param {() => string | null} ticketId
+ * @param {Dispatch} dispatch
+ */
 function wireFields(c, ticketId, dispatch) {
   c.assignee.addEventListener('change', () => {
     dispatch('set_ticket_assignee', { ticket_id: ticketId(), assignee: c.assignee.value || null }, 'assignee-select');
@@ -46,7 +59,7 @@ function wireFields(c, ticketId, dispatch) {
     if (dispatch('add_ticket_tag', { ticket_id: ticketId(), tag: value }, 'tag-editor')) c.tagInput.value = '';
   });
   $('d-tags').addEventListener('click', (event) => {
-    const button = event.target.closest('button[data-tag]');
+    const button = /** @type {HTMLElement | null} */ (/** @type {Element} */ (event.target).closest('button[data-tag]'));
     if (button) dispatch('remove_ticket_tag', { ticket_id: ticketId(), tag: button.dataset.tag }, 'tag-editor');
   });
   $('template-apply').addEventListener('click', () => {
@@ -61,13 +74,19 @@ function wireFields(c, ticketId, dispatch) {
 /**
  * A reply belongs to the ticket it was typed in, whatever opens meanwhile; it is saved as the
  * person pauses, not only when they leave the field, so a crash loses at most a moment.
+ * @param {HTMLTextAreaElement} draft
+ * @param {ConsoleState} state
+ * @param {() => string | null} ticketId
+ * @param {Dispatch} dispatch
  */
 function wireDraft(draft, state, ticketId, dispatch) {
-  let draftTimer = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let draftTimer;
   const saveDraft = () => {
     clearTimeout(draftTimer);
     const id = draft.dataset.ticket;
-    if (!id || !state.byId.has(id) || state.byId.get(id).reply_draft === draft.value) return;
+    const ticket = id ? state.byId.get(id) : undefined;
+    if (!ticket || ticket.reply_draft === draft.value) return;
     dispatch('set_reply_draft', { ticket_id: id, text: draft.value }, 'reply-draft');
   };
   draft.addEventListener('focus', () => { draft.dataset.ticket = ticketId() ?? ''; });
@@ -75,8 +94,13 @@ function wireDraft(draft, state, ticketId, dispatch) {
   draft.addEventListener('change', saveDraft);
 }
 
+/** @type {WeakMap<HTMLElement, string>} */
 const TAG_LISTS = new WeakMap(); // the tag list element -> the tags it shows
 
+/**
+ * @param {ConsoleState} state
+ * @param {Controls} c
+ */
 function render(state, c) {
   const t = state.selectedId ? state.byId.get(state.selectedId) : null;
   $('detail-empty').hidden = Boolean(t);
@@ -89,7 +113,7 @@ function render(state, c) {
   if (pill.className !== pillClass) pill.className = pillClass;
   setText($('d-subject'), t.subject);
   setText($('d-requester'), t.requester);
-  const created = $('d-created');
+  const created = /** @type {HTMLTimeElement} */ ($('d-created'));
   if (created.dateTime !== t.created) created.dateTime = t.created;
   setText(created, longDate(t.created));
   setValue(c.assignee, t.assignee ?? '');
@@ -105,7 +129,12 @@ function render(state, c) {
   }
 }
 
-/** "In Zendesk", "Waiting to reach Zendesk", …: the shell's words for this ticket. */
+/**
+ * "In Zendesk", "Waiting to reach Zendesk", …: the shell's words for this ticket.
+ * @param {HTMLElement | null} line
+ * @param {ConsoleState['helpdesk']} helpdesk
+ * @param {string} ticketId
+ */
 function renderHelpdesk(line, helpdesk, ticketId) {
   if (!line) return;
   const standing = helpdesk?.tickets?.get(ticketId);
@@ -116,11 +145,19 @@ function renderHelpdesk(line, helpdesk, ticketId) {
   if (line.className !== cls) line.className = cls;
 }
 
+/**
+ * @param {HTMLSelectElement | HTMLTextAreaElement} control
+ * @param {string} value
+ */
 function setValue(control, value) {
   // A list whose options were filled again has nothing chosen, and then reads as '' too.
-  if (control.value !== value || control.selectedIndex < 0) control.value = value;
+  if (control.value !== value || ('selectedIndex' in control && control.selectedIndex < 0)) control.value = value;
 }
 
+/**
+ * @param {HTMLElement} list
+ * @param {string[]} tags
+ */
 function renderTags(list, tags) {
   const key = stringify(tags);
   if (TAG_LISTS.get(list) === key) return;

@@ -8,6 +8,17 @@ import { compile, BUDGET } from '../teach/compile.js';
 import { fieldWords, stepSentence, valueWords } from '../words.js';
 import { drawerHeader } from './drawer.js';
 
+/**
+ * @typedef {import('../teach/generalize.js').Recording} Recording
+ * @typedef {import('../teach/generalize.js').Draft} Draft
+ * @typedef {import('../teach/generalize.js').Param} Param
+ * @typedef {import('../teach/compile.js').Definition} Definition
+ * @typedef {import('../teach/local_approvals.js').DraftEntry} DraftEntry
+ * @typedef {{ titleInput: HTMLInputElement, nameInput: HTMLInputElement, descInput: HTMLTextAreaElement }} Form
+ * @typedef {DraftEntry & { meta: import('../teach/compile.js').Meta }} EditorEntry a draft the editor shows
+ */
+
+/** @type {Record<string, string>} */
 const VERBS = {
   set_ticket_assignee: 'assign', set_ticket_priority: 'prioritise', set_ticket_status: 'set_status',
   apply_template: 'reply', add_ticket_tag: 'tag', tag_matching_tickets: 'tag_matches',
@@ -16,6 +27,7 @@ const VERBS = {
 };
 
 // What each command does, in the words a tool's name is made of.
+/** @type {Record<string, string>} */
 const DOING = {
   set_ticket_assignee: 'assign', set_ticket_priority: 'set the priority', set_ticket_status: 'set the status',
   apply_template: 'reply', add_ticket_tag: 'tag', tag_matching_tickets: 'tag the matches',
@@ -26,21 +38,28 @@ const DOING = {
 // Words a shortened identifier does not end on ("assign_set_the_priority_and").
 const DANGLING = new Set(['a', 'an', 'and', 'of', 'or', 'the', 'to', 'with']);
 
+/** @param {string} name */
 function shorten(name) {
   let out = name;
   while (out.length > BUDGET.name) out = out.split('_').slice(0, -1).join('_') || out.slice(0, BUDGET.name);
   const words = out.split('_');
-  while (words.length > 1 && DANGLING.has(words.at(-1))) words.pop();
+  while (words.length > 1 && DANGLING.has(words.at(-1) ?? '')) words.pop();
   return words.join('_');
 }
 
-/** A short name for agents, from what the routine does (the person may change it). */
+/**
+ * A short name for agents, from what the routine does (the person may change it).
+ * @param {Recording} recording
+ */
 export function suggestName(recording) {
   const verbs = [...new Set(recording.steps.map((s) => VERBS[s.command]).filter(Boolean))];
   return shorten(verbs.join('_') || 'my_routine');
 }
 
-/** The tool's name in words, from what the routine does: "Assign, set the priority and reply". */
+/**
+ * The tool's name in words, from what the routine does: "Assign, set the priority and reply".
+ * @param {Recording} recording
+ */
 export function suggestTitle(recording) {
   const doing = [...new Set(recording.steps.map((s) => DOING[s.command]).filter(Boolean))];
   if (!doing.length) return 'My routine';
@@ -48,7 +67,11 @@ export function suggestTitle(recording) {
   return (text.charAt(0).toUpperCase() + text.slice(1)).slice(0, BUDGET.title);
 }
 
-/** What agents call a tool, made from its name in words: "Escalate a refund" -> escalate_a_refund. */
+/**
+ * What agents call a tool, made from its name in words: "Escalate a refund" -> escalate_a_refund.
+ * @param {string} title
+ * @param {string} fallback
+ */
 export function nameFromTitle(title, fallback) {
   const base = title.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
     .replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
@@ -57,9 +80,13 @@ export function nameFromTitle(title, fallback) {
   return shorten(lettered.startsWith('understudy_') ? `my_${lettered}` : lettered);
 }
 
+/** @param {string} text */
 const lowerFirst = (text) => text.charAt(0).toLowerCase() + text.slice(1);
 
-/** What the tool does, in the person's words, from the steps as the tool will run them. */
+/**
+ * What the tool does, in the person's words, from the steps as the tool will run them.
+ * @param {{ steps: Protocol.Step[] }} definition
+ */
 export function suggestDescription(definition) {
   const doing = definition.steps
     .filter((s) => s.command !== 'select_ticket' && s.command !== 'get_ticket')
@@ -68,20 +95,35 @@ export function suggestDescription(definition) {
   return text.charAt(0).toUpperCase() + text.slice(1, BUDGET.description);
 }
 
+/**
+ * @param {object} options
+ * @param {HTMLElement} options.panel
+ * @param {HTMLElement} options.library
+ * @param {Map<string, DraftEntry>} options.drafts
+ * @param {import('./toast.js').Toast} options.toast
+ * @param {(entry: DraftEntry) => void} options.onPublish
+ */
 export function createDraftEditor({ panel, library, drafts, toast, onPublish }) {
   let draftSeq = 0; // draft ids must be unique even when two are opened in the same millisecond
+  /** @type {string | null} */
   let openDraftId = null;
 
+  /**
+   * @param {Recording} recording
+   * @param {Draft} draft
+   */
   function open(recording, draft) {
     draftSeq += 1;
     const id = `draft-p${draftSeq}`;
     const title = suggestTitle(recording);
-    const entry = { id, draft, meta: { name: nameFromTitle(title, suggestName(recording)), title, description: '' }, fallbackName: suggestName(recording), recordingId: recording.id, by: 'person', described: false, named: false };
+    // Compiled by render() before anything reads its definition.
+    const entry = /** @type {EditorEntry} */ ({ id, draft, meta: { name: nameFromTitle(title, suggestName(recording)), title, description: '' }, fallbackName: suggestName(recording), recordingId: recording.id, by: 'person', described: false, named: false });
     drafts.set(id, entry);
     openDraftId = id;
     render({ panel, library, onPublish }, entry);
   }
 
+  /** @param {Recording} recording */
   function start(recording) {
     try {
       open(recording, generalize(recording));
@@ -94,7 +136,11 @@ export function createDraftEditor({ panel, library, drafts, toast, onPublish }) 
   return { start, open, get openDraftId() { return openDraftId; } };
 }
 
-/** The switch and the "described as" box for one value the tool could ask for. */
+/**
+ * The switch and the "described as" box for one value the tool could ask for.
+ * @param {Param} p
+ * @param {() => void} refresh
+ */
 function choiceFor(p, refresh) {
   const words = fieldWords(p.command, p.field);
   if (p.kind === 'entity') {
@@ -109,6 +155,10 @@ function choiceFor(p, refresh) {
   return el('div', { class: 'choice' }, label);
 }
 
+/**
+ * @param {Param} p
+ * @param {() => void} refresh
+ */
 function describedAs(p, refresh) {
   const words = fieldWords(p.command, p.field);
   const input = el('input', { type: 'text', value: p.description, 'aria-label': `How ${words.asked} is described to whoever runs it`, maxlength: BUDGET.paramDescription });
@@ -116,8 +166,14 @@ function describedAs(p, refresh) {
   return el('label', { class: 'described' }, `How ${words.asked} is described to whoever runs it`, input);
 }
 
-/** The step list: each step in words, its switches, and how asked values are described. */
+/**
+ * The step list: each step in words, its switches, and how asked values are described.
+ * @param {Draft} draft
+ * @param {Definition} definition
+ * @param {() => void} refresh
+ */
 function stepItems(draft, definition, refresh) {
+  /** @param {number} i @param {Param} p */
   const uses = (i, p) => draft.steps[i] && Object.values(draft.steps[i].args).some((a) => a.from === 'param' && a.name === p.name);
   return definition.steps.map((step, i) => {
     const choices = draft.params.filter((p) => uses(i, p));
@@ -129,7 +185,11 @@ function stepItems(draft, definition, refresh) {
   });
 }
 
-/** Compile the draft as it stands; the description follows the choices until written. */
+/**
+ * Compile the draft as it stands; the description follows the choices until written.
+ * @param {EditorEntry} entry
+ * @param {Form} form
+ */
 function recompile(entry, form) {
   const { draft } = entry;
   const title = form.titleInput.value.trim();
@@ -149,6 +209,10 @@ function recompile(entry, form) {
   entry.problems = problems;
 }
 
+/**
+ * @param {{ panel: HTMLElement, library: HTMLElement, onPublish: (entry: DraftEntry) => void }} where
+ * @param {EditorEntry} entry
+ */
 function render({ panel, library, onPublish }, entry) {
   panel.hidden = false;
   library.hidden = true;

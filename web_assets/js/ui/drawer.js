@@ -1,6 +1,10 @@
 // The shared top of a side drawer: its title and a close button.
 import { el } from './dom.js';
 
+/**
+ * @param {string} title
+ * @param {() => void} onClose
+ */
 export function drawerHeader(title, onClose) {
   const closeButton = el('button', { type: 'button', class: 'close-button', 'aria-label': `Close ${title}` }, '×');
   closeButton.addEventListener('click', onClose);

@@ -4,22 +4,37 @@ import { $, fillSelect, LABELS, setText } from './dom.js';
 import { STATUSES, PRIORITIES, UNASSIGNED, allTags } from '../queue_state.js';
 
 const TEXT_DEBOUNCE_MS = 180;
+const SELECTS = /** @type {const} */ (['status', 'priority', 'assignee', 'tag']); // the filter's lists
 
+/**
+ * @typedef {import('../app/console_core.js').ConsoleState} ConsoleState
+ * @typedef {import('./detail_pane.js').Dispatch} Dispatch
+ * @typedef {{ text: HTMLInputElement } & Record<typeof SELECTS[number], HTMLSelectElement>} Controls
+ */
+
+/** @param {{ state: ConsoleState, dispatch: Dispatch }} options */
 export function mountFilterBar({ state, dispatch }) {
+  /** @type {Controls} */
   const c = {
-    text: $('filter-text'),
-    status: $('filter-status'),
-    priority: $('filter-priority'),
-    assignee: $('filter-assignee'),
-    tag: $('filter-tag'),
+    text: /** @type {HTMLInputElement} */ ($('filter-text')),
+    status: /** @type {HTMLSelectElement} */ ($('filter-status')),
+    priority: /** @type {HTMLSelectElement} */ ($('filter-priority')),
+    assignee: /** @type {HTMLSelectElement} */ ($('filter-assignee')),
+    tag: /** @type {HTMLSelectElement} */ ($('filter-tag')),
   };
   wireFilters(c, dispatch);
   wireBulk(dispatch);
   return { render: () => render(state, c), renderOptions: () => renderOptions(state, c) };
 }
 
+/**
+ * @param {Controls} c
+ * @param {Dispatch} dispatch
+ */
 function wireFilters(c, dispatch) {
-  let textTimer = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let textTimer;
+  /** @param {string} control */
   const apply = (control) => dispatch('filter_tickets', currentPayload(c), control);
   c.text.addEventListener('input', () => {
     clearTimeout(textTimer);
@@ -29,7 +44,7 @@ function wireFilters(c, dispatch) {
     if (event.key === 'Enter') { clearTimeout(textTimer); apply('filter-text'); }
     if (event.key === 'Escape' && c.text.value) { event.stopPropagation(); c.text.value = ''; apply('filter-text'); }
   });
-  for (const field of ['status', 'priority', 'assignee', 'tag']) {
+  for (const field of SELECTS) {
     c[field].addEventListener('change', () => apply(`filter-${field}`));
   }
   const clear = () => dispatch('filter_tickets', {}, 'filter-clear');
@@ -37,18 +52,23 @@ function wireFilters(c, dispatch) {
   $('empty-clear').addEventListener('click', clear);
 }
 
+/** @param {Controls} c */
 function currentPayload(c) {
+  /** @type {Partial<import('../queue_state.js').Filter>} */
   const p = {};
   if (c.text.value.trim()) p.text = c.text.value.trim();
-  for (const field of ['status', 'priority', 'assignee', 'tag']) if (c[field].value) p[field] = c[field].value;
+  for (const field of SELECTS) if (c[field].value) p[field] = c[field].value;
   return p;
 }
 
-/** Bulk actions on the matching set. */
+/**
+ * Bulk actions on the matching set.
+ * @param {Dispatch} dispatch
+ */
 function wireBulk(dispatch) {
   $('bulk-tag-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    const input = $('bulk-tag-input');
+    const input = /** @type {HTMLInputElement} */ ($('bulk-tag-input'));
     const value = input.value.trim().toLowerCase();
     if (!value) return;
     if (dispatch('tag_matching_tickets', { tag: value }, 'bulk-tag')) input.value = '';
@@ -59,7 +79,7 @@ function wireBulk(dispatch) {
     ['bulk-assign', 'assign_matching_tickets', 'assignee'],
   ];
   for (const [id, command, field] of bulk) {
-    const select = $(id);
+    const select = /** @type {HTMLSelectElement} */ ($(id));
     select.addEventListener('change', () => {
       if (!select.value) return;
       const value = select.value === UNASSIGNED ? null : select.value;
@@ -69,6 +89,10 @@ function wireBulk(dispatch) {
   }
 }
 
+/**
+ * @param {ConsoleState} state
+ * @param {Controls} c
+ */
 function renderOptions(state, c) {
   fillSelect(c.status, [['', 'Any'], ...STATUSES.map((s) => [s, LABELS.status[s]])], state.filter.status);
   fillSelect(c.priority, [['', 'Any'], ...PRIORITIES.map((p) => [p, LABELS.priority[p]])], state.filter.priority);
@@ -77,15 +101,19 @@ function renderOptions(state, c) {
   fillSelect(c.tag, [['', 'Any'], ...tags.map((t) => [t, t])], state.filter.tag);
   const list = $('tag-suggestions');
   list.replaceChildren(...tags.map((t) => Object.assign(document.createElement('option'), { value: t })));
-  fillSelect($('bulk-priority'), [['', 'Set priority…'], ...PRIORITIES.map((p) => [p, LABELS.priority[p]])], '');
-  fillSelect($('bulk-status'), [['', 'Set status…'], ...STATUSES.map((s) => [s, LABELS.status[s]])], '');
-  fillSelect($('bulk-assign'), [['', 'Assign to…'], ...state.assignees.map((a) => [a.id, a.name]), [UNASSIGNED, 'Nobody (unassign)']], '');
+  fillSelect(/** @type {HTMLSelectElement} */ ($('bulk-priority')), [['', 'Set priority…'], ...PRIORITIES.map((p) => [p, LABELS.priority[p]])], '');
+  fillSelect(/** @type {HTMLSelectElement} */ ($('bulk-status')), [['', 'Set status…'], ...STATUSES.map((s) => [s, LABELS.status[s]])], '');
+  fillSelect(/** @type {HTMLSelectElement} */ ($('bulk-assign')), [['', 'Assign to…'], ...state.assignees.map((a) => [a.id, a.name]), [UNASSIGNED, 'Nobody (unassign)']], '');
 }
 
+/**
+ * @param {ConsoleState} state
+ * @param {Controls} c
+ */
 function render(state, c) {
   // Reflect the filter held in state (it may have been set by a command, not by typing).
   if (document.activeElement !== c.text) c.text.value = state.filter.text;
-  for (const field of ['status', 'priority', 'assignee', 'tag']) if (c[field].value !== state.filter[field]) c[field].value = state.filter[field];
+  for (const field of SELECTS) if (c[field].value !== state.filter[field]) c[field].value = state.filter[field];
   const total = state.tickets.length;
   const matched = state.matches.length;
   const filtered = Object.values(state.filter).some(Boolean);

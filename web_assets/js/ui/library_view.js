@@ -5,11 +5,29 @@ import { $, el, LABELS } from './dom.js';
 import { fieldWords, stepSentence } from '../words.js';
 import { drawerHeader } from './drawer.js';
 
+/**
+ * @typedef {import('../teach/shell_library.js').LibraryTool} LibraryTool
+ * @typedef {import('../teach/shell_library.js').Library} Library
+ */
+/**
+ * @typedef {object} LibraryView
+ * @property {HTMLElement} drawer
+ * @property {Library} lib
+ * @property {import('../app/console_core.js').ConsoleState} state
+ * @property {import('./toast.js').Toast} toast
+ * @property {(tool: LibraryTool, step: number) => void} onRepair
+ * @property {() => void} render
+ */
+/** Which field of which command a question fills. @typedef {{ command: string, field: string }} Where */
+
+/** @type {Record<string, string>} */
 const STATUS_WORDS = { active: 'active', disabled: 'turned off', needs_review: 'needs review' };
 
 const dayMonth = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short' });
 
+/** @param {LibraryTool} t */
 function madeBy(t) {
+  /** @type {Partial<LibraryTool['origin']>} */
   const origin = t.origin ?? {};
   const when = Number.isFinite(t.createdAt) ? dayMonth.format(new Date(t.createdAt)) : '';
   if (origin.by === 'pack') {
@@ -21,9 +39,18 @@ function madeBy(t) {
   return `Made by you on ${when}`;
 }
 
+/**
+ * @param {object} options
+ * @param {HTMLElement} options.drawer
+ * @param {HTMLElement} options.panel
+ * @param {Library} options.lib
+ * @param {import('../app/console_core.js').ConsoleState} options.state
+ * @param {import('./toast.js').Toast} options.toast
+ * @param {(tool: LibraryTool, step: number) => void} options.onRepair
+ */
 export function createLibraryView({ drawer, panel, lib, state, toast, onRepair }) {
-  const v = { drawer, lib, state, toast, onRepair, render: null };
-  v.render = () => renderList(v);
+  /** @type {LibraryView} */
+  const v = { drawer, lib, state, toast, onRepair, render: () => renderList(v) };
   return {
     render: v.render,
     open() {
@@ -34,26 +61,46 @@ export function createLibraryView({ drawer, panel, lib, state, toast, onRepair }
   };
 }
 
-/** What people see a tool called (decided by the shell); the name is for agents. */
+/**
+ * What people see a tool called (decided by the shell); the name is for agents.
+ * @param {LibraryTool} t
+ */
 const shown = (t) => t.shownAs || t.name;
 
+/**
+ * @param {string} text
+ * @param {string} cls
+ * @param {() => void} handler
+ * @param {string} [title]
+ */
 function actionButton(text, cls, handler, title = '') {
   const button = el('button', { type: 'button', class: `btn${cls ? ` ${cls}` : ''}`, title: title || null }, text);
   button.addEventListener('click', handler);
   return button;
 }
 
+/**
+ * @param {LibraryView} v
+ * @param {Protocol.LibraryAsk['action']} action
+ * @param {string} name
+ * @param {string | null} [done] what to say when it is done
+ */
 async function act(v, action, name, done = null) {
   const reply = await v.lib.act(action, name);
   if (reply?.isError) {
-    if (reply.code !== 'consent_denied') v.toast.show(reply.message, { kind: 'error' });
+    if (reply.code !== 'consent_denied') v.toast.show(reply.message ?? '', { kind: 'error' });
   } else if (done) {
     v.toast.show(done);
   }
   v.render();
 }
 
+/**
+ * @param {LibraryView} v
+ * @param {LibraryTool} t
+ */
 function cardButtons(v, t) {
+  /** @type {HTMLButtonElement[]} */
   const buttons = [];
   if (t.status === 'needs_review') {
     buttons.push(actionButton('Review again…', 'primary', () => act(v, 'review', t.name)));
@@ -77,6 +124,10 @@ function cardButtons(v, t) {
   return buttons;
 }
 
+/**
+ * @param {LibraryView} v
+ * @param {LibraryTool} t
+ */
 function card(v, t) {
   const usage = t.usage ?? { runs: 0, successes: 0, lastFailure: null };
   const rate = usage.runs ? `${Math.round((100 * usage.successes) / usage.runs)}% succeeded` : 'not run yet';
@@ -93,13 +144,20 @@ function card(v, t) {
     el('div', { class: 'card-row' }, ...cardButtons(v, t)));
 }
 
-/** A tool nobody ran for 30 days or more: say so, and suggest retiring it. */
+/**
+ * A tool nobody ran for 30 days or more: say so, and suggest retiring it.
+ * @param {LibraryTool} t
+ */
 function staleWords(t) {
   const days = t.daysUnused ?? 30;
   const since = t.usage?.lastUsed ? `Not used for ${days} days` : `Never used in ${days} days`;
   return `${since} (freshness ${Math.round((t.freshness ?? 0) * 100)}%). If nobody needs it any more, retire it.`;
 }
 
+/**
+ * @param {LibraryView} v
+ * @param {LibraryTool} t
+ */
 function confirmRevoke(v, t) {
   // In the desktop app the shell's own dialog is the question; here, ask in the drawer.
   if (v.lib.decidesInDialog) { act(v, 'revoke', t.name, `${shown(t)} was revoked.`); return; }
@@ -110,6 +168,7 @@ function confirmRevoke(v, t) {
     el('div', { class: 'card-row' }, keep, revoke));
 }
 
+/** @param {LibraryView} v */
 function renderList(v) {
   const tools = v.lib.list();
   $('library-count').textContent = String(tools.length);
@@ -122,8 +181,12 @@ function renderList(v) {
     ...tools.map((t) => card(v, t)));
 }
 
-/** Which field of which command each question fills (for its label and its picker). */
+/**
+ * Which field of which command each question fills (for its label and its picker).
+ * @param {LibraryTool} tool
+ */
 function questionsOf(tool) {
+  /** @type {Map<string, Where>} */
   const out = new Map();
   for (const step of tool.steps ?? []) {
     for (const [field, spec] of Object.entries(step.args ?? {})) {
@@ -133,40 +196,57 @@ function questionsOf(tool) {
   return out;
 }
 
-/** A picker that shows names (people, templates, priorities, statuses), or a text box. */
+/**
+ * A picker that shows names (people, templates, priorities, statuses), or a text box.
+ * @param {import('../app/console_core.js').ConsoleState} state
+ * @param {string} name
+ * @param {Protocol.JsonSchema} schema
+ * @param {Where | undefined} where
+ */
 function inputFor(state, name, schema, where) {
   const field = where?.field;
   const aria = fieldWords(where?.command ?? '', field ?? name).label;
+  /** @param {string[][]} pairs @param {unknown} value */
   const options = (pairs, value) => {
     const select = el('select', { name, 'aria-label': aria }, ...pairs.map(([value, label]) => el('option', { value, text: label })));
-    if (value !== undefined) select.value = value;
+    if (value !== undefined) select.value = /** @type {string} */ (value);
     return select;
   };
   if (field === 'assignee') return options([['', 'Nobody'], ...state.assignees.map((a) => [a.id, a.name])], schema.default ?? state.assignees[0]?.id);
   if (field === 'template_id') return options(state.templates.map((t) => [t.id, t.name]), schema.default);
   if (field === 'priority' || field === 'status') {
-    const values = schema.enum ?? [];
+    const values = /** @type {string[]} */ (schema.enum ?? []); // the catalogue's priorities, statuses
     return options(values.filter((x) => x !== '').map((x) => [x, LABELS[field][x] ?? x]), schema.default ?? (field === 'priority' ? 'normal' : undefined));
   }
   const start = schema.default ?? (field === 'ticket_id' ? state.selectedId ?? '' : '');
   return el('input', { type: 'text', name, 'aria-label': aria, value: start });
 }
 
-/** The answers in a run form; "Nobody" for an assignee is an answer (unassign). */
+/**
+ * The answers in a run form; "Nobody" for an assignee is an answer (unassign).
+ * @param {HTMLFormElement} form
+ * @param {Map<string, Where>} where
+ */
 function answersOf(form, where) {
+  /** @type {Record<string, string | null>} */
   const input = {};
-  for (const node of form.querySelectorAll('[name]')) {
+  for (const node of /** @type {NodeListOf<HTMLInputElement | HTMLSelectElement>} */ (form.querySelectorAll('[name]'))) {
     if (node.tagName === 'SELECT' && node.value === '' && where.get(node.name)?.field === 'assignee') input[node.name] = null;
     else if (node.value !== '') input[node.name] = node.value;
   }
   return input;
 }
 
+/**
+ * @param {LibraryView} v
+ * @param {LibraryTool} tool
+ */
 function renderRunForm(v, tool) {
   const where = questionsOf(tool);
   const fields = Object.entries(tool.inputSchema.properties ?? {}).map(([name, schema]) => {
-    const input = inputFor(v.state, name, schema, where.get(name));
-    const label = where.get(name) ? fieldWords(where.get(name).command, where.get(name).field).label : name;
+    const asked = where.get(name);
+    const input = inputFor(v.state, name, schema, asked);
+    const label = asked ? fieldWords(asked.command, asked.field).label : name;
     return el('label', {}, label, input, schema.description ? el('span', { class: 'hint', text: schema.description }) : null);
   });
   const go = el('button', { type: 'submit', class: 'btn primary' }, 'Run');
@@ -177,7 +257,8 @@ function renderRunForm(v, tool) {
     event.preventDefault();
     go.disabled = true;
     const result = await v.lib.act('run', tool.name, answersOf(form, where));
-    v.toast.show(result?.ok ? `${shown(tool)} finished: ${result.changed.length} ticket(s) changed.` : (result?.message ?? 'It did not run.'), { kind: result?.ok ? 'info' : 'error' });
+    // A run that ran says which tickets it changed.
+    v.toast.show(result?.ok ? `${shown(tool)} finished: ${/** @type {string[]} */ (result.changed).length} ticket(s) changed.` : (result?.message ?? 'It did not run.'), { kind: result?.ok ? 'info' : 'error' });
     v.render();
   });
   v.drawer.replaceChildren(drawerHeader(`Run ${shown(tool)}`, v.render), form);

@@ -11,30 +11,54 @@ import { stringify } from '../safe_json.js';
 export const ROW_HEIGHT = 58;
 const OVERSCAN = 6;
 
+/**
+ * @typedef {import('../app/console_core.js').ConsoleState} ConsoleState
+ * @typedef {import('../queue_state.js').Ticket} Ticket
+ * @typedef {ReturnType<typeof mountQueueList>} QueueList
+ */
+/**
+ * @typedef {object} ListState
+ * @property {ConsoleState} state
+ * @property {(ticketId: string) => void} onSelect
+ * @property {HTMLElement} list
+ * @property {HTMLElement} spacer
+ * @property {HTMLElement} empty
+ * @property {Map<string, HTMLElement>} rows ticket id -> its row, for the rows in view
+ * @property {number} frame the animation frame a render waits for, or 0
+ */
+
 // Rows are re-rendered on every change, so focus must not stay on one: it would drop to the body
 // when the row is replaced, and the list and the page shortcuts would both see j/k.
+/** @param {HTMLElement} list */
 function keepFocusOnList(list) {
   list.addEventListener('focusin', (event) => {
-    if (event.target !== list && event.target.closest('.row')) list.focus({ preventScroll: true });
+    if (event.target !== list && /** @type {Element} */ (event.target).closest('.row')) list.focus({ preventScroll: true });
   });
 }
 
+/** @param {{ state: ConsoleState, onSelect: (ticketId: string) => void }} options */
 export function mountQueueList({ state, onSelect }) {
+  /** @type {ListState} */
   const q = { state, onSelect, list: $('queue-list'), spacer: $('queue-spacer'), empty: $('queue-empty'), rows: new Map(), frame: 0 };
   const render = () => renderRows(q);
   const refresh = () => { if (!q.frame) q.frame = requestAnimationFrame(render); };
+  /** @param {number} delta */
   const move = (delta) => moveBy(q, delta);
   q.list.addEventListener('scroll', refresh, { passive: true });
   keepFocusOnList(q.list);
   q.list.addEventListener('click', (event) => {
-    const row = event.target.closest('.row');
-    if (row) onSelect(row.dataset.ticketId);
+    const row = /** @type {HTMLElement | null} */ (/** @type {Element} */ (event.target).closest('.row'));
+    if (row) onSelect(/** @type {string} */ (row.dataset.ticketId));
   });
   q.list.addEventListener('keydown', (event) => onKey(q, event, move));
   new ResizeObserver(refresh).observe(q.list);
   return { refresh, renderNow: render, scrollToSelected: () => scrollToSelected(q), move };
 }
 
+/**
+ * @param {ConsoleState} state
+ * @param {string} id
+ */
 function badgeFor(state, id) {
   const badge = state.badges?.get(id);
   if (!badge) return null;
@@ -42,16 +66,26 @@ function badgeFor(state, id) {
   return el('span', { class: `badge ${badge.by}`, title: `Performed ${text}`, text });
 }
 
-/** A mark on a ticket whose changes are not in the helpdesk yet (the words are the shell's). */
+/**
+ * A mark on a ticket whose changes are not in the helpdesk yet (the words are the shell's).
+ * @param {ConsoleState} state
+ * @param {string} id
+ */
 function syncMark(state, id) {
   const standing = state.helpdesk?.tickets?.get(id);
   if (!standing) return null;
   return el('span', { class: `sync-mark sync-${standing.state}`, title: standing.words, 'aria-label': standing.words });
 }
 
+/** @type {WeakMap<HTMLElement, string>} */
 const LOOKS = new WeakMap(); // row element -> rowLook() it was drawn from
 
-/** Everything a row shows, as one string: equal strings draw equal rows. */
+/**
+ * Everything a row shows, as one string: equal strings draw equal rows.
+ * @param {ConsoleState} state
+ * @param {Ticket} t
+ * @param {number} index
+ */
 function rowLook(state, t, index) {
   const badge = state.badges?.get(t.id);
   return stringify([index, t.id === state.selectedId, t.priority, t.status, t.subject, t.requester, t.assignee,
@@ -59,6 +93,11 @@ function rowLook(state, t, index) {
     state.helpdesk?.tickets?.get(t.id)?.words ?? null]);
 }
 
+/**
+ * @param {ConsoleState} state
+ * @param {Ticket} t
+ * @param {number} index
+ */
 function rowFor(state, t, index) {
   const selected = t.id === state.selectedId;
   const who = assigneeName(state, t.assignee);
@@ -87,6 +126,7 @@ function rowFor(state, t, index) {
   return row;
 }
 
+/** @param {ListState} q */
 function renderRows(q) {
   const { state, list, rows } = q;
   q.frame = 0;
@@ -100,19 +140,19 @@ function renderRows(q) {
   // A row whose ticket, place and look are unchanged is kept as it is: redrawing only what
   // changed keeps a run's frame small (the list is most of the window). Rows stay in the DOM
   // in list order, which is the order accessibility readers and snapshots present.
-  const visible = [];
+  const visible = /** @type {Array<[Ticket, number]>} */ ([]);
   for (let i = first; i < last; i += 1) {
     const t = state.byId.get(state.matches[i]);
     if (t) visible.push([t, i]);
   }
   const wanted = new Set(visible.map(([t]) => t.id));
   for (const [id, node] of rows) if (!wanted.has(id)) { node.remove(); rows.delete(id); }
-  let prev = null;
+  let prev = /** @type {Element | null} */ (null);
   for (const [t, i] of visible) {
     const look = rowLook(state, t, i);
     const old = rows.get(t.id);
     let node = old;
-    if (!old || LOOKS.get(old) !== look) {
+    if (!node || LOOKS.get(node) !== look) {
       node = rowFor(state, t, i);
       LOOKS.set(node, look);
       if (old) old.replaceWith(node);
@@ -130,23 +170,34 @@ function renderRows(q) {
   else list.removeAttribute('aria-activedescendant');
 }
 
+/** @param {ListState} q */
 function scrollToSelected({ state, list }) {
-  const index = state.matches.indexOf(state.selectedId);
+  const index = state.selectedId === null ? -1 : state.matches.indexOf(state.selectedId);
   if (index < 0) return;
   const top = index * ROW_HEIGHT;
   if (top < list.scrollTop) list.scrollTop = top;
   else if (top + ROW_HEIGHT > list.scrollTop + list.clientHeight) list.scrollTop = top + ROW_HEIGHT - list.clientHeight;
 }
 
+/**
+ * @param {ListState} q
+ * @param {number} delta
+ */
 function moveBy({ state, onSelect }, delta) {
   if (!state.matches.length) return;
-  const index = state.matches.indexOf(state.selectedId);
+  const index = state.selectedId === null ? -1 : state.matches.indexOf(state.selectedId);
   const next = Math.min(state.matches.length - 1, Math.max(0, index < 0 ? 0 : index + delta));
   onSelect(state.matches[next]);
 }
 
+/** @type {Record<string, number>} */
 const MOVE_KEYS = { ArrowDown: 1, j: 1, ArrowUp: -1, k: -1, PageDown: 10, PageUp: -10 };
 
+/**
+ * @param {ListState} q
+ * @param {KeyboardEvent} event
+ * @param {(delta: number) => void} move
+ */
 function onKey({ state, onSelect }, event, move) {
   if (event.key in MOVE_KEYS && !event.ctrlKey && !event.metaKey && !event.altKey) {
     event.preventDefault();

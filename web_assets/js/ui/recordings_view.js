@@ -3,11 +3,30 @@
 import { el } from './dom.js';
 import { describeStep, generalizePair, GeneralizeError } from '../teach/generalize.js';
 import { drawerHeader } from './drawer.js';
+import { isRefusal } from '../shell_api.js';
 
+/**
+ * @typedef {import('../teach/recorder.js').Recording} Recording
+ * @typedef {import('../teach/generalize.js').Draft} Draft
+ */
+
+/**
+ * @param {object} options
+ * @param {HTMLElement} options.panel
+ * @param {HTMLElement} options.library
+ * @param {import('./teach_ui.js').Recordings} options.recordings
+ * @param {import('./toast.js').Toast} options.toast
+ * @param {(recording: Recording, draft: Draft, second?: Recording) => void} options.openEditor
+ * @param {(recording: Recording) => void} options.startDraft
+ */
 export function createRecordingsView({ panel, library, recordings, toast, openEditor, startDraft }) {
+  /** @type {HTMLElement | null} */
   let header = null; // the list's heading while the list is what the panel shows
 
-  /** The name, to change in place, or (in the desktop app) with the shell's own dialog. */
+  /**
+   * The name, to change in place, or (in the desktop app) with the shell's own dialog.
+   * @param {Recording} r
+   */
   function nameControl(r) {
     if (recordings.decidedByShell) {
       const rename = el('button', { type: 'button', class: 'btn', 'aria-label': `Rename recording ${r.name}` }, 'Rename…');
@@ -19,12 +38,13 @@ export function createRecordingsView({ panel, library, recordings, toast, openEd
     return nameInput;
   }
 
+  /** @param {Recording} r */
   function deleteButton(r) {
     const remove = el('button', { type: 'button', class: 'btn danger' }, recordings.decidedByShell ? 'Delete…' : 'Delete');
     remove.addEventListener('click', async () => {
       if (recordings.decidedByShell) {
         const reply = await recordings.remove(r.id);
-        if (reply && !reply.isError) toast.show(`Deleted “${r.name}”.`);
+        if (reply && !isRefusal(reply)) toast.show(`Deleted “${r.name}”.`);
         return;
       }
       recordings.remove(r.id);
@@ -54,13 +74,15 @@ export function createRecordingsView({ panel, library, recordings, toast, openEd
       ...cards);
   }
 
+  /** @param {Recording} first */
   function choosePair(first) {
     const others = recordings.all().filter((r) => r.id !== first.id);
     if (!others.length) { toast.show('Record the same routine a second time first.'); return; }
     const select = el('select', { 'aria-label': 'Recording to pair with' }, ...others.map((r) => el('option', { value: r.id, text: r.name })));
     const go = el('button', { type: 'button', class: 'btn primary' }, 'Pair');
     go.addEventListener('click', () => {
-      const second = recordings.get(select.value);
+      // One of `others`: the list was made from the recordings a moment ago.
+      const second = /** @type {Recording} */ (recordings.get(select.value));
       try {
         openEditor(first, generalizePair(first, second), second);
       } catch (err) {

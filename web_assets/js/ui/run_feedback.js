@@ -6,11 +6,26 @@ import { $, setText } from './dom.js';
 
 const HIDE_AFTER_MS = 1500;
 
+/** @typedef {ReturnType<typeof createRunFeedback>} RunFeedback */
+/** The step a run is at: its number (from 0), its title and the control it drives. @typedef {{ index: number, title: string, control: string | null }} StepShown */
+
+/**
+ * @param {object} options
+ * @param {import('../app/console_core.js').ConsoleState} options.state
+ * @param {() => void} [options.onBadges]
+ */
 export function createRunFeedback({ state, onBadges = () => {} }) {
+  /** @type {Element | null} */
   let highlighted = null;
-  let hideTimer = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let hideTimer;
   const runToast = $('run-toast');
 
+  /**
+   * @param {string} toolName
+   * @param {StepShown} step
+   * @param {string} by
+   */
   function onRunStep(toolName, step, by) {
     clearTimeout(hideTimer);
     // Only what differs is written: the steps of one run draw as one frame, and a run like the
@@ -34,15 +49,23 @@ export function createRunFeedback({ state, onBadges = () => {} }) {
     }, HIDE_AFTER_MS);
   }
 
+  /**
+   * @param {string} toolName
+   * @param {import('../teach/runner.js').RunAnswer} outcome
+   * @param {string} by
+   */
   function onRunEnd(toolName, outcome, by) {
     hideSoon();
-    if (outcome.ok) {
+    if ('ok' in outcome) {
       for (const id of outcome.changed) state.badges.set(id, { by, tool: toolName });
       onBadges();
     }
   }
 
-  /** A run the shell applied (its badges are set by the queue as it draws the entry). */
+  /**
+   * A run the shell applied (its badges are set by the queue as it draws the entry).
+   * @param {Protocol.FeedEntry} entry
+   */
   function onFeed(entry) {
     if (entry.step) onRunStep(entry.tool, entry.step, entry.by);
     hideSoon();

@@ -1,17 +1,30 @@
 // Keyboard-only use: single keys move around when no text field has focus.
 import { $ } from './dom.js';
 
+/**
+ * @param {EventTarget | null} target
+ * @returns {target is HTMLElement}
+ */
 function typing(target) {
   return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
 }
 
 // A text field has its own undo of what was typed; a dropdown has none, so after choosing in
 // one, Ctrl+Z undoes that choice like anywhere else.
+/** @param {EventTarget | null} target */
 function editingText(target) {
   return typing(target) && target.tagName !== 'SELECT';
 }
 
+/**
+ * @param {object} views
+ * @param {import('./queue_list.js').QueueList} views.list
+ * @param {import('./teach_ui.js').TeachUi} views.teach
+ * @param {import('./history.js').History} views.history
+ * @param {{ shown: boolean, open(): void, close(): void }} views.help
+ */
 export function installShortcuts({ list, teach, history, help }) {
+  /** @type {Record<string, string>} */
   const focus = {
     '/': 'filter-text',
     a: 'assignee-select',

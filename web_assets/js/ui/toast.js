@@ -1,11 +1,16 @@
 // One toast at the bottom: results of changes, errors in plain words, and Undo for bulk edits.
 import { $, visibleControls } from './dom.js';
 
+/** @typedef {ReturnType<typeof createToast>} Toast */
+/** @typedef {{ kind?: 'info' | 'error', undo?: (() => void) | null, ms?: number }} ToastOptions */
+
 export function createToast() {
   const box = $('toast');
   const text = $('toast-text');
   const undoButton = $('toast-undo');
-  let timer = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  /** @type {(() => void) | null} */
   let undoAction = null;
 
   undoButton.addEventListener('click', () => {
@@ -20,6 +25,10 @@ export function createToast() {
     clearTimeout(timer);
   }
 
+  /**
+   * @param {string} message
+   * @param {ToastOptions} [options]
+   */
   function show(message, { kind = 'info', undo = null, ms = 5000 } = {}) {
     clearTimeout(timer);
     text.textContent = visibleControls(message);
