@@ -146,7 +146,9 @@ class ToolCalls(QObject):
                 handle,
             )
         else:
-            answer(error(ErrorCode.NOT_FOUND, "That tool is not available here."))
+            # builtin_tools.json lists a tool this code has no answer for: a bug, not a refusal
+            # (tests/test_refusals_said.py checks every listed built-in is handled here).
+            raise LookupError(f"no handler for the built-in tool {name}")
 
     def _sensitive(
         self, action: SensitiveAction, args: dict[str, Any], who: str, answer: Answer
@@ -158,8 +160,9 @@ class ToolCalls(QObject):
             )
         if action is REVOKE_TOOL:
             return self.consent.revoke(str(args["name"]), who, self.approval_hold_s, poll, answer)
-        answer(error(ErrorCode.NOT_FOUND, "That action is not available in this version."))
-        return None
+        # A sensitive action that is not a built-in tool (export is the person's, from the
+        # menu) never gets here: the tool is not listed, so the call is to an unknown tool.
+        raise LookupError(f"no agent tool carries out {action.name}")
 
     def _recordings(self) -> dict[str, Any]:
         return {

@@ -227,10 +227,10 @@ class ToolRunner(QObject):
             self._library.record_run(job.tool.name, True, None)
             answer = self._with_helpdesk(answer)
             result = RunResult("ok", answer)
+        elif code == "cancelled":  # stopped, before its first step or between steps
+            result = RunResult("cancelled", answer)
         elif job.refused_inside:
             result = RunResult("refused", answer)
-        elif code == "cancelled":
-            result = RunResult("cancelled", answer)
         else:
             step = answer.get("failedStep")
             failure = {"code": code, "message": answer.get("message"), "step": step}
