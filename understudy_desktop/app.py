@@ -30,11 +30,11 @@ from understudy_desktop.agent.runtime_file import (
     write_runtime,
     write_starting,
 )
+from understudy_desktop.approval.gate import ConsentGate
+from understudy_desktop.approval.service import ConsentService
 from understudy_desktop.chromium_flags import apply_chromium_flags
-from understudy_desktop.consent.gate import ConsentGate
 from understudy_desktop.consent.ledger import ConsentLedger
 from understudy_desktop.consent.seal import load_seal
-from understudy_desktop.consent.service import ConsentService
 from understudy_desktop.helpdesk.credentials import Credentials
 from understudy_desktop.library.console_asks import ConsoleAsks
 from understudy_desktop.library.console_view import ConsoleLibraryView
