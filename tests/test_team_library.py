@@ -15,9 +15,9 @@ import pytest
 from PySide6.QtWidgets import QGroupBox, QLabel, QListWidget
 from test_plain_words import internals, widget_text
 
+from understudy_desktop.bridge.library_view import library_view
 from understudy_desktop.consent.ledger import command_line_grant
 from understudy_desktop.consent.manifest import ENABLE_TOOL, REVOKE_TOOL
-from understudy_desktop.library.console_view import library_view
 from understudy_desktop.library.library import tool_args
 from understudy_desktop.shell import team_words
 from understudy_desktop.shell.pack_dialogs import ImportPackDialog

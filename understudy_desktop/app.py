@@ -32,12 +32,12 @@ from understudy_desktop.agent.runtime_file import (
 )
 from understudy_desktop.approval.gate import ConsentGate
 from understudy_desktop.approval.service import ConsentService
+from understudy_desktop.bridge.console_asks import ConsoleAsks
+from understudy_desktop.bridge.library_view import ConsoleLibraryView
 from understudy_desktop.chromium_flags import apply_chromium_flags
 from understudy_desktop.consent.ledger import ConsentLedger
 from understudy_desktop.consent.seal import load_seal
 from understudy_desktop.helpdesk.credentials import Credentials
-from understudy_desktop.library.console_asks import ConsoleAsks
-from understudy_desktop.library.console_view import ConsoleLibraryView
 from understudy_desktop.library.drafts import Drafts
 from understudy_desktop.library.legacy import migrate_legacy_files
 from understudy_desktop.library.library import Library
