@@ -56,7 +56,6 @@ from understudy_desktop.shell.person_commands import PersonCommands
 from understudy_desktop.shell.queue_choices import RememberedChoices
 from understudy_desktop.shell.queue_keeper import QueueKeeper
 from understudy_desktop.shell.storage_watch import StorageWatch
-from understudy_desktop.shell.team_library import TeamLibrary
 from understudy_desktop.shell.team_menu import TeamMenu
 from understudy_desktop.shell.theme import apply_theme
 from understudy_desktop.single_instance import InstanceGuard
@@ -65,6 +64,7 @@ from understudy_desktop.store.database import Database, DatabaseError
 from understudy_desktop.store.queue_store import QueueStore
 from understudy_desktop.store.settings import Settings
 from understudy_desktop.team.identity import Identity
+from understudy_desktop.team.library_service import TeamLibrary
 from understudy_desktop.team.trust import TeamDecisions
 from understudy_desktop.web.handoff import Handoff
 from understudy_desktop.web.profile import make_profile
