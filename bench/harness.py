@@ -234,7 +234,7 @@ def publish_definitions(
     """The person publishes ready-made tools: each is drafted from a recording with the same
     steps and approved in the native dialog (the shell's own path; only the page's editor is
     skipped). `until(predicate)` waits, pumping Qt events."""
-    from understudy_desktop.consent.service import PERSON
+    from understudy_desktop.approval.service import PERSON
     from understudy_desktop.library.checks import complete
 
     gate = session.consent.gate

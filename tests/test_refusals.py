@@ -427,8 +427,8 @@ def test_a_change_the_disk_refuses_is_said_in_plain_words(qtbot, library, monkey
 # --- the consent flow's refusals, before any dialog opens ------------------------------------
 @pytest.fixture
 def consent(qtbot, library):
-    from understudy_desktop.consent.gate import ConsentGate
-    from understudy_desktop.consent.service import ConsentService
+    from understudy_desktop.approval.gate import ConsentGate
+    from understudy_desktop.approval.service import ConsentService
     from understudy_desktop.library.drafts import Drafts
 
     service = ConsentService(ConsentGate(ConsentLedger()), library, Drafts())

@@ -20,17 +20,17 @@ from PySide6.QtCore import QObject
 
 from understudy_desktop.agent import builtins
 from understudy_desktop.agent.schema_check import argument_problems
+from understudy_desktop.approval import wording
+from understudy_desktop.approval.gate import Ticket
+from understudy_desktop.approval.service import Answer, ConsentService, error
 from understudy_desktop.bridge.console_port import ConsolePort
 from understudy_desktop.bridge.protocol import DraftAnswer
-from understudy_desktop.consent import wording
-from understudy_desktop.consent.gate import Ticket
 from understudy_desktop.consent.manifest import (
     PUBLISH_TOOL,
     REVOKE_TOOL,
     SENSITIVE_META_TOOLS,
     SensitiveAction,
 )
-from understudy_desktop.consent.service import Answer, ConsentService, error
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.drafts import Drafts, check_draft
 from understudy_desktop.library.library import Library

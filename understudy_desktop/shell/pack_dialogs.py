@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from understudy_desktop.approval import wording
 from understudy_desktop.catalogue import Catalogue
-from understudy_desktop.consent import wording
 from understudy_desktop.consent.ledger import ConsentLedger, DialogApproval, consent_key
 from understudy_desktop.consent.manifest import IMPORT_PACK
 from understudy_desktop.library.model import shown_name

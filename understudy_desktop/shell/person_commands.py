@@ -15,9 +15,9 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QInputDialog, QLineEdit, QWidget
 
+from understudy_desktop.approval.service import ConsentService, error
 from understudy_desktop.bridge.console_port import ConsolePort
 from understudy_desktop.bridge.protocol import CommandAsk, RecordingAsk, TeachAsk, UndoAsk
-from understudy_desktop.consent.service import ConsentService, error
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.library import Library
 from understudy_desktop.model.service import ConsoleModel, FeedEntry

@@ -17,9 +17,9 @@ from PySide6.QtCore import QObject
 
 from understudy_desktop.agent.calls import ToolCalls
 from understudy_desktop.agent.schema_check import argument_problems
+from understudy_desktop.approval.service import PERSON, ConsentService, error
 from understudy_desktop.bridge.console_port import ConsolePort
 from understudy_desktop.bridge.protocol import CallAsk, LibraryAsk, PublishAsk
-from understudy_desktop.consent.service import PERSON, ConsentService, error
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.drafts import check_draft
 from understudy_desktop.library.library import Library, LibraryError

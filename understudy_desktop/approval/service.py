@@ -16,10 +16,10 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from understudy_desktop.approval import wording
+from understudy_desktop.approval.dialog import DialogText
+from understudy_desktop.approval.gate import ConsentGate, Decision, Ticket
 from understudy_desktop.catalogue import Catalogue
-from understudy_desktop.consent import wording
-from understudy_desktop.consent.dialog import DialogText
-from understudy_desktop.consent.gate import ConsentGate, Decision, Ticket
 from understudy_desktop.consent.ledger import Grant
 from understudy_desktop.consent.manifest import (
     DELETE_RECORDING,
