@@ -11,6 +11,7 @@ import pytest
 from model_helpers import MemoryModel
 
 from understudy_desktop.catalogue import current_catalogue
+from understudy_desktop.definition import Step
 from understudy_desktop.library.may_run import ToolState, may_run, stored_state
 from understudy_desktop.model import runs
 from understudy_desktop.model.commands import Context
@@ -45,7 +46,8 @@ def queue(count: int = 6) -> dict:
 
 def run(model: MemoryModel, steps: list[dict], arguments: dict | None = None, schema=None):
     """A run inside its own transaction, rolled back on failure, as the service runs it."""
-    request = RunRequest("t", steps, schema or {"type": "object"}, arguments or {})
+    typed = [Step.model_validate(s) for s in steps]
+    request = RunRequest("t", typed, schema or {"type": "object"}, arguments or {})
     searches = Searches(model.conn)
     model.conn.execute("BEGIN IMMEDIATE")
     try:
@@ -310,8 +312,11 @@ def test_a_run_the_console_cannot_do_or_that_was_stopped_changes_nothing():
     request = RunRequest(
         "t",
         [
-            {"command": "set_ticket_priority", "args": const(ticket_id="T-1", priority="low")},
-            {"command": "set_ticket_status", "args": const(ticket_id="T-1", status="solved")},
+            Step.model_validate(s)
+            for s in [
+                {"command": "set_ticket_priority", "args": const(ticket_id="T-1", priority="low")},
+                {"command": "set_ticket_status", "args": const(ticket_id="T-1", status="solved")},
+            ]
         ],
         {"type": "object"},
         {},

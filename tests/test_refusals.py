@@ -209,6 +209,19 @@ def test_a_tool_whose_definition_no_longer_hashes_to_its_approval_cannot_be_call
     assert tool.callable
 
 
+def test_a_stored_definition_that_is_not_a_definition_never_runs():
+    """A row edited by hand (or damaged) so that it still hashes to its digest, but is not a
+    definition at all: what a run would execute is unknown, so it is not callable."""
+    from understudy_desktop.library.model import definition_hash
+
+    odd = definition("lists")
+    odd["steps"] = [{"command": "list_templates", "args": {"x": {"from": "elsewhere"}}}]
+    tool = new_tool(definition("lists"), Origin(by="person"))
+    broken = tool.but(definition=odd, digest=definition_hash(odd))
+    assert broken.parsed is None and not broken.intact and not broken.callable
+    assert tool.parsed is not None and tool.parsed.steps[0].command == "list_templates"
+
+
 def test_a_tool_the_team_lead_turned_off_cannot_be_reviewed_back_on(qtbot, library):
     _publish_ok(qtbot, library, "lists")
     held = settle(qtbot, lambda d: library.hold_back("lists", "team", d, held="team_off"))

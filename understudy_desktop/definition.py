@@ -122,6 +122,12 @@ class Definition(BaseModel):
     )
     steps: list[Step] = Field(min_length=1, max_length=_LIMITS.toolSteps)
 
+    @classmethod
+    def of(cls, stored: dict[str, Any]) -> Definition:
+        """A definition's own fields from what the library stores beside them (the console
+        version and command schemas it was graded against); raises ValidationError."""
+        return cls.model_validate({k: stored[k] for k in FIELDS if k in stored})
+
     def as_dict(self) -> dict[str, Any]:
         """The plain form the library stores, without what is recomputed (annotations)."""
         return {

@@ -71,7 +71,10 @@ class RunJob:
         return self.arrived + self.timeout_s
 
     def request(self) -> RunRequest:
-        return RunRequest(self.tool.name, self.tool.steps, self.tool.input_schema, self.arguments)
+        parsed = self.tool.parsed
+        # A tool that does not parse is not intact, so may_run refused it before it got here.
+        assert parsed is not None
+        return RunRequest(self.tool.name, parsed.steps, self.tool.input_schema, self.arguments)
 
 
 def tool_state(tool: TaughtTool | None) -> ToolState | None:
