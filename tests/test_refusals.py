@@ -220,6 +220,18 @@ def test_a_stored_definition_that_is_not_a_definition_never_runs():
     broken = tool.but(definition=odd, digest=definition_hash(odd))
     assert broken.parsed is None and not broken.intact and not broken.callable
     assert tool.parsed is not None and tool.parsed.steps[0].command == "list_templates"
+    # Its dialog says so rather than wording steps that do not exist.
+    from understudy_desktop.approval.wording import tool_sections
+
+    catalogue = current_catalogue()
+    assert tool_sections(broken.parsed, catalogue) == (
+        (
+            "What it does",
+            "Understudy cannot read this tool's steps: it is not the tool that was approved. "
+            "Revoke it, or bring it in again from its pack.",
+        ),
+    )
+    assert dict(tool_sections(tool.parsed, catalogue))["What it does"].startswith("1. ")
 
 
 def test_a_tool_the_team_lead_turned_off_cannot_be_reviewed_back_on(qtbot, library):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from understudy_desktop.rules import rules
@@ -137,3 +137,14 @@ class Definition(BaseModel):
             "inputSchema": copy.deepcopy(self.inputSchema),
             "steps": [step.as_dict() for step in self.steps],
         }
+
+
+def readable(stored: dict[str, Any] | None) -> Definition | None:
+    """The definition in what is stored, or None where it does not fit the model (a damaged
+    or hand-edited copy): code that shows or runs a tool reads it through this."""
+    if not isinstance(stored, dict):
+        return None
+    try:
+        return Definition.of(stored)
+    except ValidationError:
+        return None

@@ -10,9 +10,8 @@ from functools import cached_property
 from typing import Any, Literal
 
 import rfc8785
-from pydantic import ValidationError
 
-from understudy_desktop.definition import Definition
+from understudy_desktop.definition import Definition, readable
 from understudy_desktop.rules import listed_schema
 
 Status = Literal["active", "disabled", "needs_review"]
@@ -101,10 +100,7 @@ class TaughtTool:
         """The definition read with the one Definition model (what a run executes), or None
         if what is stored does not fit it (a damaged or hand-edited row): such a tool is not
         the tool that was approved and does not run."""
-        try:
-            return Definition.of(self.definition)
-        except ValidationError:
-            return None
+        return readable(self.definition)
 
     @cached_property
     def intact(self) -> bool:
