@@ -17,6 +17,7 @@ from understudy_desktop.consent.manifest import RELAX_TOOL as RELAX
 from understudy_desktop.consent.manifest import REPAIR_TOOL as REPAIR
 from understudy_desktop.consent.manifest import REVOKE_TOOL as REVOKE
 from understudy_desktop.consent.seal import load_seal
+from understudy_desktop.definition import Definition
 from understudy_desktop.library.checks import follows_recording, follows_repair
 from understudy_desktop.library.library import (
     Library,
@@ -254,8 +255,10 @@ def test_a_tool_the_team_lead_turned_off_cannot_be_reviewed_back_on(qtbot, libra
 RECORDING = {"steps": [{"command": "select_ticket"}, {"command": "set_ticket_priority"}]}
 
 
-def steps(*commands: str) -> dict[str, Any]:
-    return {"steps": [{"command": c, "args": {}} for c in commands]}
+def steps(*commands: str) -> Definition:
+    return Definition.model_validate(
+        {**definition("t"), "steps": [{"command": c, "args": {}} for c in commands]}
+    )
 
 
 def test_a_tool_does_the_steps_it_was_recorded_doing():
@@ -323,10 +326,13 @@ def test_each_problem_with_a_definition_is_said_without_repeating_what_it_holds(
                     "priority": const_bad,
                 },
             },
-            {"command": "set_ticket_status", "args": {"status": {"from": "step", "step": 5}}},
+            {
+                "command": "set_ticket_status",
+                "args": {"status": {"from": "step", "step": 5, "path": "status"}},
+            },
         ],
     }
-    problems = definition_problems(definition, current_catalogue())
+    problems = definition_problems(Definition.model_validate(definition), current_catalogue())
     assert problems == [
         f"The tool's name must have 1 to {budgets.name} lower-case letters, digits or _,"
         " starting with a letter.",
@@ -344,7 +350,8 @@ def test_each_problem_with_a_definition_is_said_without_repeating_what_it_holds(
         "Step 4 takes status from a step that does not come before it.",
     ]
     assert not any(M in p or M.upper() in p for p in problems)
-    assert definition_problems({**definition, "description": " "}, current_catalogue())[3] == (
+    blank = Definition.model_validate({**definition, "description": " "})
+    assert definition_problems(blank, current_catalogue())[3] == (
         "The tool's description is empty."
     )
 
