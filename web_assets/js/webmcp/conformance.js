@@ -1601,6 +1601,7 @@ function frameCases(add) {
   frameRegistryCases(add);
   frameCrossRealmCases(add);
   frameExecutionCases(add);
+  frameRemovalCases(add);
   nestedFrameCases(add);
   documentCases(add);
 }
@@ -1774,6 +1775,49 @@ function frameExecutionCases(add) {
     frame.remove();
     return { call: await outcomeOf(ctx, 'executeTool', () => ctx.mc.executeTool(entry, {})), entryWindow: entry.window === null ? 'null' : typeof entry.window };
   });
+}
+
+// When a frame whose tool is being called goes away, relative to the call.
+const FRAME_REMOVALS = {
+  // While the tool runs (it never settles).
+  duringCall: { atStart: false, remove: (frame) => frame.remove() },
+  // In the task that called executeTool(), before the tool has run.
+  beforeToolRuns: { atStart: true, remove: (frame) => frame.remove() },
+  // Right after the tool resolved, before its result was taken.
+  afterToolResolved: { atStart: false, remove: (frame, tool) => { tool.resolve('early'); frame.remove(); } },
+  // Then the tool resolves, from the top document's script.
+  thenToolResolves: { atStart: false, remove: (frame, tool) => { frame.remove(); tool.resolve('late'); } },
+};
+
+/** executeTool() from the top document into a frame's tool, the frame removed as `how` says. */
+function frameRemovalCases(add) {
+  for (const [label, how] of Object.entries(FRAME_REMOVALS)) {
+    add(`frames.removed.${label}`, async (ctx) => {
+      const frame = await addFrame(ctx, `fr-${label}`);
+      const fmc = frame.contentDocument.modelContext;
+      const name = ctx.name();
+      const tool = { resolve: (value) => value, signal: null };
+      const execute = ctx.executor('execute', (input, client) => {
+        tool.signal = client.signal;
+        client.signal.addEventListener('abort', () => ctx.mark('tool signal abort'));
+        if (!how.atStart) setTimeout(() => { how.remove(frame, tool); ctx.mark('frame removed'); }, 5);
+        return new Promise((resolve) => { tool.resolve = resolve; });
+      });
+      // No case signal: aborting it once the frame is gone kills Chromium 156's renderer (SKIPPED).
+      await fmc.registerTool({ name, description: 'd', execute });
+      const entry = await ctx.entry(name);
+      ctx.listen(ctx.mc, 'top');
+      ctx.listen(fmc, 'frame');
+      ctx.log.length = 0;
+      const call = await outcomeOf(ctx, 'executeTool', () => {
+        const p = ctx.mc.executeTool(entry, {});
+        if (how.atStart) { how.remove(frame, tool); ctx.mark('frame removed'); }
+        return p;
+      });
+      await sleep(20);
+      return { call, events: [...ctx.log], toolSignalAborted: tool.signal?.aborted ?? null, listed: (await namesOf(ctx.mc)).includes(name) };
+    });
+  }
 }
 
 /** A frame within a frame, and a frame's initial about:blank document. */

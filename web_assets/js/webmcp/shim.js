@@ -416,11 +416,36 @@
       if (then) enqueue(then);
     }
 
+    // Calls whose tool lives in a frame that may go away before the tool settles, by a
+    // serial of the hub's own (the callers are shims of several realms).
+    const calls = objectCreate(null);
+    let serial = 0;
+
+    function track(call) {
+      serial += 1;
+      call.key = serial;
+      calls[serial] = call;
+    }
+
+    /** The calls into `local` whose tool has not settled yet. */
+    function callsInto(local) {
+      const out = [];
+      const keys = ownKeys(calls);
+      for (let i = 0; i < keys.length; i++) {
+        const call = calls[keys[i]];
+        if (call.target === local && !call.toolSettled) append(out, call);
+      }
+      return out;
+    }
+
     return freeze({
       attach,
       enqueue,
       notifyChange,
       treeOrder,
+      track,
+      untrack: (call) => { delete calls[call.key]; },
+      callsInto,
       realmOfFunction: (fn) => findRealm(realms, fn),
       localOfContext: (mc) => (isObject(mc) ? weakGet(byContext, mc) : undefined),
       localOfDocument: (doc) => weakGet(byDocument, doc),
@@ -571,6 +596,8 @@
   }
 
   const here = createLocal(document, window, realm.origin);
+  // Before any page script, so no listener of the page's can stop it.
+  addListener(window, 'pagehide', onPageHide, CAPTURE);
 
   /** The live registration of `name` in a document: a tool whose signal aborted is gone. */
   function liveRecord(local, name) {
@@ -704,6 +731,7 @@
     if (inputJSON === undefined) throw typeError('The input cannot be serialised to JSON.');
     if (signal !== undefined && signalAborted(signal)) return rejected(signalReason(signal));
     const call = { done: deferred(), signal, target, name: tool.name, origin, inputJSON, started: false, toolSettled: false, controller: null };
+    if (target !== undefined) hub.track(call);
     if (signal !== undefined) {
       call.onAbort = () => cancelExecution(call);
       addListener(signal, 'abort', call.onAbort, ABORT_STEPS);
@@ -714,6 +742,12 @@
 
   /** First step, in a task of its own: find the tool and call it. */
   function runTool(call) {
+    // A frame removed since the call began takes its tools with it: natively the call fails
+    // without running the tool (frames.removedBeforeToolRuns).
+    if (call.target !== undefined && !isActive(call.target)) {
+      finish(call, () => { throw domError('UnknownError', "The tool's document went away."); });
+      return;
+    }
     const record = call.target === undefined ? undefined : liveRecord(call.target, call.name);
     if (record === undefined || record.local.origin !== call.origin) {
       finish(call, () => { throw domError('UnknownError', 'The tool is not registered.'); });
@@ -766,12 +800,34 @@
 
   /** The caller hears the outcome a task later, as from the browser. */
   function finish(call, outcome) {
+    hub.enqueue(() => settle(call, outcome));
+  }
+
+  function settle(call, outcome) {
+    if (call.signal !== undefined) removeListener(call.signal, 'abort', call.onAbort);
+    hub.untrack(call);
+    try {
+      call.done.fulfil(outcome());
+    } catch (err) {
+      call.done.fail(err);
+    }
+  }
+
+  /** This document is being unloaded (its frame removed, or navigated from). Natively a call
+   *  into it whose tool has not settled by then fails with UnknownError, even if the tool
+   *  settles a moment later, and its tool's signal is not aborted (frames.removedDuringCall).
+   *  Which calls is decided now; whether the document really went is decided a task later (a
+   *  page can dispatch a pagehide of its own, and a page entering the back-forward cache
+   *  comes back). */
+  function onPageHide() {
+    const lost = hub.callsInto(here);
+    if (lost.length === 0) return;
     hub.enqueue(() => {
-      if (call.signal !== undefined) removeListener(call.signal, 'abort', call.onAbort);
-      try {
-        call.done.fulfil(outcome());
-      } catch (err) {
-        call.done.fail(err);
+      if (isActive(here)) return;
+      // Settled here, not a task later: a result the tool gave after the unload is queued
+      // behind this step and must not win.
+      for (let i = 0; i < lost.length; i++) {
+        settle(lost[i], () => { throw domError('UnknownError', "The tool's document went away."); });
       }
     });
   }
@@ -779,6 +835,7 @@
   /** The caller's signal aborted: it hears the reason now; a running tool is told later. */
   function cancelExecution(call) {
     if (call.done.settled) return;
+    hub.untrack(call);
     call.done.fail(signalReason(call.signal));
     if (!call.started || call.toolSettled) return;
     hub.enqueue(
