@@ -1572,10 +1572,18 @@ function resultCases(add) {
 // ---------------------------------------------------------------------------------------
 // Cases: frames and documents
 
-async function addFrame(ctx, id, src = 'probe_frame.html') {
+/**
+ * A frame loaded from `src`, or from `srcdoc` (its origin is this document's, its URL
+ * about:srcdoc).
+ * @param {CaseContext} ctx
+ * @param {string} id
+ * @param {string} [src]
+ * @param {'src' | 'srcdoc'} [attribute]
+ */
+async function addFrame(ctx, id, src = 'probe_frame.html', attribute = 'src') {
   const frame = document.createElement('iframe');
   frame.id = id;
-  frame.src = src;
+  frame[attribute] = src;
   const loaded = new Promise((resolve) => { frame.onload = resolve; });
   document.body.append(frame);
   ctx.onCleanup(() => frame.remove());
@@ -1602,6 +1610,7 @@ function frameCases(add) {
   frameCrossRealmCases(add);
   frameExecutionCases(add);
   frameRemovalCases(add);
+  srcdocFrameCases(add);
   nestedFrameCases(add);
   documentCases(add);
 }
@@ -1818,6 +1827,47 @@ function frameRemovalCases(add) {
       return { call, events: [...ctx.log], toolSignalAborted: tool.signal?.aborted ?? null, listed: (await namesOf(ctx.mc)).includes(name) };
     });
   }
+}
+
+/** A frame whose document has this document's origin but not its URL: srcdoc. */
+function srcdocFrameCases(add) {
+  add('frames.srcdoc.registry', async (ctx) => {
+    const frame = await addFrame(ctx, 'fs1', '<p>srcdoc frame</p>', 'srcdoc');
+    const w = globalOf(frame);
+    const fmc = frame.contentDocument.modelContext;
+    ctx.contexts.add(fmc);
+    const name = ctx.name();
+    await fmc.registerTool({ name, description: 'd', execute: ctx.executor('frame execute', () => 'from srcdoc') }, { signal: ctx.signal });
+    const topEntry = await ctx.entry(name);
+    const frameEntry = await ctx.entry(name, fmc);
+    const run = async (mc, entry) => (entry ? outcomeOf(ctx, 'executeTool', () => mc.executeTool(entry, {})) : 'missing');
+    return {
+      url: frame.contentDocument.URL,
+      locationOrigin: w.location.origin,
+      sameOrigin: w.origin === location.origin,
+      top: describeEntry(topEntry),
+      frame: frameEntry ? { origin: frameEntry.origin === location.origin, window: frameEntry.window === w } : null,
+      topRuns: await run(ctx.mc, topEntry),
+      frameRuns: await run(fmc, frameEntry),
+    };
+  });
+  add('frames.srcdoc.runsTopTool', async (ctx) => {
+    const frame = await addFrame(ctx, 'fs2', '<p>srcdoc frame</p>', 'srcdoc');
+    const fmc = frame.contentDocument.modelContext;
+    ctx.contexts.add(fmc);
+    const name = await ctx.register(ctx.baseTool({ execute: ctx.executor('top execute', () => 'from top') }));
+    const entry = await ctx.entry(name, fmc);
+    return { entry: describeEntry(entry), run: entry ? await outcomeOf(ctx, 'executeTool', () => fmc.executeTool(entry, {})) : 'missing' };
+  });
+  add('frames.srcdoc.exposedToOwnOrigin', async (ctx) => {
+    // exposedTo and fromOrigins check origins against the document's own scheme.
+    const frame = await addFrame(ctx, 'fs3', '<p>srcdoc frame</p>', 'srcdoc');
+    const fmc = frame.contentDocument.modelContext;
+    ctx.contexts.add(fmc);
+    const register = await outcomeOf(ctx, 'register', () => fmc.registerTool({ name: ctx.name(), description: 'd', execute: () => 1 }, { signal: ctx.signal, exposedTo: [location.origin] }));
+    const list = await outcomeOf(ctx, 'getTools', () => fmc.getTools({ fromOrigins: [location.origin] }));
+    return { register, list: { ...list, fulfilled: list.fulfilled && 'list' } };
+  });
 }
 
 /** A frame within a frame, and a frame's initial about:blank document. */

@@ -66,11 +66,12 @@
   const windowParent = getterOf(window, 'parent');
   const windowClosed = getterOf(window, 'closed');
   const windowLength = getterOf(window, 'length');
-  const windowLocation = getterOf(window, 'location');
   const urlProtocol = getterOf(URL.prototype, 'protocol');
   const urlHostname = getterOf(URL.prototype, 'hostname');
   const urlOrigin = getterOf(URL.prototype, 'origin');
-  const locationOrigin = getterOf(location, 'origin');
+  // A document's origin is its window's, not its URL's: an about:blank or srcdoc document
+  // has the origin of the document that made it, where location.origin says "null".
+  const windowOrigin = getterOf(window, 'origin');
   const toWellFormed = uncurry(String.prototype.toWellFormed);
   const isWellFormed = uncurry(String.prototype.isWellFormed);
   const charCodeAt = uncurry(String.prototype.charCodeAt);
@@ -285,9 +286,13 @@
 
   // This document is a secure context (or the shim would not run): a scheme of its own that is
   // not one of the web's is one the embedder registered as secure (the shell's understudy:).
-  const OWN_PROTOCOL = location.protocol;
+  // The scheme of this document's origin (an about:srcdoc frame's is its parent's).
+  const OWN_PROTOCOL = (() => {
+    const url = parseURL(windowOrigin(window));
+    return url === null ? '' : urlProtocol(url);
+  })();
   const WEB_PROTOCOLS = ['http:', 'ws:', 'https:', 'wss:', 'file:', 'blob:', 'filesystem:', 'data:', 'about:', 'javascript:'];
-  const OWN_SCHEME_IS_SECURE = !WEB_PROTOCOLS.includes(OWN_PROTOCOL);
+  const OWN_SCHEME_IS_SECURE = OWN_PROTOCOL !== '' && !WEB_PROTOCOLS.includes(OWN_PROTOCOL);
 
   /** "Is origin potentially trustworthy?", for the URLs exposedTo and fromOrigins list. */
   function potentiallyTrustworthy(url, depth = 0) {
@@ -544,7 +549,7 @@
     makeClient(controller) { return { signal: controllerSignal(controller) }; },
     makeController: () => new NativeAbortController(),
     makeEntry,
-    origin: locationOrigin(location),
+    origin: windowOrigin(window),
   });
 
   /** A getTools() entry, made in this realm, members in dictionary order. */
@@ -591,7 +596,7 @@
     if (known) return known;
     const win = documentView(doc);
     let origin = 'null';
-    try { if (win !== null) origin = locationOrigin(windowLocation(win)); } catch { /* cross-origin */ }
+    try { if (win !== null) origin = windowOrigin(win); } catch { /* cross-origin */ }
     return createLocal(doc, win, origin);
   }
 
