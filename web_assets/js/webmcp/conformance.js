@@ -314,7 +314,8 @@ const THROWN = {
 // differ, and docs/webmcp-differences.md explains each.
 const KNOWN_DIFFERENCES = {
   'events.microtaskBetweenListeners': 'A native event runs microtasks after each listener; an event a script dispatches runs them only after the last listener.',
-  'frames.aboutBlank': "QtWebEngine injects no user script into an iframe's initial about:blank document, so it has no modelContext under the shim.",
+  'frames.aboutBlank.engineErrorRealm': "An about:blank frame's shim is its parent's code: an error the engine itself raises in that code is the parent's realm's.",
+  'frames.initialDocumentOfNavigatingFrame': "A frame given a src or srcdoc holds an about:blank document until its navigation commits; QtWebEngine injects no script there, and it fires no load event the parent's shim could act on.",
   'abort.register.pageListenerAddedFirst': "Native abort steps run before every 'abort' listener; the shim's are a listener, after those the page added earlier.",
   'abort.execute.pageListenerAddedFirst': "Native abort steps run before every 'abort' listener; the shim's are a listener, after those the page added earlier.",
 };
@@ -1798,35 +1799,42 @@ const FRAME_REMOVALS = {
   thenToolResolves: { atStart: false, remove: (frame, tool) => { frame.remove(); tool.resolve('late'); } },
 };
 
-/** executeTool() from the top document into a frame's tool, the frame removed as `how` says. */
+/** Calls into frames that go away: loaded from a page, and about:blank. */
 function frameRemovalCases(add) {
   for (const [label, how] of Object.entries(FRAME_REMOVALS)) {
-    add(`frames.removed.${label}`, async (ctx) => {
-      const frame = await addFrame(ctx, `fr-${label}`);
-      const fmc = frame.contentDocument.modelContext;
-      const name = ctx.name();
-      const tool = { resolve: (value) => value, signal: null };
-      const execute = ctx.executor('execute', (input, client) => {
-        tool.signal = client.signal;
-        client.signal.addEventListener('abort', () => ctx.mark('tool signal abort'));
-        if (!how.atStart) setTimeout(() => { how.remove(frame, tool); ctx.mark('frame removed'); }, 5);
-        return new Promise((resolve) => { tool.resolve = resolve; });
-      });
-      // No case signal: aborting it once the frame is gone kills Chromium 156's renderer (SKIPPED).
-      await fmc.registerTool({ name, description: 'd', execute });
-      const entry = await ctx.entry(name);
-      ctx.listen(ctx.mc, 'top');
-      ctx.listen(fmc, 'frame');
-      ctx.log.length = 0;
-      const call = await outcomeOf(ctx, 'executeTool', () => {
-        const p = ctx.mc.executeTool(entry, {});
-        if (how.atStart) { how.remove(frame, tool); ctx.mark('frame removed'); }
-        return p;
-      });
-      await sleep(20);
-      return { call, events: [...ctx.log], toolSignalAborted: tool.signal?.aborted ?? null, listed: (await namesOf(ctx.mc)).includes(name) };
-    });
+    add(`frames.removed.${label}`, async (ctx) => callIntoRemovedFrame(ctx, await addFrame(ctx, `fr-${label}`), how));
   }
+  add('frames.aboutBlank.removed.duringCall', (ctx) => {
+    const frame = BLANK_FRAMES.noSrc();
+    ctx.onCleanup(() => frame.remove());
+    return callIntoRemovedFrame(ctx, frame, FRAME_REMOVALS.duringCall);
+  });
+}
+
+/** executeTool() from the top document into a frame's tool, the frame removed as `how` says. */
+async function callIntoRemovedFrame(ctx, frame, how) {
+  const fmc = frame.contentDocument.modelContext;
+  const name = ctx.name();
+  const tool = { resolve: (value) => value, signal: null };
+  const execute = ctx.executor('execute', (input, client) => {
+    tool.signal = client.signal;
+    client.signal.addEventListener('abort', () => ctx.mark('tool signal abort'));
+    if (!how.atStart) setTimeout(() => { how.remove(frame, tool); ctx.mark('frame removed'); }, 5);
+    return new Promise((resolve) => { tool.resolve = resolve; });
+  });
+  // No case signal: aborting it once the frame is gone kills Chromium 156's renderer (SKIPPED).
+  await fmc.registerTool({ name, description: 'd', execute });
+  const entry = await ctx.entry(name);
+  ctx.listen(ctx.mc, 'top');
+  ctx.listen(fmc, 'frame');
+  ctx.log.length = 0;
+  const call = await outcomeOf(ctx, 'executeTool', () => {
+    const p = ctx.mc.executeTool(entry, {});
+    if (how.atStart) { how.remove(frame, tool); ctx.mark('frame removed'); }
+    return p;
+  });
+  await sleep(20);
+  return { call, events: [...ctx.log], toolSignalAborted: tool.signal?.aborted ?? null, listed: (await namesOf(ctx.mc)).includes(name) };
 }
 
 /** A frame whose document has this document's origin but not its URL: srcdoc. */
@@ -1897,6 +1905,119 @@ function nestedFrameCases(add) {
     document.body.append(frame);
     ctx.onCleanup(() => frame.remove());
     return { inDocument: 'modelContext' in frame.contentDocument, type: typeof frame.contentDocument.modelContext };
+  });
+  aboutBlankFrameCases(add);
+}
+
+/** An about:blank frame, made in the task that reads it, as `how` says. */
+const BLANK_FRAMES = {
+  noSrc: () => { const f = document.createElement('iframe'); document.body.append(f); return f; },
+  src: () => { const f = document.createElement('iframe'); f.src = 'about:blank'; document.body.append(f); return f; },
+  innerHTML: () => {
+    const holder = document.createElement('div');
+    document.body.append(holder);
+    holder.innerHTML = '<iframe></iframe>';
+    return /** @type {HTMLIFrameElement} */ (holder.firstElementChild);
+  },
+};
+
+/** What a page can tell of an about:blank frame's modelContext: its realm, and its tools. */
+async function blankFrameOutcome(ctx, frame) {
+  const w = globalOf(frame);
+  const fmc = frame.contentDocument.modelContext;
+  if (!fmc) return { present: false };
+  ctx.contexts.add(fmc);
+  const name = ctx.name();
+  let client = null;
+  const registered = fmc.registerTool({ name, description: 'd', execute: ctx.executor('frame execute', (input, c) => { client = c; return 'from blank'; }) }, { signal: ctx.signal });
+  await registered;
+  const fromFrame = await fmc.getTools();
+  const topEntry = await ctx.entry(name);
+  const frameEntry = fromFrame.find((t) => t.name === name);
+  const refused = fmc.registerTool();
+  const failure = await refused.catch((e) => e);
+  return {
+    present: true,
+    sameObject: fmc === frame.contentDocument.modelContext,
+    ownInterface: Object.getPrototypeOf(fmc) === w.ModelContext.prototype && w.ModelContext !== ModelContext,
+    methodRealm: Object.getPrototypeOf(fmc.registerTool) === w.Function.prototype,
+    getterRealm: Object.getPrototypeOf(Object.getOwnPropertyDescriptor(w.Document.prototype, 'modelContext').get) === w.Function.prototype,
+    promiseRealm: registered instanceof w.Promise,
+    errorRealm: failure instanceof w.TypeError,
+    listRealm: fromFrame instanceof w.Array,
+    entryRealm: frameEntry ? Object.getPrototypeOf(frameEntry) === w.Object.prototype : null,
+    top: describeEntry(topEntry),
+    run: topEntry ? await outcomeOf(ctx, 'executeTool', () => ctx.mc.executeTool(topEntry, {})) : 'missing',
+    clientRealm: realmOf(client, frame),
+    callWithoutNew: ['ModelContext', 'ToolActivatedEvent', 'ToolCancelEvent'].map((name) => {
+      try {
+        w[name]('x');
+        return 'returned';
+      } catch (err) {
+        return err instanceof w.TypeError ? 'frame TypeError' : describeError(err);
+      }
+    }),
+  };
+}
+
+/** A frame's about:blank document (no src, src="about:blank", made by innerHTML), a frame
+ *  inside one, and one navigated to a page; and a frame that loads a page, before it has. */
+function aboutBlankFrameCases(add) {
+  for (const [label, make] of Object.entries(BLANK_FRAMES)) {
+    add(`frames.aboutBlank.${label}`, (ctx) => {
+      const frame = make();
+      frame.id = `fb-${label}`;
+      ctx.onCleanup(() => frame.remove());
+      return blankFrameOutcome(ctx, frame);
+    });
+  }
+  add('frames.aboutBlank.inAboutBlank', async (ctx) => {
+    const outer = BLANK_FRAMES.noSrc();
+    ctx.onCleanup(() => outer.remove());
+    const inner = outer.contentDocument.createElement('iframe');
+    outer.contentDocument.body.append(inner);
+    const imc = inner.contentDocument.modelContext;
+    if (!imc) return { present: false };
+    ctx.contexts.add(imc);
+    const name = ctx.name();
+    await imc.registerTool({ name, description: 'd', execute: () => 'from inner' }, { signal: ctx.signal });
+    const entry = await ctx.entry(name);
+    return { present: true, owner: entry ? entry.window === inner.contentWindow : null, run: entry ? await outcomeOf(ctx, 'executeTool', () => ctx.mc.executeTool(entry, {})) : 'missing' };
+  });
+  add('frames.aboutBlank.navigated', async (ctx) => {
+    const frame = BLANK_FRAMES.noSrc();
+    frame.id = 'fb-navigated';
+    ctx.onCleanup(() => frame.remove());
+    const before = frame.contentDocument.modelContext;
+    const name = ctx.name();
+    // No case signal: it would outlive the document (see frames.abortAfterFrameRemoved).
+    await before.registerTool({ name, description: 'd', execute: () => 'before' });
+    const loaded = new Promise((resolve) => { frame.onload = resolve; });
+    frame.src = 'probe_frame.html';
+    await Promise.race([loaded, sleep(5000)]);
+    const after = frame.contentDocument.modelContext;
+    return { url: frame.contentDocument.URL.endsWith('/probe_frame.html'), fresh: after !== before, listed: (await namesOf(ctx.mc)).includes(name), after: after ? await blankFrameOutcome(ctx, frame) : null };
+  });
+  add('frames.aboutBlank.engineErrorRealm', async (ctx) => {
+    // An error the JavaScript engine raises while converting an argument (an object whose
+    // conversion to a primitive gives another object).
+    const frame = BLANK_FRAMES.noSrc();
+    ctx.onCleanup(() => frame.remove());
+    const w = globalOf(frame);
+    const name = { [Symbol.toPrimitive]: () => ({}) };
+    const err = await frame.contentDocument.modelContext.registerTool({ name, description: 'd', execute: () => 1 }).catch((e) => e);
+    return { error: describeError(err), frameRealm: err instanceof w.TypeError };
+  });
+  add('frames.initialDocumentOfNavigatingFrame', (ctx) => {
+    const out = {};
+    for (const [label, attribute, value] of [['src', 'src', 'probe_frame.html'], ['srcdoc', 'srcdoc', '<p>x</p>']]) {
+      const frame = document.createElement('iframe');
+      frame[attribute] = value;
+      document.body.append(frame);
+      ctx.onCleanup(() => frame.remove());
+      out[label] = { url: frame.contentDocument.URL, inDocument: 'modelContext' in frame.contentDocument };
+    }
+    return out;
   });
 }
 

@@ -18,70 +18,98 @@
 // - Built-ins are captured before any page script runs, so a page that replaces them later
 //   does not change how the shim behaves (native code does not see such changes either).
 //
+// - An iframe's about:blank document gets no user script from QtWebEngine before the page
+//   can reach it (Qt injects a task after a navigation commits, and the initial about:blank
+//   document commits none), so the parent's shim installs this same function there, at the
+//   load event such a frame fires while it is being inserted. Everything the shim hands a
+//   page is made from the built-ins of the window it is installed in, so a frame's objects
+//   are the frame's, as natively.
+//
 // Classic script on purpose: QWebEngineScript injects source text, not modules.
-(() => {
+(function install(win, captured) {
   'use strict';
 
-  if (typeof Document !== 'function' || !isSecureContext || 'modelContext' in Document.prototype) return;
+  if (typeof win.Document !== 'function' || !win.isSecureContext || 'modelContext' in win.Document.prototype) return;
 
   // ---------------------------------------------------------------------------------------
   // Built-ins, captured now
 
-  const { apply, ownKeys, getPrototypeOf } = Reflect;
-  const { defineProperty, getOwnPropertyDescriptor, create: objectCreate, freeze } = Object;
+  // Those of this code's own realm that make nothing a page sees, taken before any page
+  // script ran: an install() into a frame runs later, when the page may have replaced them.
+  const own = captured ?? ownBuiltIns();
+  const { apply, construct, ownKeys, getPrototypeOf, setPrototypeOf, defineProperty, getOwnPropertyDescriptor, objectCreate, freeze } = own;
   const uncurry = (fn) => (self, ...args) => apply(fn, self, args);
   const getterOf = (object, key) => uncurry(getOwnPropertyDescriptor(object, key).get);
 
-  const NativePromise = Promise;
-  const NativeTypeError = TypeError;
-  const NativeDOMException = DOMException;
-  const NativeEvent = Event;
-  const NativeCustomEvent = CustomEvent;
-  const NativeEventTarget = EventTarget;
-  const NativeAbortController = AbortController;
-  const NativeMessageChannel = MessageChannel;
-  const NativeURL = URL;
-  const NativeWeakMap = WeakMap;
-  const stringify = JSON.stringify;
-  const parseJSON = JSON.parse;
-  const promiseThen = uncurry(Promise.prototype.then);
-  const addListener = uncurry(EventTarget.prototype.addEventListener);
-  const removeListener = uncurry(EventTarget.prototype.removeEventListener);
-  const dispatch = uncurry(EventTarget.prototype.dispatchEvent);
-  const preventDefault = uncurry(Event.prototype.preventDefault);
-  const stopImmediatePropagation = uncurry(Event.prototype.stopImmediatePropagation);
-  const customEventDetail = getterOf(CustomEvent.prototype, 'detail');
-  const signalAborted = getterOf(AbortSignal.prototype, 'aborted');
-  const signalReason = getterOf(AbortSignal.prototype, 'reason');
-  const controllerSignal = getterOf(AbortController.prototype, 'signal');
-  const controllerAbort = uncurry(AbortController.prototype.abort);
-  const channelPort1 = getterOf(MessageChannel.prototype, 'port1');
-  const channelPort2 = getterOf(MessageChannel.prototype, 'port2');
-  const portPost = uncurry(MessagePort.prototype.postMessage);
-  const portStart = uncurry(MessagePort.prototype.start);
-  const documentView = getterOf(Document.prototype, 'defaultView');
-  const windowSelf = getterOf(window, 'self');
-  const windowDocument = getterOf(window, 'document');
-  const windowTop = getterOf(window, 'top');
-  const windowParent = getterOf(window, 'parent');
-  const windowClosed = getterOf(window, 'closed');
-  const windowLength = getterOf(window, 'length');
-  const urlProtocol = getterOf(URL.prototype, 'protocol');
-  const urlHostname = getterOf(URL.prototype, 'hostname');
-  const urlOrigin = getterOf(URL.prototype, 'origin');
+  const {
+    Promise: NativePromise, TypeError: NativeTypeError, DOMException: NativeDOMException,
+    Event: NativeEvent, CustomEvent: NativeCustomEvent, EventTarget: NativeEventTarget,
+    AbortController: NativeAbortController, MessageChannel: NativeMessageChannel, URL: NativeURL,
+    WeakMap: NativeWeakMap, Array: NativeArray, JSON: NativeJSON,
+  } = win;
+  const ObjectPrototype = win.Object.prototype;
+  const FunctionPrototype = win.Function.prototype;
+  const stringify = NativeJSON.stringify;
+  const parseJSON = NativeJSON.parse;
+  const promiseThen = uncurry(NativePromise.prototype.then);
+  const addListener = uncurry(NativeEventTarget.prototype.addEventListener);
+  const removeListener = uncurry(NativeEventTarget.prototype.removeEventListener);
+  const dispatch = uncurry(NativeEventTarget.prototype.dispatchEvent);
+  const preventDefault = uncurry(NativeEvent.prototype.preventDefault);
+  const stopImmediatePropagation = uncurry(NativeEvent.prototype.stopImmediatePropagation);
+  const eventTarget = getterOf(NativeEvent.prototype, 'target');
+  const customEventDetail = getterOf(NativeCustomEvent.prototype, 'detail');
+  const signalAborted = getterOf(win.AbortSignal.prototype, 'aborted');
+  const signalReason = getterOf(win.AbortSignal.prototype, 'reason');
+  const controllerSignal = getterOf(NativeAbortController.prototype, 'signal');
+  const controllerAbort = uncurry(NativeAbortController.prototype.abort);
+  const channelPort1 = getterOf(NativeMessageChannel.prototype, 'port1');
+  const channelPort2 = getterOf(NativeMessageChannel.prototype, 'port2');
+  const portPost = uncurry(win.MessagePort.prototype.postMessage);
+  const portStart = uncurry(win.MessagePort.prototype.start);
+  const documentView = getterOf(win.Document.prototype, 'defaultView');
+  const frameContentWindow = getterOf(win.HTMLIFrameElement.prototype, 'contentWindow');
+  const windowSelf = getterOf(win, 'self');
+  const windowDocument = getterOf(win, 'document');
+  const windowTop = getterOf(win, 'top');
+  const windowParent = getterOf(win, 'parent');
+  const windowClosed = getterOf(win, 'closed');
+  const windowLength = getterOf(win, 'length');
+  const urlProtocol = getterOf(NativeURL.prototype, 'protocol');
+  const urlHostname = getterOf(NativeURL.prototype, 'hostname');
+  const urlOrigin = getterOf(NativeURL.prototype, 'origin');
   // A document's origin is its window's, not its URL's: an about:blank or srcdoc document
   // has the origin of the document that made it, where location.origin says "null".
-  const windowOrigin = getterOf(window, 'origin');
-  const toWellFormed = uncurry(String.prototype.toWellFormed);
-  const isWellFormed = uncurry(String.prototype.isWellFormed);
-  const charCodeAt = uncurry(String.prototype.charCodeAt);
-  const stringSlice = uncurry(String.prototype.slice);
-  const weakGet = uncurry(WeakMap.prototype.get);
-  const weakSet = uncurry(WeakMap.prototype.set);
-  const ITERATOR = Symbol.iterator;
-  const TO_STRING_TAG = Symbol.toStringTag;
-  const AGENT_HOOK = Symbol.for('understudy.webmcp.agent');
+  const windowOrigin = getterOf(win, 'origin');
+  const toWellFormed = uncurry(own.toWellFormed);
+  const isWellFormed = uncurry(own.isWellFormed);
+  const charCodeAt = uncurry(own.charCodeAt);
+  const stringSlice = uncurry(own.stringSlice);
+  const weakGet = uncurry(NativeWeakMap.prototype.get);
+  const weakSet = uncurry(NativeWeakMap.prototype.set);
+  const { ITERATOR, TO_STRING_TAG, AGENT_HOOK } = own;
   const JOIN_EVENT = 'understudy-webmcp-join';
+
+  function ownBuiltIns() {
+    return Object.freeze({
+      apply: Reflect.apply,
+      construct: Reflect.construct,
+      ownKeys: Reflect.ownKeys,
+      getPrototypeOf: Reflect.getPrototypeOf,
+      setPrototypeOf: Reflect.setPrototypeOf,
+      defineProperty: Object.defineProperty,
+      getOwnPropertyDescriptor: Object.getOwnPropertyDescriptor,
+      objectCreate: Object.create,
+      freeze: Object.freeze,
+      toWellFormed: String.prototype.toWellFormed,
+      isWellFormed: String.prototype.isWellFormed,
+      charCodeAt: String.prototype.charCodeAt,
+      stringSlice: String.prototype.slice,
+      ITERATOR: Symbol.iterator,
+      TO_STRING_TAG: Symbol.toStringTag,
+      AGENT_HOOK: Symbol.for('understudy.webmcp.agent'),
+    });
+  }
 
   // ---------------------------------------------------------------------------------------
   // Small helpers
@@ -116,6 +144,16 @@
 
   /** An array appended without Array.prototype (which a page may have replaced). */
   function append(list, value) { list[list.length] = value; }
+
+  function includes(list, value) {
+    for (let i = 0; i < list.length; i++) if (list[i] === value) return true;
+    return false;
+  }
+
+  // What a page is handed is made from this window's built-ins (this code may be another
+  // realm's: see install() at the end).
+  const newObject = () => objectCreate(ObjectPrototype);
+  const newArray = () => new NativeArray();
 
   // ---------------------------------------------------------------------------------------
   // WebIDL conversions
@@ -288,11 +326,11 @@
   // not one of the web's is one the embedder registered as secure (the shell's understudy:).
   // The scheme of this document's origin (an about:srcdoc frame's is its parent's).
   const OWN_PROTOCOL = (() => {
-    const url = parseURL(windowOrigin(window));
+    const url = parseURL(windowOrigin(win));
     return url === null ? '' : urlProtocol(url);
   })();
   const WEB_PROTOCOLS = ['http:', 'ws:', 'https:', 'wss:', 'file:', 'blob:', 'filesystem:', 'data:', 'about:', 'javascript:'];
-  const OWN_SCHEME_IS_SECURE = OWN_PROTOCOL !== '' && !WEB_PROTOCOLS.includes(OWN_PROTOCOL);
+  const OWN_SCHEME_IS_SECURE = OWN_PROTOCOL !== '' && !includes(WEB_PROTOCOLS, OWN_PROTOCOL);
 
   /** "Is origin potentially trustworthy?", for the URLs exposedTo and fromOrigins list. */
   function potentiallyTrustworthy(url, depth = 0) {
@@ -394,7 +432,7 @@
     const byDocument = new NativeWeakMap();
     const byWindow = new NativeWeakMap();
     const realms = new NativeWeakMap(); // a realm's Function.prototype -> its realm helpers
-    const hubWindow = window;
+    const hubWindow = win;
     const enqueue = createTaskQueue();
 
     function attach(local) {
@@ -462,8 +500,8 @@
   function joinTopHub() {
     let found = null;
     try {
-      const top = windowTop(window);
-      for (let w = window; w !== top; w = windowParent(w)) windowDocument(windowParent(w)); // throws if cross-origin
+      const top = windowTop(win);
+      for (let w = win; w !== top; w = windowParent(w)) windowDocument(windowParent(w)); // throws if cross-origin
       const request = new NativeCustomEvent(JOIN_EVENT, plain({ detail: (api) => { found = api; } }));
       dispatch(top, request);
     } catch {
@@ -473,14 +511,14 @@
   }
 
   function answerJoins(hub) {
-    addListener(window, JOIN_EVENT, (event) => {
+    addListener(win, JOIN_EVENT, (event) => {
       stopImmediatePropagation(event);
       const accept = customEventDetail(event);
       if (typeof accept === 'function') accept(hub);
     }, CAPTURE);
   }
 
-  const isTop = windowTop(window) === window;
+  const isTop = windowTop(win) === win;
   let allowed = true;
   let hub = isTop ? null : joinTopHub();
   if (!hub) {
@@ -496,33 +534,52 @@
 
   let constructing = false;
 
-  class ModelContext extends NativeEventTarget {
-    constructor() {
-      if (!constructing) throw typeError("Failed to construct 'ModelContext': Illegal constructor");
-      super();
-    }
+  // Interface objects are plain functions, not classes: a class called without `new` throws
+  // the engine's own TypeError, made in the realm this code comes from, which for an
+  // about:blank frame is its parent's (frames.aboutBlank.*).
+  function ModelContext() {
+    if (new.target === undefined || !constructing) throw typeError("Failed to construct 'ModelContext': Illegal constructor");
+    return construct(NativeEventTarget, [], new.target);
   }
+  asInterface(ModelContext, NativeEventTarget);
 
   function eventInterface(name) {
-    const EventInterface = class extends NativeEvent {
-      #toolName;
-
-      constructor(type, eventInitDict) {
-        if (arguments.length < 1) throw typeError(`Failed to construct '${name}': 1 argument required, but only 0 present.`);
-        super(type, eventInitDict);
-        const toolName = isObject(eventInitDict) ? eventInitDict.toolName : undefined;
-        this.#toolName = toolName === undefined ? '' : toDOMString(toolName);
-      }
-
-      static toolNameOf(event) { return event.#toolName; }
+    const toolNames = new NativeWeakMap(); // event -> its toolName
+    const EventInterface = function (type, eventInitDict) {
+      if (new.target === undefined) throw typeError(`Failed to construct '${name}': Please use the 'new' operator, this DOM object constructor cannot be called as a function.`);
+      if (arguments.length < 1) throw typeError(`Failed to construct '${name}': 1 argument required, but only 0 present.`);
+      const event = construct(NativeEvent, [type, eventInitDict], new.target);
+      const toolName = isObject(eventInitDict) ? eventInitDict.toolName : undefined;
+      weakSet(toolNames, event, toolName === undefined ? '' : toDOMString(toolName));
+      return event;
     };
     defineProperty(EventInterface, 'name', { value: name });
     defineProperty(EventInterface, 'length', { value: 1 });
-    const toolNameOf = EventInterface.toolNameOf;
-    delete EventInterface.toolNameOf;
-    const accessors = { get toolName() { return toolNameOf(this); } };
+    asInterface(EventInterface, NativeEvent);
+    const accessors = {
+      get toolName() {
+        const value = weakGet(toolNames, this);
+        if (value === undefined) throw typeError('Illegal invocation');
+        return value;
+      },
+    };
     finishPrototype(EventInterface, [['toolName', getOwnPropertyDescriptor(accessors, 'toolName')]], name);
     return EventInterface;
+  }
+
+  /** A function made an interface object: it and its prototype inherit from `Parent`'s, and
+   *  its prototype property is fixed, as for a class. */
+  function asInterface(Interface, Parent) {
+    setPrototypeOf(Interface, Parent);
+    setPrototypeOf(Interface.prototype, Parent.prototype);
+    defineProperty(Interface, 'prototype', { writable: false });
+  }
+
+  /** A function the page reaches inherits from this window's Function.prototype (the code
+   *  may be another realm's). */
+  function ownFunction(fn) {
+    if (typeof fn === 'function') setPrototypeOf(fn, FunctionPrototype);
+    return fn;
   }
 
   /** Members in the order Chromium lists them, then constructor, then @@toStringTag. */
@@ -530,8 +587,13 @@
     const proto = Interface.prototype;
     delete proto.constructor;
     for (let i = 0; i < members.length; i++) {
-      const [key, descriptor] = members[i];
-      defineProperty(proto, key, { ...descriptor, enumerable: true, configurable: true });
+      // Indexed, not destructured: array iteration is the page's to replace.
+      const key = members[i][0];
+      const descriptor = { ...members[i][1], enumerable: true, configurable: true };
+      ownFunction(descriptor.value);
+      ownFunction(descriptor.get);
+      ownFunction(descriptor.set);
+      defineProperty(proto, key, descriptor);
     }
     defineProperty(proto, 'constructor', { value: Interface, writable: true, enumerable: false, configurable: true });
     defineProperty(proto, TO_STRING_TAG, { value: tag, writable: false, enumerable: false, configurable: true });
@@ -541,21 +603,29 @@
   const ToolCancelEvent = eventInterface('ToolCancelEvent');
 
   const realm = freeze({
-    functionPrototype: Function.prototype,
+    functionPrototype: FunctionPrototype,
     Event: NativeEvent,
     ToolActivatedEvent,
     ToolCancelEvent,
     parse: parseJSON,
-    makeClient(controller) { return { signal: controllerSignal(controller) }; },
+    makeClient(controller) {
+      const client = newObject();
+      client.signal = controllerSignal(controller);
+      return client;
+    },
     makeController: () => new NativeAbortController(),
     makeEntry,
-    origin: windowOrigin(window),
+    origin: windowOrigin(win),
   });
 
   /** A getTools() entry, made in this realm, members in dictionary order. */
   function makeEntry(record) {
-    const entry = {};
-    if (record.annotations !== undefined) entry.annotations = { ...record.annotations };
+    const entry = newObject();
+    if (record.annotations !== undefined) {
+      const annotations = newObject();
+      for (let i = 0; i < ANNOTATION_MEMBERS.length; i++) annotations[ANNOTATION_MEMBERS[i]] = record.annotations[ANNOTATION_MEMBERS[i]];
+      entry.annotations = annotations;
+    }
     entry.description = record.description;
     if (record.schemaJSON !== undefined) entry.inputSchema = parseJSON(record.schemaJSON);
     entry.name = record.name;
@@ -577,15 +647,15 @@
     }
   }
 
-  function createLocal(doc, win, origin) {
+  function createLocal(doc, view, origin) {
     constructing = true;
     let mc;
     try {
-      mc = new ModelContext();
+      mc = construct(ModelContext, []);
     } finally {
       constructing = false;
     }
-    const local = { document: doc, window: win, origin, mc, realm, allowed, tools: objectCreate(null), handlers: objectCreate(null) };
+    const local = { document: doc, window: view, origin, mc, realm, allowed, tools: objectCreate(null), handlers: objectCreate(null) };
     hub.attach(local);
     return local;
   }
@@ -594,15 +664,15 @@
   function localForDocument(doc) {
     const known = hub.localOfDocument(doc);
     if (known) return known;
-    const win = documentView(doc);
+    const view = documentView(doc);
     let origin = 'null';
-    try { if (win !== null) origin = windowOrigin(win); } catch { /* cross-origin */ }
-    return createLocal(doc, win, origin);
+    try { if (view !== null) origin = windowOrigin(view); } catch { /* cross-origin */ }
+    return createLocal(doc, view, origin);
   }
 
-  const here = createLocal(document, window, realm.origin);
+  const here = createLocal(windowDocument(win), win, realm.origin);
   // Before any page script, so no listener of the page's can stop it.
-  addListener(window, 'pagehide', onPageHide, CAPTURE);
+  addListener(win, 'pagehide', onPageHide, CAPTURE);
 
   /** The live registration of `name` in a document: a tool whose signal aborted is gone. */
   function liveRecord(local, name) {
@@ -694,7 +764,7 @@
     sortByName(records);
     const done = deferred();
     hub.enqueue(() => {
-      const out = [];
+      const out = newArray();
       for (let i = 0; i < records.length; i++) append(out, makeEntry(records[i]));
       done.fulfil(out);
     });
@@ -936,23 +1006,46 @@
       return localForDocument(this).mc;
     },
   };
-  defineProperty(Document.prototype, 'modelContext', {
-    get: getOwnPropertyDescriptor(documentAccessor, 'modelContext').get,
+  defineProperty(win.Document.prototype, 'modelContext', {
+    get: ownFunction(getOwnPropertyDescriptor(documentAccessor, 'modelContext').get),
     enumerable: true,
     configurable: true,
   });
   /** @type {Array<[string, Function]>} */
   const interfaceObjects = [['ModelContext', ModelContext], ['ToolActivatedEvent', ToolActivatedEvent], ['ToolCancelEvent', ToolCancelEvent]];
-  for (const [name, value] of interfaceObjects) {
-    defineProperty(window, name, { value, writable: true, enumerable: false, configurable: true });
+  for (let i = 0; i < interfaceObjects.length; i++) {
+    defineProperty(win, interfaceObjects[i][0], { value: interfaceObjects[i][1], writable: true, enumerable: false, configurable: true });
   }
+
+  // ---------------------------------------------------------------------------------------
+  // Frames whose about:blank document QtWebEngine's script does not reach in time
+
+  /** An iframe inserted with no src (or src="about:blank") fires its load event while being
+   *  inserted, before the inserting script goes on. If its document has no shim by then
+   *  (Qt's comes a task later, if at all), it gets this one: natively it has modelContext
+   *  from the start (frames.aboutBlank.*). A frame that loaded a page has Qt's already. */
+  function adoptFrame(event) {
+    let child;
+    let doc;
+    try {
+      child = frameContentWindow(eventTarget(event));
+      if (child === null) return;
+      doc = windowDocument(child);
+    } catch {
+      return; // not an iframe (an image, a script), or another origin's
+    }
+    if (hub.localOfDocument(doc) === undefined) install(child, own);
+  }
+  // Load events do not reach the window: the document's capture phase is the first to see
+  // them, and this listener, added before any page script, the first there.
+  addListener(windowDocument(win), 'load', adoptFrame, CAPTURE);
 
   // The shell's relay (injected into the main frame right after this script, before any page
   // script) takes this hook and deletes it: calls it makes are an agent's. Native Chromium
   // treats an agent's call and a page's alike (toolcancel fires when either cancels), so the
   // hook runs the same steps as executeTool() on the top document, without a page's `this`.
   if (isTop) {
-    defineProperty(window, AGENT_HOOK, {
+    defineProperty(win, AGENT_HOOK, {
       configurable: true,
       value: freeze({
         execute(tool, input, options) {
@@ -961,4 +1054,4 @@
       }),
     });
   }
-})();
+})(window);
