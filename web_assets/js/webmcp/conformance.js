@@ -315,6 +315,7 @@ const THROWN = {
 const KNOWN_DIFFERENCES = {
   'events.microtaskBetweenListeners': 'A native event runs microtasks after each listener; an event a script dispatches runs them only after the last listener.',
   'frames.aboutBlank.engineErrorRealm': "An about:blank frame's shim is its parent's code: an error the engine itself raises in that code is the parent's realm's.",
+  'nesting.input.fromDeepStack': "Natively how deep an input may nest depends on how much of the renderer's stack the caller has used; the shim's limit is native's from a shallow stack.",
   'frames.initialDocumentOfNavigatingFrame': "A frame given a src or srcdoc holds an about:blank document until its navigation commits; QtWebEngine injects no script there, and it fires no load event the parent's shim could act on.",
   'abort.register.pageListenerAddedFirst': "Native abort steps run before every 'abort' listener; the shim's are a listener, after those the page added earlier.",
   'abort.execute.pageListenerAddedFirst': "Native abort steps run before every 'abort' listener; the shim's are a listener, after those the page added earlier.",
@@ -920,6 +921,7 @@ const FAULTS = {
   signalNotASignal: (ctx, t, o) => { o.signal = {}; },
   executeMissing: (ctx, t) => { delete t.execute; },
   schemaNotObject: (ctx, t) => { t.inputSchema = 'schema'; },
+  schemaTooDeep: (ctx, t) => { t.inputSchema = nested(NESTING.object.fails, 'object'); },
 };
 
 function faultPairCases(add) {
@@ -1077,6 +1079,7 @@ const EXECUTE_FAULTS = {
   circularInput: (ctx, call) => { call.input = circular(); },
   inputThrows: (ctx, call) => { call.input = INPUTS.toJSONThrows(); },
   inputNotJSONObject: (ctx, call) => { call.input = new Date(0); },
+  inputTooDeep: (ctx, call) => { call.input = nested(NESTING.object.fails, 'object'); },
   windowNotAWindow: (ctx, call) => { call.tool.window = {}; },
   signalNotASignal: (ctx, call) => { call.options.signal = {}; },
 };
@@ -1571,6 +1574,57 @@ function resultCases(add) {
 }
 
 // ---------------------------------------------------------------------------------------
+// Cases: how deep an input, an input schema and a result may nest
+
+/**
+ * `depth` nested containers, innermost empty: objects ({"a": ...}), arrays, or the two in turn.
+ * @param {number} depth
+ * @param {'object' | 'array' | 'mixed'} shape
+ */
+function nested(depth, shape) {
+  /** @type {any} */
+  let value = shape === 'array' ? [] : {};
+  for (let i = 1; i < depth; i++) {
+    const array = shape === 'array' || (shape === 'mixed' && i % 2 === 1);
+    value = array ? [value] : { a: value };
+  }
+  return value;
+}
+
+// Natively the limit is where the renderer's serialiser runs out of stack (docs/webmcp-
+// differences.md): about 5,182 objects, 4,783 arrays, 4,976 in turn from a shallow stack. A
+// case's own calls take a little of it, so the depths keep a margin on either side.
+const NESTING = {
+  object: { passes: 5150, fails: 5220 },
+  array: { passes: 4750, fails: 4820 },
+  mixed: { passes: 4940, fails: 5010 },
+};
+
+function nestingCases(add) {
+  const run = (ctx, behave) => execution(ctx, (entry) => ctx.mc.executeTool(entry, {}), { tool: { execute: ctx.executor('execute', behave) } });
+  for (const [shape, depths] of Object.entries(NESTING)) {
+    /** @type {Array<[string, number]>} */
+    const depthsToTry = [['shallow', 1000], ['passes', depths.passes], ['fails', depths.fails], ['far', 20000]];
+    for (const [label, depth] of depthsToTry) {
+      const make = () => nested(depth, /** @type {'object' | 'array' | 'mixed'} */ (shape));
+      add(`nesting.input.${shape}.${label}`, (ctx) => execution(ctx, (entry) => ctx.mc.executeTool(entry, make())));
+      add(`nesting.inputSchema.${shape}.${label}`, (ctx) => registration(ctx, () => ctx.mc.registerTool(ctx.baseTool({ inputSchema: make() }), ctx.options())));
+      add(`nesting.result.${shape}.${label}`, (ctx) => run(ctx, () => make()));
+    }
+  }
+  add('nesting.input.insideWideObject', (ctx) => execution(ctx, (entry) => ctx.mc.executeTool(entry, { wide: [1, 2, 3], deep: nested(NESTING.object.fails, 'object') })));
+  add('nesting.input.toJSONMakesItDeep', (ctx) => execution(ctx, (entry) => ctx.mc.executeTool(entry, { toJSON: () => nested(NESTING.object.fails, 'object') })));
+  add('nesting.input.inStringsOnly', (ctx) => execution(ctx, (entry) => ctx.mc.executeTool(entry, { s: '{['.repeat(20000) })));
+  add('nesting.input.fromDeepStack', async (ctx) => {
+    // The same input from 2,000 calls down: natively the stack runs out sooner.
+    const name = await ctx.register(ctx.baseTool());
+    const entry = await ctx.entry(name);
+    const down = (n, fn) => (n === 0 ? fn() : down(n - 1, fn));
+    return outcomeOf(ctx, 'executeTool', () => down(2000, () => ctx.mc.executeTool(entry, nested(5000, 'object'))));
+  });
+}
+
+// ---------------------------------------------------------------------------------------
 // Cases: frames and documents
 
 /**
@@ -2047,6 +2101,7 @@ export function conformanceCases() {
   eventCases(add);
   abortCases(add);
   resultCases(add);
+  nestingCases(add);
   frameCases(add);
   return cases;
 }

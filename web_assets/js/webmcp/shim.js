@@ -42,7 +42,7 @@
   const getterOf = (object, key) => uncurry(getOwnPropertyDescriptor(object, key).get);
 
   const {
-    Promise: NativePromise, TypeError: NativeTypeError, DOMException: NativeDOMException,
+    Promise: NativePromise, TypeError: NativeTypeError, RangeError: NativeRangeError, DOMException: NativeDOMException,
     Event: NativeEvent, CustomEvent: NativeCustomEvent, EventTarget: NativeEventTarget,
     AbortController: NativeAbortController, MessageChannel: NativeMessageChannel, URL: NativeURL,
     WeakMap: NativeWeakMap, Array: NativeArray, JSON: NativeJSON,
@@ -356,6 +356,52 @@
   /** Chromium hands strings to the browser as UTF-8: one with a lone surrogate does not survive. */
   const survivesUTF8 = (s) => isWellFormed(s);
 
+  // How deep a value may nest. Native WebMCP serialises inputs, input schemas and results
+  // with a recursive serialiser that runs out of stack: a RangeError for an argument, an
+  // UnknownError for a result. Measured in Chromium 156 from a shallow call stack, an input
+  // of 5,182 nested objects or 4,783 nested arrays fails and one level less passes; a schema
+  // gets one level more, a result (serialised from a shallower stack) five. An array level
+  // costs 5182/4783 of an object level, and mixed nesting costs the sum. The engine's own
+  // JSON.stringify here goes far deeper, so the shim charges each level its share of a
+  // fixed budget. (Natively the limit also shrinks as the caller's stack grows: that the
+  // shim cannot see; docs/webmcp-differences.md.)
+  const OBJECT_LEVEL = 4783;
+  const ARRAY_LEVEL = 5182;
+  const INPUT_BUDGET = 5182 * OBJECT_LEVEL;
+  const SCHEMA_BUDGET = 5183 * OBJECT_LEVEL;
+  const RESULT_BUDGET = 5187 * OBJECT_LEVEL;
+  // Text shorter than this cannot nest deep enough to fail (each level takes two characters).
+  const SHORTEST_TOO_DEEP = 2 * 4783;
+
+  /** Whether JSON text nests deeper than `budget` allows. */
+  function nestsTooDeep(json, budget) {
+    if (json.length < SHORTEST_TOO_DEEP) return false;
+    let cost = 0;
+    for (let i = 0; i < json.length; i++) {
+      const c = charCodeAt(json, i);
+      if (c === 34) { // a string: on to its closing quote, past escaped characters
+        for (i++; charCodeAt(json, i) !== 34; i++) if (charCodeAt(json, i) === 92) i++;
+      } else if (c === 123 || c === 91) { // { or [
+        cost += c === 123 ? OBJECT_LEVEL : ARRAY_LEVEL;
+        if (cost >= budget) return true;
+      } else if (c === 125) {
+        cost -= OBJECT_LEVEL;
+      } else if (c === 93) {
+        cost -= ARRAY_LEVEL;
+      }
+    }
+    return false;
+  }
+
+  /** The JSON of an argument, or the RangeError native gives one that nests too deep. */
+  function argumentJSON(value, budget, method) {
+    const json = stringify(value);
+    if (json !== undefined && nestsTooDeep(json, budget)) {
+      throw new NativeRangeError(`Failed to execute '${method}' on 'ModelContext': Maximum call stack size exceeded`);
+    }
+    return json;
+  }
+
   /** What executeTool() resolves with, for a value a tool returned (or resolved to). */
   function serialiseResult(value) {
     if (typeof value === 'string') {
@@ -365,7 +411,9 @@
     if (typeof value === 'symbol') throw typeError('A Symbol cannot be serialised.');
     if (!isObject(value)) return `${value}`;
     const json = stringify(value);
-    return json === undefined ? 'undefined' : json;
+    if (json === undefined) return 'undefined';
+    if (nestsTooDeep(json, RESULT_BUDGET)) throw domError('UnknownError', 'The result nests too deep.');
+    return json;
   }
 
   // ---------------------------------------------------------------------------------------
@@ -706,7 +754,7 @@
     if (!validToolName(tool.name)) throw domError('InvalidStateError', `Invalid tool name: ${tool.name}`);
     let schemaJSON;
     if (tool.inputSchema !== undefined) {
-      schemaJSON = stringify(tool.inputSchema);
+      schemaJSON = argumentJSON(tool.inputSchema, SCHEMA_BUDGET, 'registerTool');
       if (schemaJSON === undefined) throw typeError('The inputSchema cannot be serialised to JSON.');
     }
     if (options.signal !== undefined && signalAborted(options.signal)) return rejected(signalReason(options.signal));
@@ -802,7 +850,7 @@
     if (windowClosed(tool.window) || (target !== undefined && !isActive(target))) {
       throw domError('InvalidStateError', "The tool's window is not fully active.");
     }
-    const inputJSON = stringify(input);
+    const inputJSON = argumentJSON(input, INPUT_BUDGET, 'executeTool');
     if (inputJSON === undefined) throw typeError('The input cannot be serialised to JSON.');
     if (signal !== undefined && signalAborted(signal)) return rejected(signalReason(signal));
     const call = { done: deferred(), signal, target, name: tool.name, origin, inputJSON, started: false, toolSettled: false, controller: null };
