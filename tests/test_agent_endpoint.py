@@ -381,6 +381,54 @@ def test_batches_are_answered_on_2025_03_26_sessions_only(agent):
     http.close()
 
 
+INVALID_MEMBERS = [
+    7,  # not an object
+    {"jsonrpc": "2.0", "id": 10},  # no method
+    {"jsonrpc": "1.0", "id": 11, "method": "ping"},  # not JSON-RPC 2.0
+    {"jsonrpc": "2.0", "id": 12, "method": 5},  # a method that is not a string
+    {"jsonrpc": "2.0", "id": 13, "method": "ping", "params": "Zq9echo7Zq"},  # params not structured
+]
+
+
+def test_an_invalid_member_of_a_batch_is_an_invalid_request(agent):
+    # JSON-RPC 2.0 §5.1: -32600 (Invalid Request) for an object that is no valid request; the
+    # SDK says -32602 (Invalid params). Each invalid member gets its own error, id null, and
+    # the members around it are answered as ever.
+    url, token = endpoint(agent)
+    http, headers = raw_session(url, token, "2025-03-26")
+    batch = [
+        {"jsonrpc": "2.0", "id": 8, "method": "ping"},
+        *INVALID_MEMBERS,
+        {"jsonrpc": "2.0", "id": 9, "method": "tools/list"},
+    ]
+    answer = http.post(url, json=batch, headers=headers)
+    http.close()
+    assert answer.status_code == 200, answer.text
+    answers = answer.json()
+    assert [a.get("id") for a in answers] == [8, *[None] * len(INVALID_MEMBERS), 9]
+    assert answers[0]["result"] == {} and "tools" in answers[-1]["result"]
+    for error in answers[1:-1]:
+        assert error["jsonrpc"] == "2.0"
+        assert error["error"]["code"] == -32600, error
+    assert "Zq9echo7Zq" not in answer.text  # the error never retells what was sent
+
+
+@pytest.mark.parametrize("message", INVALID_MEMBERS)
+def test_an_invalid_message_is_an_invalid_request(agent, message):
+    url, token = endpoint(agent)
+    http, headers = raw_session(url, token, "2025-11-25")
+    answer = http.post(url, json=message, headers=headers)
+    # Still usable afterwards: the refusal touched nothing else.
+    after = http.post(url, json={"jsonrpc": "2.0", "id": 2, "method": "ping"}, headers=headers)
+    http.close()
+    assert answer.status_code == 400
+    said = answer.json()
+    assert said["id"] is None and said["error"]["code"] == -32600, said
+    assert "Zq9echo7Zq" not in answer.text
+    assert int(answer.headers["content-length"]) == len(answer.content)
+    assert after.status_code == 200 and after.json()["result"] == {}
+
+
 def test_mcp_cancellation_of_a_waiting_call_means_it_never_runs(agent):
     url, token = endpoint(agent)
 
