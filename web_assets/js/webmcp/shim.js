@@ -26,7 +26,12 @@
 //   are the frame's, as natively.
 //
 // Classic script on purpose: QWebEngineScript injects source text, not modules.
-(function install(win, captured) {
+(/**
+  * @param {Window & typeof globalThis} win
+  * @param {Readonly<ReturnType<typeof ownBuiltIns>>} [captured] the built-ins of the realm this
+  *   code comes from, taken when it first ran (install() passes them on to a frame)
+  */
+  function install(win, captured) {
   'use strict';
 
   if (typeof win.Document !== 'function' || !win.isSecureContext || 'modelContext' in win.Document.prototype) return;
@@ -38,8 +43,24 @@
   // script ran: an install() into a frame runs later, when the page may have replaced them.
   const own = captured ?? ownBuiltIns();
   const { apply, construct, ownKeys, getPrototypeOf, setPrototypeOf, defineProperty, getOwnPropertyDescriptor, objectCreate, freeze } = own;
+  /**
+   * A built-in method as a function of its receiver: a page replacing the method later
+   * changes nothing.
+   * @template {unknown[]} A
+   * @template R
+   * @param {(...args: A) => R} fn
+   * @returns {(self: unknown, ...args: A) => R}
+   */
   const uncurry = (fn) => (self, ...args) => apply(fn, self, args);
-  const getterOf = (object, key) => uncurry(getOwnPropertyDescriptor(object, key).get);
+  /**
+   * A built-in accessor's getter, the same way (these objects always have it).
+   * @template T
+   * @template {keyof T} K
+   * @param {T} object
+   * @param {K} key
+   * @returns {(self: unknown) => T[K]}
+   */
+  const getterOf = (object, key) => uncurry(/** @type {() => T[K]} */ (getOwnPropertyDescriptor(object, key)?.get));
 
   const {
     Promise: NativePromise, TypeError: NativeTypeError, RangeError: NativeRangeError, DOMException: NativeDOMException,
@@ -85,8 +106,8 @@
   const isWellFormed = uncurry(own.isWellFormed);
   const charCodeAt = uncurry(own.charCodeAt);
   const stringSlice = uncurry(own.stringSlice);
-  const weakGet = uncurry(NativeWeakMap.prototype.get);
-  const weakSet = uncurry(NativeWeakMap.prototype.set);
+  const weakGet = /** @type {<V>(map: WeakMap<object, V>, key: unknown) => V | undefined} */ (uncurry(NativeWeakMap.prototype.get));
+  const weakSet = /** @type {<V>(map: WeakMap<object, V>, key: object, value: V) => void} */ (uncurry(NativeWeakMap.prototype.set));
   const { ITERATOR, TO_STRING_TAG, AGENT_HOOK } = own;
   const JOIN_EVENT = 'understudy-webmcp-join';
 
@@ -114,25 +135,143 @@
   // ---------------------------------------------------------------------------------------
   // Small helpers
 
+  /**
+   * An object in JavaScript's sense (a function too): its members can be read.
+   * @param {unknown} v
+   * @returns {v is Record<PropertyKey, unknown>}
+   */
   const isObject = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function';
+  /** @param {string} message */
   const typeError = (message) => new NativeTypeError(message);
+  /**
+   * @param {string} name
+   * @param {string} message
+   */
   const domError = (name, message) => new NativeDOMException(message, name);
+  /**
+   * @param {unknown} reason
+   * @returns {Promise<never>}
+   */
   const rejected = (reason) => new NativePromise((resolve, reject) => reject(reason));
 
+  /**
+   * A promise and the means to settle it, once.
+   * @template T
+   * @typedef {{ settled: boolean, promise: Promise<T>, fulfil(value: T): void, fail(reason: unknown): void }} Deferred
+   */
+
+  /**
+   * What one realm's shim makes for its callers (shared through the hub: a call may run a
+   * tool whose function comes from another realm, and get its client from there).
+   * @typedef {object} Realm
+   * @property {object} functionPrototype
+   * @property {typeof Event} Event
+   * @property {EventInterface} ToolActivatedEvent
+   * @property {EventInterface} ToolCancelEvent
+   * @property {(text: string) => unknown} parse
+   * @property {(controller: AbortController) => Record<string, unknown>} makeClient
+   * @property {() => AbortController} makeController
+   * @property {(record: ToolRecord) => Record<string, unknown>} makeEntry
+   * @property {string} origin
+   */
+  /** @typedef {new (type: string, init: { toolName: string }) => Event} EventInterface */
+
+  /**
+   * A document and its ModelContext (a "local"): its tools and event handlers.
+   * @typedef {object} Local
+   * @property {Document} document
+   * @property {Window | null} window
+   * @property {string} origin
+   * @property {EventTarget} mc
+   * @property {Realm} realm
+   * @property {boolean} allowed
+   * @property {Record<string, ToolRecord>} tools
+   * @property {Record<string, HandlerSlot | undefined>} handlers
+   */
+  /** @typedef {{ value: object, listener: (this: EventTarget, event: Event) => void }} HandlerSlot */
+
+  /**
+   * A registered tool.
+   * @typedef {object} ToolRecord
+   * @property {Local} local
+   * @property {string} name
+   * @property {string} title
+   * @property {string} description
+   * @property {Annotations | undefined} annotations
+   * @property {string | undefined} schemaJSON
+   * @property {boolean} listed
+   * @property {Function} execute
+   * @property {AbortSignal | undefined} signal
+   * @property {string[]} exposedTo
+   */
+
+  /**
+   * One executeTool() call, from its start to the caller hearing the outcome.
+   * @typedef {object} Call
+   * @property {Deferred<string | null>} done
+   * @property {AbortSignal | undefined} signal
+   * @property {Local | undefined} target
+   * @property {string} name
+   * @property {string} origin
+   * @property {string} inputJSON
+   * @property {boolean} started
+   * @property {boolean} toolSettled
+   * @property {AbortController | null} controller
+   * @property {() => void} [onAbort]
+   * @property {ToolRecord} [record]
+   * @property {number} [key]
+   */
+
+  /**
+   * The top document's registry of documents and its task queue, shared with its same-origin
+   * frames (whose shims may be other realms').
+   * @typedef {object} Hub
+   * @property {(local: Local) => void} attach
+   * @property {Enqueue} enqueue
+   * @property {(then: (() => void) | null) => void} notifyChange
+   * @property {() => Local[]} treeOrder
+   * @property {(call: Call) => void} track
+   * @property {(call: Call) => void} untrack
+   * @property {(local: Local) => Call[]} callsInto
+   * @property {(fn: unknown) => Realm | null} realmOfFunction
+   * @property {(mc: unknown) => Local | undefined} localOfContext
+   * @property {(doc: Document) => Local | undefined} localOfDocument
+   * @property {(view: Window) => Local | undefined} localOfWindow
+   */
+  /** @typedef {(first: () => void, second?: () => void) => void} Enqueue */
+
+  /**
+   * @template T
+   * @returns {Deferred<T>}
+   */
   function deferred() {
-    const d = { settled: false };
-    d.promise = new NativePromise((resolve, reject) => { d.resolve = resolve; d.reject = reject; });
-    d.fulfil = (value) => { if (!d.settled) { d.settled = true; d.resolve(value); } };
-    d.fail = (reason) => { if (!d.settled) { d.settled = true; d.reject(reason); } };
+    /** @type {(value: T) => void} */
+    let resolve = () => {};
+    /** @type {(reason: unknown) => void} */
+    let reject = () => {};
+    /** @type {Promise<T>} */
+    const promise = new NativePromise((ok, fail) => { resolve = ok; reject = fail; });
+    /** @type {Deferred<T>} */
+    const d = {
+      settled: false,
+      promise,
+      fulfil: (value) => { if (!d.settled) { d.settled = true; resolve(value); } },
+      fail: (reason) => { if (!d.settled) { d.settled = true; reject(reason); } },
+    };
     return d;
   }
 
-  /** A dictionary for a native call: no prototype, so nothing a page adds to Object.prototype
-   *  is read as one of its members. */
+  /**
+   * A dictionary for a native call: no prototype, so nothing a page adds to Object.prototype
+   * is read as one of its members.
+   * @template {object} T
+   * @param {T} members
+   * @returns {T}
+   */
   function plain(members) {
     const out = objectCreate(null);
     const keys = ownKeys(members);
-    for (let i = 0; i < keys.length; i++) out[keys[i]] = members[keys[i]];
+    for (let i = 0; i < keys.length; i++) out[keys[i]] = members[/** @type {keyof T} */ (keys[i])];
     return out;
   }
 
@@ -142,9 +281,19 @@
   // whose signal has aborted as gone, so what those listeners see is right all the same.
   const ABORT_STEPS = freeze(plain({ once: true }));
 
-  /** An array appended without Array.prototype (which a page may have replaced). */
+  /**
+   * An array appended without Array.prototype (which a page may have replaced).
+   * @template T
+   * @param {T[]} list
+   * @param {T} value
+   */
   function append(list, value) { list[list.length] = value; }
 
+  /**
+   * @template T
+   * @param {readonly T[]} list
+   * @param {T} value
+   */
   function includes(list, value) {
     for (let i = 0; i < list.length; i++) if (list[i] === value) return true;
     return false;
@@ -152,47 +301,87 @@
 
   // What a page is handed is made from this window's built-ins (this code may be another
   // realm's: see install() at the end).
+  /** @returns {Record<string, unknown>} */
   const newObject = () => objectCreate(ObjectPrototype);
+  /**
+   * @template T
+   * @returns {T[]}
+   */
   const newArray = () => new NativeArray();
 
   // ---------------------------------------------------------------------------------------
   // WebIDL conversions
 
+  /**
+   * The page's values reach the shim as `unknown`; the conversions below make them what the
+   * IDL says, as WebIDL does.
+   * @param {unknown} value
+   * @returns {string}
+   */
   function toDOMString(value) {
     if (typeof value === 'symbol') throw typeError('Cannot convert a Symbol value to a string');
     return `${value}`; // ToString, as WebIDL does (the template literal uses hint "string")
   }
 
+  /** @param {unknown} value */
   const toUSVString = (value) => toWellFormed(toDOMString(value));
 
-  /** A dictionary argument: undefined and null are an empty dictionary, other primitives fail. */
+  /**
+   * A dictionary argument: undefined and null are an empty dictionary, other primitives fail.
+   * @param {unknown} value
+   * @param {string} context
+   * @param {string} name
+   * @returns {Record<PropertyKey, unknown> | null}
+   */
   function dictionary(value, context, name) {
     if (value === undefined || value === null) return null;
     if (!isObject(value)) throw typeError(`${context}: The provided value is not of type '${name}'.`);
     return value;
   }
 
+  /**
+   * @param {Record<PropertyKey, unknown> | null} dict
+   * @param {string} key
+   */
   const member = (dict, key) => (dict === null ? undefined : dict[key]);
 
+  /**
+   * @param {unknown} value
+   * @param {string} context
+   * @param {string} name
+   * @param {string} key
+   */
   function required(value, context, name, key) {
     if (value === undefined) throw typeError(`${context}: Failed to read the '${key}' property from '${name}': Required member is undefined.`);
     return value;
   }
 
+  /**
+   * @param {unknown} value
+   * @param {string} context
+   */
   function toObject(value, context) {
     if (!isObject(value)) throw typeError(`${context}: The provided value is not of type 'object'.`);
     return value;
   }
 
+  /**
+   * @param {unknown} value
+   * @param {string} context
+   */
   function toAbortSignal(value, context) {
     try {
       signalAborted(value);
     } catch {
       throw typeError(`${context}: Failed to read the 'signal' property: Failed to convert value to 'AbortSignal'.`);
     }
-    return value;
+    return /** @type {AbortSignal} */ (value); // its getter accepted it
   }
 
+  /**
+   * @param {unknown} value
+   * @param {string} context
+   */
   function toWindow(value, context) {
     try {
       // The global's own getters treat undefined and null as the global: rule them out first.
@@ -201,17 +390,23 @@
     } catch {
       throw typeError(`${context}: Failed to read the 'window' property from 'RegisteredTool': Failed to convert value to 'Window'.`);
     }
-    return value;
+    return /** @type {Window} */ (/** @type {unknown} */ (value)); // a window's own getter accepted it
   }
 
-  /** sequence<USVString>: any iterable, walked through its own iterator. */
+  /**
+   * sequence<USVString>: any iterable, walked through its own iterator.
+   * @param {unknown} value
+   * @param {string} context
+   */
   function toUSVStringSequence(value, context) {
     if (!isObject(value)) throw typeError(`${context}: The provided value cannot be converted to a sequence.`);
     const method = value[ITERATOR];
     if (typeof method !== 'function') throw typeError(`${context}: The object must have a callable @@iterator property.`);
     const iterator = apply(method, value, []);
     if (!isObject(iterator)) throw typeError(`${context}: The iterator is not an object.`);
-    const next = iterator.next;
+    // Not checked here: calling one that is not callable throws, as WebIDL's Call does.
+    const next = /** @type {Function} */ (iterator.next);
+    /** @type {string[]} */
     const out = [];
     for (;;) {
       const step = apply(next, iterator, []);
@@ -221,43 +416,70 @@
     }
   }
 
+  /** @typedef {'consequentialHint' | 'debugging' | 'readOnlyHint' | 'untrustedContentHint'} AnnotationName */
+  /** @typedef {Record<AnnotationName, boolean>} Annotations */
+  /** @type {AnnotationName[]} */
   const ANNOTATION_MEMBERS = ['consequentialHint', 'debugging', 'readOnlyHint', 'untrustedContentHint'];
 
+  /**
+   * @param {unknown} value
+   * @param {string} context
+   * @returns {Annotations}
+   */
   function toAnnotations(value, context) {
     const dict = dictionary(value, context, 'ToolAnnotations');
-    const out = {};
+    const out = /** @type {Annotations} */ ({});
     for (let i = 0; i < ANNOTATION_MEMBERS.length; i++) out[ANNOTATION_MEMBERS[i]] = Boolean(member(dict, ANNOTATION_MEMBERS[i]));
     return out;
   }
 
-  /** dictionary ModelContextTool, members in lexicographic order. */
+  /**
+   * A tool as registerTool() takes it.
+   * @typedef {{ annotations: Annotations | undefined, description: string, execute: Function, inputSchema: object | undefined, name: string, title: string | undefined }} ToolInit
+   */
+
+  /**
+   * dictionary ModelContextTool, members read in lexicographic order.
+   * @param {unknown} value
+   * @param {string} context
+   * @returns {ToolInit}
+   */
   function toModelContextTool(value, context) {
     const dict = dictionary(value, context, 'ModelContextTool');
     const name = 'ModelContextTool';
-    const annotations = member(dict, 'annotations');
-    const out = { annotations: annotations === undefined ? undefined : toAnnotations(annotations, context) };
-    out.description = toDOMString(required(member(dict, 'description'), context, name, 'description'));
+    const annotationsValue = member(dict, 'annotations');
+    const annotations = annotationsValue === undefined ? undefined : toAnnotations(annotationsValue, context);
+    const description = toDOMString(required(member(dict, 'description'), context, name, 'description'));
     const execute = required(member(dict, 'execute'), context, name, 'execute');
     if (typeof execute !== 'function') throw typeError(`${context}: Failed to read the 'execute' property from '${name}': The provided value is not a function.`);
-    out.execute = execute;
     const schema = member(dict, 'inputSchema');
-    out.inputSchema = schema === undefined ? undefined : toObject(schema, context);
-    out.name = toDOMString(required(member(dict, 'name'), context, name, 'name'));
-    const title = member(dict, 'title');
-    out.title = title === undefined ? undefined : toUSVString(title);
-    return out;
+    const inputSchema = schema === undefined ? undefined : toObject(schema, context);
+    const toolName = toDOMString(required(member(dict, 'name'), context, name, 'name'));
+    const titleValue = member(dict, 'title');
+    const title = titleValue === undefined ? undefined : toUSVString(titleValue);
+    return { annotations, description, execute, inputSchema, name: toolName, title };
   }
 
+  /**
+   * @param {unknown} value
+   * @param {string} context
+   * @returns {{ exposedTo: string[] | undefined, signal: AbortSignal | undefined }}
+   */
   function toRegisterOptions(value, context) {
     const dict = dictionary(value, context, 'ModelContextRegisterToolOptions');
-    const exposedTo = member(dict, 'exposedTo');
-    const out = { exposedTo: exposedTo === undefined ? undefined : toUSVStringSequence(exposedTo, context) };
+    const exposedToValue = member(dict, 'exposedTo');
+    const exposedTo = exposedToValue === undefined ? undefined : toUSVStringSequence(exposedToValue, context);
     const signal = member(dict, 'signal');
-    out.signal = signal === undefined ? undefined : toAbortSignal(signal, context);
-    return out;
+    return { exposedTo, signal: signal === undefined ? undefined : toAbortSignal(signal, context) };
   }
 
-  /** dictionary RegisteredTool: what getTools() gives, handed back to executeTool(). */
+  /**
+   * dictionary RegisteredTool: what getTools() gives, handed back to executeTool(). Only
+   * what finds the tool is kept; the other members are converted (and may throw) all the same.
+   * @param {unknown} value
+   * @param {string} context
+   * @returns {{ name: string, origin: string, window: Window }}
+   */
   function toRegisteredTool(value, context) {
     const dict = dictionary(value, context, 'RegisteredTool');
     const name = 'RegisteredTool';
@@ -266,20 +488,28 @@
     toDOMString(required(member(dict, 'description'), context, name, 'description'));
     const schema = member(dict, 'inputSchema');
     if (schema !== undefined) toObject(schema, context);
-    const out = { name: toDOMString(required(member(dict, 'name'), context, name, 'name')) };
-    out.origin = toUSVString(required(member(dict, 'origin'), context, name, 'origin'));
+    const toolName = toDOMString(required(member(dict, 'name'), context, name, 'name'));
+    const origin = toUSVString(required(member(dict, 'origin'), context, name, 'origin'));
     const title = member(dict, 'title');
     if (title !== undefined) toDOMString(title);
-    out.window = toWindow(required(member(dict, 'window'), context, name, 'window'), context);
-    return out;
+    return { name: toolName, origin, window: toWindow(required(member(dict, 'window'), context, name, 'window'), context) };
   }
 
+  /**
+   * @param {unknown} value
+   * @param {string} context
+   * @param {string} name
+   */
   function toSignalOptions(value, context, name) {
     const dict = dictionary(value, context, name);
     const signal = member(dict, 'signal');
     return { signal: signal === undefined ? undefined : toAbortSignal(signal, context) };
   }
 
+  /**
+   * @param {unknown} value
+   * @param {string} context
+   */
   function toGetToolsOptions(value, context) {
     const dict = dictionary(value, context, 'ModelContextGetToolOptions');
     const fromOrigins = member(dict, 'fromOrigins');
@@ -289,7 +519,10 @@
   // ---------------------------------------------------------------------------------------
   // Names, origins and values, as Chromium 156 checks and converts them
 
-  /** 1 to 128 ASCII letters, digits, "_", "-" or ".". */
+  /**
+   * 1 to 128 ASCII letters, digits, "_", "-" or ".".
+   * @param {string} name
+   */
   function validToolName(name) {
     if (name.length < 1 || name.length > 128) return false;
     for (let i = 0; i < name.length; i++) {
@@ -300,6 +533,7 @@
     return true;
   }
 
+  /** @param {string} text */
   function parseURL(text) {
     try {
       return new NativeURL(text);
@@ -308,12 +542,14 @@
     }
   }
 
+  /** @param {string} host */
   function isLoopbackHost(host) {
     if (host === 'localhost' || host === '[::1]') return true;
     if (host.length > 10 && stringSlice(host, -10) === '.localhost') return true;
     return stringSlice(host, 0, 4) === '127.' && parseURL(`http://${host}/`) !== null && isIPv4(host);
   }
 
+  /** @param {string} host */
   function isIPv4(host) {
     for (let i = 0; i < host.length; i++) {
       const c = charCodeAt(host, i);
@@ -332,7 +568,12 @@
   const WEB_PROTOCOLS = ['http:', 'ws:', 'https:', 'wss:', 'file:', 'blob:', 'filesystem:', 'data:', 'about:', 'javascript:'];
   const OWN_SCHEME_IS_SECURE = OWN_PROTOCOL !== '' && !includes(WEB_PROTOCOLS, OWN_PROTOCOL);
 
-  /** "Is origin potentially trustworthy?", for the URLs exposedTo and fromOrigins list. */
+  /**
+   * "Is origin potentially trustworthy?", for the URLs exposedTo and fromOrigins list.
+   * @param {URL} url
+   * @param {number} [depth] 1 for the origin inside a blob: or filesystem: URL
+   * @returns {boolean}
+   */
   function potentiallyTrustworthy(url, depth = 0) {
     const protocol = urlProtocol(url);
     if (protocol === 'https:' || protocol === 'wss:' || protocol === 'file:') return true;
@@ -345,6 +586,10 @@
     return false;
   }
 
+  /**
+   * @param {string[] | undefined} list
+   * @param {string} what
+   */
   function checkOrigins(list, what) {
     if (list === undefined) return;
     for (let i = 0; i < list.length; i++) {
@@ -354,7 +599,7 @@
   }
 
   /** Chromium hands strings to the browser as UTF-8: one with a lone surrogate does not survive. */
-  const survivesUTF8 = (s) => isWellFormed(s);
+  const survivesUTF8 = (/** @type {string} */ s) => isWellFormed(s);
 
   // How deep a value may nest. Native WebMCP serialises inputs, input schemas and results
   // with a recursive serialiser that runs out of stack: a RangeError for an argument, an
@@ -373,7 +618,11 @@
   // Text shorter than this cannot nest deep enough to fail (each level takes two characters).
   const SHORTEST_TOO_DEEP = 2 * 4783;
 
-  /** Whether JSON text nests deeper than `budget` allows. */
+  /**
+   * Whether JSON text nests deeper than `budget` allows.
+   * @param {string} json
+   * @param {number} budget
+   */
   function nestsTooDeep(json, budget) {
     if (json.length < SHORTEST_TOO_DEEP) return false;
     let cost = 0;
@@ -393,7 +642,13 @@
     return false;
   }
 
-  /** The JSON of an argument, or the RangeError native gives one that nests too deep. */
+  /**
+   * The JSON of an argument, or the RangeError native gives one that nests too deep.
+   * @param {object} value
+   * @param {number} budget
+   * @param {string} method
+   * @returns {string | undefined}
+   */
   function argumentJSON(value, budget, method) {
     const json = stringify(value);
     if (json !== undefined && nestsTooDeep(json, budget)) {
@@ -402,7 +657,11 @@
     return json;
   }
 
-  /** What executeTool() resolves with, for a value a tool returned (or resolved to). */
+  /**
+   * What executeTool() resolves with, for a value a tool returned (or resolved to).
+   * @param {unknown} value
+   * @returns {string | null}
+   */
   function serialiseResult(value) {
     if (typeof value === 'string') {
       if (value === '') return 'Operation succeeded';
@@ -419,9 +678,12 @@
   // ---------------------------------------------------------------------------------------
   // The hub: shared by the top document and its same-origin frames
 
-  /** The hub's queue of work the browser would do later, one job per task, in order.
-   *  Returns enqueue(first, second). */
+  /**
+   * The hub's queue of work the browser would do later, one job per task, in order.
+   * @returns {Enqueue}
+   */
   function createTaskQueue() {
+    /** @type {Array<{ first: () => void, second?: () => void } | undefined>} */
     const queue = [];
     let head = 0;
 
@@ -439,24 +701,30 @@
     });
     portStart(port);
 
-    return function enqueue(first, second) {
+    return function enqueue(first, second = undefined) {
       append(queue, { first, second });
       portPost(sender, null);
     };
   }
 
-  /** The active documents of the tree under `top` that byWindow knows, top first, each
-   *  before its frames (tree order). */
+  /**
+   * The active documents of the tree under `top` that byWindow knows, top first, each
+   * before its frames (tree order).
+   * @param {WeakMap<object, Local>} byWindow
+   * @param {Window} top
+   */
   function documentsInTreeOrder(byWindow, top) {
+    /** @type {Local[]} */
     const out = [];
-    const visit = (win) => {
-      const local = weakGet(byWindow, win);
+    /** @param {Window} view */
+    const visit = (view) => {
+      const local = weakGet(byWindow, view);
       if (local && isActive(local)) append(out, local);
       let count;
-      try { count = windowLength(win); } catch { return; }
+      try { count = windowLength(view); } catch { return; }
       for (let i = 0; i < count; i++) {
         let child;
-        try { child = win[i]; windowDocument(child); } catch { continue; } // cross-origin frames have no part here
+        try { child = view[i]; windowDocument(child); } catch { continue; } // cross-origin frames have no part here
         visit(child);
       }
     };
@@ -464,9 +732,14 @@
     return out;
   }
 
-  /** The realm helpers of the realm a function was made in (found by its prototype chain). */
+  /**
+   * The realm helpers of the realm a function was made in (found by its prototype chain).
+   * @param {WeakMap<object, Realm>} realms
+   * @param {unknown} fn
+   */
   function findRealm(realms, fn) {
     try {
+      if (!isObject(fn)) return null;
       for (let p = getPrototypeOf(fn), depth = 0; p !== null && depth < 4; p = getPrototypeOf(p), depth++) {
         const realm = weakGet(realms, p);
         if (realm) return realm;
@@ -475,14 +748,20 @@
     return null;
   }
 
+  /** @returns {Hub} */
   function createHub() {
+    /** @type {WeakMap<object, Local>} */
     const byContext = new NativeWeakMap();
+    /** @type {WeakMap<object, Local>} */
     const byDocument = new NativeWeakMap();
+    /** @type {WeakMap<object, Local>} */
     const byWindow = new NativeWeakMap();
+    /** @type {WeakMap<object, Realm>} */
     const realms = new NativeWeakMap(); // a realm's Function.prototype -> its realm helpers
     const hubWindow = win;
     const enqueue = createTaskQueue();
 
+    /** @param {Local} local */
     function attach(local) {
       weakSet(byContext, local.mc, local);
       weakSet(byDocument, local.document, local);
@@ -496,6 +775,7 @@
     /** toolchange at every document of the tree, each in its own task, then `then`. */
     // One toolchange per registration and per unregistration, even several in one task:
     // Chromium 156 gives each tool its own (events.unregister.threeToolsOneTask).
+    /** @param {(() => void) | null} then */
     function notifyChange(then) {
       const targets = treeOrder();
       for (let i = 0; i < targets.length; i++) {
@@ -509,21 +789,27 @@
 
     // Calls whose tool lives in a frame that may go away before the tool settles, by a
     // serial of the hub's own (the callers are shims of several realms).
+    /** @type {Record<string, Call>} */
     const calls = objectCreate(null);
     let serial = 0;
 
+    /** @param {Call} call */
     function track(call) {
       serial += 1;
       call.key = serial;
       calls[serial] = call;
     }
 
-    /** The calls into `local` whose tool has not settled yet. */
+    /**
+     * The calls into `local` whose tool has not settled yet.
+     * @param {Local} local
+     */
     function callsInto(local) {
+      /** @type {Call[]} */
       const out = [];
       const keys = ownKeys(calls);
       for (let i = 0; i < keys.length; i++) {
-        const call = calls[keys[i]];
+        const call = calls[/** @type {string} */ (keys[i])];
         if (call.target === local && !call.toolSettled) append(out, call);
       }
       return out;
@@ -535,22 +821,26 @@
       notifyChange,
       treeOrder,
       track,
-      untrack: (call) => { delete calls[call.key]; },
+      untrack: (call) => { if (call.key !== undefined) delete calls[call.key]; },
       callsInto,
       realmOfFunction: (fn) => findRealm(realms, fn),
       localOfContext: (mc) => (isObject(mc) ? weakGet(byContext, mc) : undefined),
       localOfDocument: (doc) => weakGet(byDocument, doc),
-      localOfWindow: (win) => weakGet(byWindow, win),
+      localOfWindow: (view) => weakGet(byWindow, view),
     });
   }
 
-  /** A frame joins the top document's hub, asking it with an event only the top's shim sees. */
+  /**
+   * A frame joins the top document's hub, asking it with an event only the top's shim sees.
+   * @returns {Hub | null}
+   */
   function joinTopHub() {
+    /** @type {Hub | null} */
     let found = null;
     try {
-      const top = windowTop(win);
-      for (let w = win; w !== top; w = windowParent(w)) windowDocument(windowParent(w)); // throws if cross-origin
-      const request = new NativeCustomEvent(JOIN_EVENT, plain({ detail: (api) => { found = api; } }));
+      const top = /** @type {Window} */ (windowTop(win)); // a window in a document has a top
+      for (let w = /** @type {Window} */ (win); w !== top; w = /** @type {Window} */ (windowParent(w))) windowDocument(windowParent(w)); // throws if cross-origin
+      const request = new NativeCustomEvent(JOIN_EVENT, plain({ detail: (/** @type {Hub} */ api) => { found = api; } }));
       dispatch(top, request);
     } catch {
       return null;
@@ -558,8 +848,9 @@
     return found;
   }
 
+  /** @param {Hub} hub */
   function answerJoins(hub) {
-    addListener(win, JOIN_EVENT, (event) => {
+    addListener(win, JOIN_EVENT, (/** @type {Event} */ event) => {
       stopImmediatePropagation(event);
       const accept = customEventDetail(event);
       if (typeof accept === 'function') accept(hub);
@@ -567,14 +858,11 @@
   }
 
   const isTop = windowTop(win) === win;
-  let allowed = true;
-  let hub = isTop ? null : joinTopHub();
-  if (!hub) {
-    // The top document or, failing that, a tree of its own (a frame inside another origin:
-    // Chromium's "tools" permissions policy refuses it the API, so calls fail as there).
-    allowed = isTop;
-    hub = createHub();
-  }
+  const joined = isTop ? null : joinTopHub();
+  // The top document or, failing that, a tree of its own (a frame inside another origin:
+  // Chromium's "tools" permissions policy refuses it the API, so calls fail as there).
+  const allowed = isTop || joined !== null;
+  const hub = joined ?? createHub();
   if (isTop) answerJoins(hub);
 
   // ---------------------------------------------------------------------------------------
@@ -591,12 +879,22 @@
   }
   asInterface(ModelContext, NativeEventTarget);
 
+  /**
+   * ToolActivatedEvent or ToolCancelEvent: an Event with a toolName.
+   * @param {string} name
+   * @returns {EventInterface}
+   */
   function eventInterface(name) {
+    /** @type {WeakMap<object, string>} */
     const toolNames = new NativeWeakMap(); // event -> its toolName
+    /**
+     * @param {unknown} type
+     * @param {unknown} [eventInitDict]
+     */
     const EventInterface = function (type, eventInitDict) {
       if (new.target === undefined) throw typeError(`Failed to construct '${name}': Please use the 'new' operator, this DOM object constructor cannot be called as a function.`);
       if (arguments.length < 1) throw typeError(`Failed to construct '${name}': 1 argument required, but only 0 present.`);
-      const event = construct(NativeEvent, [type, eventInitDict], new.target);
+      const event = /** @type {Event} */ (construct(NativeEvent, [type, eventInitDict], new.target));
       const toolName = isObject(eventInitDict) ? eventInitDict.toolName : undefined;
       weakSet(toolNames, event, toolName === undefined ? '' : toDOMString(toolName));
       return event;
@@ -612,25 +910,40 @@
       },
     };
     finishPrototype(EventInterface, [['toolName', getOwnPropertyDescriptor(accessors, 'toolName')]], name);
-    return EventInterface;
+    // A function that constructs as the Event it returns: how TypeScript cannot tell.
+    return /** @type {EventInterface} */ (/** @type {unknown} */ (EventInterface));
   }
 
-  /** A function made an interface object: it and its prototype inherit from `Parent`'s, and
-   *  its prototype property is fixed, as for a class. */
+  /**
+   * A function made an interface object: it and its prototype inherit from `Parent`'s, and
+   * its prototype property is fixed, as for a class.
+   * @param {Function} Interface
+   * @param {Function} Parent
+   */
   function asInterface(Interface, Parent) {
     setPrototypeOf(Interface, Parent);
     setPrototypeOf(Interface.prototype, Parent.prototype);
     defineProperty(Interface, 'prototype', { writable: false });
   }
 
-  /** A function the page reaches inherits from this window's Function.prototype (the code
-   *  may be another realm's). */
+  /**
+   * A function the page reaches inherits from this window's Function.prototype (the code
+   * may be another realm's).
+   * @template T
+   * @param {T} fn
+   * @returns {T}
+   */
   function ownFunction(fn) {
     if (typeof fn === 'function') setPrototypeOf(fn, FunctionPrototype);
     return fn;
   }
 
-  /** Members in the order Chromium lists them, then constructor, then @@toStringTag. */
+  /**
+   * Members in the order Chromium lists them, then constructor, then @@toStringTag.
+   * @param {Function} Interface
+   * @param {Array<[string, PropertyDescriptor | undefined]>} members
+   * @param {string} tag
+   */
   function finishPrototype(Interface, members, tag) {
     const proto = Interface.prototype;
     delete proto.constructor;
@@ -650,6 +963,7 @@
   const ToolActivatedEvent = eventInterface('ToolActivatedEvent');
   const ToolCancelEvent = eventInterface('ToolCancelEvent');
 
+  /** @type {Realm} */
   const realm = freeze({
     functionPrototype: FunctionPrototype,
     Event: NativeEvent,
@@ -666,12 +980,16 @@
     origin: windowOrigin(win),
   });
 
-  /** A getTools() entry, made in this realm, members in dictionary order. */
+  /**
+   * A getTools() entry, made in this realm, members in dictionary order.
+   * @param {ToolRecord} record
+   */
   function makeEntry(record) {
     const entry = newObject();
     if (record.annotations !== undefined) {
       const annotations = newObject();
-      for (let i = 0; i < ANNOTATION_MEMBERS.length; i++) annotations[ANNOTATION_MEMBERS[i]] = record.annotations[ANNOTATION_MEMBERS[i]];
+      const given = record.annotations;
+      for (let i = 0; i < ANNOTATION_MEMBERS.length; i++) annotations[ANNOTATION_MEMBERS[i]] = given[ANNOTATION_MEMBERS[i]];
       entry.annotations = annotations;
     }
     entry.description = record.description;
@@ -686,6 +1004,7 @@
   // ---------------------------------------------------------------------------------------
   // Documents and their ModelContext
 
+  /** @param {Local} local */
   function isActive(local) {
     if (local.window === null) return false;
     try {
@@ -695,20 +1014,30 @@
     }
   }
 
+  /**
+   * @param {Document} doc
+   * @param {Window | null} view
+   * @param {string} origin
+   * @returns {Local}
+   */
   function createLocal(doc, view, origin) {
     constructing = true;
     let mc;
     try {
-      mc = construct(ModelContext, []);
+      mc = /** @type {EventTarget} */ (construct(ModelContext, []));
     } finally {
       constructing = false;
     }
+    /** @type {Local} */
     const local = { document: doc, window: view, origin, mc, realm, allowed, tools: objectCreate(null), handlers: objectCreate(null) };
     hub.attach(local);
     return local;
   }
 
-  /** A document with no shim of its own (one made by script, say) gets one lazily. */
+  /**
+   * A document with no shim of its own (one made by script, say) gets one lazily.
+   * @param {Document} doc
+   */
   function localForDocument(doc) {
     const known = hub.localOfDocument(doc);
     if (known) return known;
@@ -722,7 +1051,11 @@
   // Before any page script, so no listener of the page's can stop it.
   addListener(win, 'pagehide', onPageHide, CAPTURE);
 
-  /** The live registration of `name` in a document: a tool whose signal aborted is gone. */
+  /**
+   * The live registration of `name` in a document: a tool whose signal aborted is gone.
+   * @param {Local} local
+   * @param {string} name
+   */
   function liveRecord(local, name) {
     const record = local.tools[name];
     if (record === undefined) return undefined;
@@ -730,11 +1063,13 @@
     return record;
   }
 
+  /** @param {Local} local */
   function liveRecords(local) {
+    /** @type {ToolRecord[]} */
     const out = [];
     const names = ownKeys(local.tools);
     for (let i = 0; i < names.length; i++) {
-      const record = liveRecord(local, names[i]);
+      const record = liveRecord(local, /** @type {string} */ (names[i]));
       if (record !== undefined) append(out, record);
     }
     return out;
@@ -743,6 +1078,10 @@
   // ---------------------------------------------------------------------------------------
   // registerTool()
 
+  /** The steps of an operation, given the document and the arguments it was called with.
+   *  @typedef {(local: Local, args: ArrayLike<unknown>) => Promise<unknown>} Steps */
+
+  /** @type {Steps} */
   function registerTool(local, args) {
     const context = "Failed to execute 'registerTool' on 'ModelContext'";
     if (args.length < 1) throw typeError(`${context}: 1 argument required, but only 0 present.`);
@@ -762,7 +1101,15 @@
     return addRecord(local, tool, options, schemaJSON);
   }
 
+  /**
+   * @param {Local} local
+   * @param {ToolInit} tool
+   * @param {{ exposedTo: string[] | undefined, signal: AbortSignal | undefined }} options
+   * @param {string | undefined} schemaJSON
+   * @returns {Promise<undefined>}
+   */
   function addRecord(local, tool, options, schemaJSON) {
+    /** @type {ToolRecord} */
     const record = {
       local,
       name: tool.name,
@@ -777,11 +1124,13 @@
       exposedTo: options.exposedTo ?? [],
     };
     local.tools[tool.name] = record;
+    /** @type {Deferred<undefined>} */
     const done = deferred();
-    if (options.signal !== undefined) {
-      addListener(options.signal, 'abort', () => {
+    const signal = options.signal;
+    if (signal !== undefined) {
+      addListener(signal, 'abort', () => {
         if (local.tools[record.name] === record) delete local.tools[record.name];
-        done.fail(signalReason(options.signal));
+        done.fail(signalReason(signal));
         hub.notifyChange(null);
       }, ABORT_STEPS);
     }
@@ -789,6 +1138,7 @@
     return done.promise;
   }
 
+  /** @param {Local} local */
   function checkUsable(local) {
     if (!isActive(local)) throw domError('InvalidStateError', 'The document is not fully active.');
     if (!local.allowed) throw domError('NotAllowedError', 'Access to the feature "tools" is disallowed by permissions policy.');
@@ -797,12 +1147,14 @@
   // ---------------------------------------------------------------------------------------
   // getTools()
 
+  /** @type {Steps} */
   function getTools(local, args) {
     const context = "Failed to execute 'getTools' on 'ModelContext'";
     const options = toGetToolsOptions(args[0], context);
     checkUsable(local);
     checkOrigins(options.fromOrigins, 'fromOrigins');
     // Only same-origin documents share a hub, so every tool in it is visible here.
+    /** @type {ToolRecord[]} */
     const records = [];
     const locals = hub.treeOrder();
     for (let i = 0; i < locals.length; i++) {
@@ -810,8 +1162,10 @@
       for (let j = 0; j < list.length; j++) if (list[j].listed) append(records, list[j]);
     }
     sortByName(records);
+    /** @type {Deferred<unknown[]>} */
     const done = deferred();
     hub.enqueue(() => {
+      /** @type {unknown[]} */
       const out = newArray();
       for (let i = 0; i < records.length; i++) append(out, makeEntry(records[i]));
       done.fulfil(out);
@@ -819,7 +1173,10 @@
     return done.promise;
   }
 
-  /** A stable insertion sort by name (code units), without Array.prototype.sort. */
+  /**
+   * A stable insertion sort by name (code units), without Array.prototype.sort.
+   * @param {ToolRecord[]} list
+   */
   function sortByName(list) {
     for (let i = 1; i < list.length; i++) {
       const item = list[i];
@@ -832,6 +1189,7 @@
   // ---------------------------------------------------------------------------------------
   // executeTool()
 
+  /** @type {Steps} */
   function executeTool(local, args) {
     const context = "Failed to execute 'executeTool' on 'ModelContext'";
     if (args.length < 1) throw typeError(`${context}: 1 argument required, but only 0 present.`);
@@ -842,6 +1200,12 @@
     return startExecution(tool, input, options.signal);
   }
 
+  /**
+   * @param {{ name: string, origin: string, window: Window }} tool
+   * @param {object} input
+   * @param {AbortSignal | undefined} signal
+   * @returns {Promise<string | null>}
+   */
   function startExecution(tool, input, signal) {
     const url = parseURL(tool.origin);
     const origin = url === null ? 'null' : urlOrigin(url);
@@ -853,17 +1217,22 @@
     const inputJSON = argumentJSON(input, INPUT_BUDGET, 'executeTool');
     if (inputJSON === undefined) throw typeError('The input cannot be serialised to JSON.');
     if (signal !== undefined && signalAborted(signal)) return rejected(signalReason(signal));
+    /** @type {Call} */
     const call = { done: deferred(), signal, target, name: tool.name, origin, inputJSON, started: false, toolSettled: false, controller: null };
     if (target !== undefined) hub.track(call);
     if (signal !== undefined) {
-      call.onAbort = () => cancelExecution(call);
-      addListener(signal, 'abort', call.onAbort, ABORT_STEPS);
+      const onAbort = () => cancelExecution(call);
+      call.onAbort = onAbort;
+      addListener(signal, 'abort', onAbort, ABORT_STEPS);
     }
     hub.enqueue(() => runTool(call), () => announce(call, 'activated'));
     return call.done.promise;
   }
 
-  /** First step, in a task of its own: find the tool and call it. */
+  /**
+   * First step, in a task of its own: find the tool and call it.
+   * @param {Call} call
+   */
   function runTool(call) {
     // A frame removed since the call began takes its tools with it: natively the call fails
     // without running the tool (frames.removedBeforeToolRuns).
@@ -871,12 +1240,13 @@
       finish(call, () => { throw domError('UnknownError', "The tool's document went away."); });
       return;
     }
-    const record = call.target === undefined ? undefined : liveRecord(call.target, call.name);
-    if (record === undefined || record.local.origin !== call.origin) {
+    const target = call.target;
+    const record = target === undefined ? undefined : liveRecord(target, call.name);
+    if (target === undefined || record === undefined || record.local.origin !== call.origin) {
       finish(call, () => { throw domError('UnknownError', 'The tool is not registered.'); });
       return;
     }
-    const toolRealm = hub.realmOfFunction(record.execute) ?? call.target.realm;
+    const toolRealm = hub.realmOfFunction(record.execute) ?? target.realm;
     const input = toolRealm.parse(call.inputJSON);
     call.record = record;
     if (!isObject(input)) {
@@ -885,19 +1255,25 @@
       return;
     }
     call.started = true;
-    call.controller = toolRealm.makeController();
+    const controller = toolRealm.makeController();
+    call.controller = controller;
     let result;
     try {
-      result = apply(record.execute, undefined, [input, toolRealm.makeClient(call.controller)]);
+      result = apply(record.execute, undefined, [input, toolRealm.makeClient(controller)]);
     } catch (err) {
       toolFinished(call, () => { throw err; });
       return;
     }
+    /** @type {Promise<unknown>} */
     const settled = new NativePromise((resolve) => resolve(result));
-    promiseThen(settled, (value) => toolFinished(call, () => value), (err) => toolFinished(call, () => { throw err; }));
+    promiseThen(settled, (value) => toolFinished(call, () => value), (/** @type {unknown} */ err) => toolFinished(call, () => { throw err; }));
   }
 
-  /** Second step, after the first step's microtasks: toolactivated at the tool's document. */
+  /**
+   * Second step, after the first step's microtasks: toolactivated at the tool's document.
+   * @param {Call} call
+   * @param {'activated' | 'cancelled'} what
+   */
   function announce(call, what) {
     if (!call.record) return;
     const local = call.record.local;
@@ -906,9 +1282,14 @@
     dispatch(local.mc, new EventInterface(what === 'activated' ? 'toolactivated' : 'toolcancel', plain({ toolName: call.name })));
   }
 
+  /**
+   * @param {Call} call
+   * @param {() => unknown} outcome what the tool gave, or throws what it threw
+   */
   function toolFinished(call, outcome) {
     call.toolSettled = true;
-    let serialised;
+    /** @type {string | null} */
+    let serialised = null;
     let failed = false;
     try {
       serialised = serialiseResult(outcome());
@@ -921,13 +1302,21 @@
     });
   }
 
-  /** The caller hears the outcome a task later, as from the browser. */
+  /**
+   * The caller hears the outcome a task later, as from the browser.
+   * @param {Call} call
+   * @param {() => string | null} outcome the result, or throws the failure
+   */
   function finish(call, outcome) {
     hub.enqueue(() => settle(call, outcome));
   }
 
+  /**
+   * @param {Call} call
+   * @param {() => string | null} outcome
+   */
   function settle(call, outcome) {
-    if (call.signal !== undefined) removeListener(call.signal, 'abort', call.onAbort);
+    if (call.signal !== undefined && call.onAbort !== undefined) removeListener(call.signal, 'abort', call.onAbort);
     hub.untrack(call);
     try {
       call.done.fulfil(outcome());
@@ -955,9 +1344,12 @@
     });
   }
 
-  /** The caller's signal aborted: it hears the reason now; a running tool is told later. */
+  /**
+   * The caller's signal aborted: it hears the reason now; a running tool is told later.
+   * @param {Call} call
+   */
   function cancelExecution(call) {
-    if (call.done.settled) return;
+    if (call.done.settled || call.signal === undefined) return;
     hub.untrack(call);
     call.done.fail(signalReason(call.signal));
     if (!call.started || call.toolSettled) return;
@@ -970,10 +1362,19 @@
   // ---------------------------------------------------------------------------------------
   // Event handler attributes
 
+  /**
+   * @param {Local} local
+   * @param {string} type
+   */
   function getHandler(local, type) {
     return local.handlers[type]?.value ?? null;
   }
 
+  /**
+   * @param {Local} local
+   * @param {string} type
+   * @param {unknown} value
+   */
   function setHandler(local, type, value) {
     const slot = local.handlers[type];
     if (!isObject(value)) {
@@ -985,11 +1386,14 @@
       slot.value = value; // the handler keeps its place among the listeners
       return;
     }
-    const fresh = { value, listener: null };
-    fresh.listener = function (event) {
-      const handler = fresh.value;
-      if (typeof handler !== 'function') return;
-      if (apply(handler, this, [event]) === false) preventDefault(event);
+    /** @type {HandlerSlot} */
+    const fresh = {
+      value,
+      listener(event) {
+        const handler = fresh.value;
+        if (typeof handler !== 'function') return;
+        if (apply(handler, this, [event]) === false) preventDefault(event);
+      },
     };
     local.handlers[type] = fresh;
     addListener(local.mc, type, fresh.listener);
@@ -998,13 +1402,23 @@
   // ---------------------------------------------------------------------------------------
   // The interface: brand checks, then the steps above
 
+  /**
+   * @param {unknown} self
+   * @param {string} method
+   */
   function localOf(self, method) {
     const local = hub.localOfContext(self);
     if (local === undefined) throw typeError(`Failed to execute '${method}' on 'ModelContext': Illegal invocation`);
     return local;
   }
 
-  /** A promise-returning operation: every exception becomes a rejected promise. */
+  /**
+   * A promise-returning operation: every exception becomes a rejected promise.
+   * @param {unknown} self
+   * @param {string} method
+   * @param {Steps} steps
+   * @param {ArrayLike<unknown>} args
+   */
   function operation(self, method, steps, args) {
     try {
       return steps(localOf(self, method), args);
@@ -1016,19 +1430,24 @@
   // The declared parameters give each method the length WebIDL does (its required
   // arguments); the steps read `arguments`, so a parameter itself is not used.
   const methods = {
+    /** @param {unknown} _tool */
     executeTool(_tool) { return operation(this, 'executeTool', executeTool, arguments); },
     getTools() { return operation(this, 'getTools', getTools, arguments); },
+    /** @param {unknown} _tool */
     registerTool(_tool) { return operation(this, 'registerTool', registerTool, arguments); },
   };
 
+  /** @param {string} type */
   const handlerAccessor = (type) => {
     const accessors = {
+      /** @returns {object | null} */
       get [`on${type}`]() { return getHandler(localOfAttribute(this), type); },
-      set [`on${type}`](value) { setHandler(localOfAttribute(this), type, value); },
+      set [`on${type}`](/** @type {unknown} */ value) { setHandler(localOfAttribute(this), type, value); },
     };
     return getOwnPropertyDescriptor(accessors, `on${type}`);
   };
 
+  /** @param {unknown} self */
   function localOfAttribute(self) {
     const local = hub.localOfContext(self);
     if (local === undefined) throw typeError('Illegal invocation');
@@ -1051,11 +1470,11 @@
       } catch {
         throw typeError('Illegal invocation');
       }
-      return localForDocument(this).mc;
+      return localForDocument(/** @type {Document} */ (/** @type {unknown} */ (this))).mc; // its getter accepted it
     },
   };
   defineProperty(win.Document.prototype, 'modelContext', {
-    get: ownFunction(getOwnPropertyDescriptor(documentAccessor, 'modelContext').get),
+    get: ownFunction(getOwnPropertyDescriptor(documentAccessor, 'modelContext')?.get),
     enumerable: true,
     configurable: true,
   });
@@ -1071,7 +1490,8 @@
   /** An iframe inserted with no src (or src="about:blank") fires its load event while being
    *  inserted, before the inserting script goes on. If its document has no shim by then
    *  (Qt's comes a task later, if at all), it gets this one: natively it has modelContext
-   *  from the start (frames.aboutBlank.*). A frame that loaded a page has Qt's already. */
+   *  from the start (frames.aboutBlank.*). A frame that loaded a page has Qt's already.
+   *  @param {Event} event */
   function adoptFrame(event) {
     let child;
     let doc;
@@ -1082,7 +1502,8 @@
     } catch {
       return; // not an iframe (an image, a script), or another origin's
     }
-    if (hub.localOfDocument(doc) === undefined) install(child, own);
+    // A same-origin frame's window is a global like this one, with built-ins of its own.
+    if (hub.localOfDocument(doc) === undefined) install(/** @type {Window & typeof globalThis} */ (child), own);
   }
   // Load events do not reach the window: the document's capture phase is the first to see
   // them, and this listener, added before any page script, the first there.
@@ -1096,6 +1517,11 @@
     defineProperty(win, AGENT_HOOK, {
       configurable: true,
       value: freeze({
+        /**
+         * @param {unknown} tool
+         * @param {unknown} input
+         * @param {unknown} options
+         */
         execute(tool, input, options) {
           return operation(here.mc, 'executeTool', executeTool, [tool, input, options]);
         },
