@@ -397,6 +397,7 @@ const KNOWN_DIFFERENCES = {
   'events.microtaskBetweenListeners': 'A native event runs microtasks after each listener; an event a script dispatches runs them only after the last listener.',
   'frames.aboutBlank.engineErrorRealm': "An about:blank frame's shim is its parent's code: an error the engine itself raises in that code is the parent's realm's.",
   'nesting.input.fromDeepStack': "Natively how deep an input may nest depends on how much of the renderer's stack the caller has used; the shim's limit is native's from a shallow stack.",
+  'frames.aboutBlank.inShadowTree': "The parent's shim reaches an about:blank frame at the load event it fires while being inserted, and that event does not leave a shadow tree.",
   'frames.initialDocumentOfNavigatingFrame': "A frame given a src or srcdoc holds an about:blank document until its navigation commits; QtWebEngine injects no script there, and it fires no load event the parent's shim could act on.",
   'abort.register.pageListenerAddedFirst': "Native abort steps run before every 'abort' listener; the shim's are a listener, after those the page added earlier.",
   'abort.execute.pageListenerAddedFirst': "Native abort steps run before every 'abort' listener; the shim's are a listener, after those the page added earlier.",
@@ -2399,6 +2400,14 @@ function aboutBlankFrameCases(add) {
     const name = { [Symbol.toPrimitive]: () => ({}) };
     const err = await contextOf(frame).registerTool({ name, description: 'd', execute: () => 1 }).catch((e) => e);
     return { error: describeError(err), frameRealm: err instanceof w.TypeError };
+  });
+  add('frames.aboutBlank.inShadowTree', (ctx) => {
+    const host = document.createElement('div');
+    document.body.append(host);
+    ctx.onCleanup(() => host.remove());
+    const frame = document.createElement('iframe');
+    host.attachShadow({ mode: 'open' }).append(frame);
+    return { inDocument: 'modelContext' in docOf(frame) };
   });
   add('frames.initialDocumentOfNavigatingFrame', (ctx) => {
     /** @type {Record<string, { url: string, inDocument: boolean }>} */
