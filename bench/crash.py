@@ -394,6 +394,7 @@ SET_SIZE = 1200
 
 def prepare(work: Path) -> None:
     from understudy_desktop.catalogue import current_catalogue
+    from understudy_desktop.definition import Definition
     from understudy_desktop.library.checks import complete
     from understudy_desktop.packs.export import build_pack, pack_bytes
 
@@ -404,28 +405,30 @@ def prepare(work: Path) -> None:
     for k in range(3):
         tools = [
             complete(
-                {
-                    "name": f"set_status_{s}",
-                    "title": "",
-                    "description": f"Set one ticket to {s} (pack {k}).",
-                    "inputSchema": {
-                        "type": "object",
-                        "properties": {
-                            "ticket_id": {"type": "string", "description": "The ticket."}
-                        },
-                        "required": ["ticket_id"],
-                        "additionalProperties": False,
-                    },
-                    "steps": [
-                        {
-                            "command": "set_ticket_status",
-                            "args": {
-                                "ticket_id": {"from": "param", "name": "ticket_id"},
-                                "status": {"from": "const", "value": s},
+                Definition.of(
+                    {
+                        "name": f"set_status_{s}",
+                        "title": "",
+                        "description": f"Set one ticket to {s} (pack {k}).",
+                        "inputSchema": {
+                            "type": "object",
+                            "properties": {
+                                "ticket_id": {"type": "string", "description": "The ticket."}
                             },
-                        }
-                    ],
-                },
+                            "required": ["ticket_id"],
+                            "additionalProperties": False,
+                        },
+                        "steps": [
+                            {
+                                "command": "set_ticket_status",
+                                "args": {
+                                    "ticket_id": {"from": "param", "name": "ticket_id"},
+                                    "status": {"from": "const", "value": s},
+                                },
+                            }
+                        ],
+                    }
+                ),
                 catalogue,
             )
             for s in ("new", "open", "pending", "solved", "closed")

@@ -21,6 +21,7 @@ from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 from understudy_desktop.app import Session, open_session, prepare_qt
+from understudy_desktop.definition import Definition
 from understudy_desktop.paths import DataPaths
 
 
@@ -234,7 +235,7 @@ def publish_definitions(
     """The person publishes ready-made tools: each is drafted from a recording with the same
     steps and approved in the native dialog (the shell's own path; only the page's editor is
     skipped). `until(predicate)` waits, pumping Qt events."""
-    from understudy_desktop.consent.service import PERSON
+    from understudy_desktop.approval.service import PERSON
     from understudy_desktop.library.checks import complete
 
     gate = session.consent.gate
@@ -247,7 +248,7 @@ def publish_definitions(
             "steps": [{"command": s["command"], "payload": {}} for s in raw["steps"]],
         }
         session.library.save_recording(recording)
-        full = complete(raw, session.library.catalogue)
+        full = complete(Definition.of(raw), session.library.catalogue)
         draft = session.consent.drafts.add(full, [], "person", recording_id=recording["id"])
         answers: list[dict[str, Any]] = []
         session.consent.publish(draft.id, PERSON, None, False, answers.append)

@@ -91,14 +91,20 @@ def test_tools_are_listed_sorted_with_annotations_mapped(agent):
     by_name = {t.name: t for t in tools}
     lookup = by_name["lookup_ticket"]
     assert lookup.input_schema["required"] == ["ticket_id"]
-    # Computed from the catalogue: get_ticket only reads, and returns customer text.
+    # Computed from the catalogue: get_ticket only reads, and returns customer text. That is
+    # WebMCP's untrustedContentHint, which no MCP hint means (openWorldHint is about reaching
+    # outside entities): it travels in _meta, and openWorldHint keeps MCP's default.
     assert lookup.annotations.read_only_hint is True
-    assert lookup.annotations.open_world_hint is True
+    assert lookup.annotations.open_world_hint is None
+    assert lookup.meta == {"understudy/untrustedContentHint": True}
     # A tool that changes tickets claims nothing: MCP's cautious defaults stand.
     assert by_name["close_ticket"].annotations is None
+    assert by_name["close_ticket"].meta is None
     assert by_name["understudy_revoke_tool"].annotations.destructive_hint is True
-    assert by_name["understudy_run_tool"].annotations.read_only_hint is None
-    assert all(t.meta is None for t in tools)  # no copies of data already in the fields
+    # It runs any listed tool: it may change things, and it may return customer text.
+    assert by_name["understudy_run_tool"].annotations is None
+    assert by_name["understudy_run_tool"].meta == {"understudy/untrustedContentHint": True}
+    assert all(t.annotations is None or t.annotations.open_world_hint is None for t in tools)
     assert caps.tools.list_changed is True
 
 
@@ -270,11 +276,14 @@ def test_the_tool_list_is_lean_and_says_no_more_than_is_known(agent):
     builtins = [t for t in tools if t["name"] in BUILTIN_TOOLS]
     taught = [t for t in tools if t["name"] not in BUILTIN_TOOLS]
     builtin_bytes = len(json.dumps({"tools": builtins}, separators=(",", ":")).encode())
-    assert builtin_bytes <= 1700, builtin_bytes
+    # 1,697 B when it was set; the untrusted-content hint's own _meta entry (it was wrongly
+    # an openWorldHint) added 12.
+    assert builtin_bytes <= 1720, builtin_bytes
     sizes = [len(json.dumps(t, separators=(",", ":")).encode()) for t in taught]
     assert len(sizes) == len(TEST_TOOLS) and sum(sizes) / len(sizes) <= 400, sizes
     for tool in tools:
-        assert "_meta" not in tool, tool["name"]  # no copies of what the fields say
+        # No copies of what the fields say; only the hint MCP has no field for, when true.
+        assert tool.get("_meta", {}) in ({}, {"understudy/untrustedContentHint": True}), tool
         # A hint is only ever said when it is true: false restates MCP's default or
         # claims less risk than is known.
         assert all(v is True for v in (tool.get("annotations") or {}).values()), tool
@@ -379,6 +388,54 @@ def test_batches_are_answered_on_2025_03_26_sessions_only(agent):
     http, headers = raw_session(url, token, "2025-06-18")
     assert http.post(url, json=batch, headers=headers).status_code == 400
     http.close()
+
+
+INVALID_MEMBERS = [
+    7,  # not an object
+    {"jsonrpc": "2.0", "id": 10},  # no method
+    {"jsonrpc": "1.0", "id": 11, "method": "ping"},  # not JSON-RPC 2.0
+    {"jsonrpc": "2.0", "id": 12, "method": 5},  # a method that is not a string
+    {"jsonrpc": "2.0", "id": 13, "method": "ping", "params": "Zq9echo7Zq"},  # params not structured
+]
+
+
+def test_an_invalid_member_of_a_batch_is_an_invalid_request(agent):
+    # JSON-RPC 2.0 §5.1: -32600 (Invalid Request) for an object that is no valid request; the
+    # SDK says -32602 (Invalid params). Each invalid member gets its own error, id null, and
+    # the members around it are answered as ever.
+    url, token = endpoint(agent)
+    http, headers = raw_session(url, token, "2025-03-26")
+    batch = [
+        {"jsonrpc": "2.0", "id": 8, "method": "ping"},
+        *INVALID_MEMBERS,
+        {"jsonrpc": "2.0", "id": 9, "method": "tools/list"},
+    ]
+    answer = http.post(url, json=batch, headers=headers)
+    http.close()
+    assert answer.status_code == 200, answer.text
+    answers = answer.json()
+    assert [a.get("id") for a in answers] == [8, *[None] * len(INVALID_MEMBERS), 9]
+    assert answers[0]["result"] == {} and "tools" in answers[-1]["result"]
+    for error in answers[1:-1]:
+        assert error["jsonrpc"] == "2.0"
+        assert error["error"]["code"] == -32600, error
+    assert "Zq9echo7Zq" not in answer.text  # the error never retells what was sent
+
+
+@pytest.mark.parametrize("message", INVALID_MEMBERS)
+def test_an_invalid_message_is_an_invalid_request(agent, message):
+    url, token = endpoint(agent)
+    http, headers = raw_session(url, token, "2025-11-25")
+    answer = http.post(url, json=message, headers=headers)
+    # Still usable afterwards: the refusal touched nothing else.
+    after = http.post(url, json={"jsonrpc": "2.0", "id": 2, "method": "ping"}, headers=headers)
+    http.close()
+    assert answer.status_code == 400
+    said = answer.json()
+    assert said["id"] is None and said["error"]["code"] == -32600, said
+    assert "Zq9echo7Zq" not in answer.text
+    assert int(answer.headers["content-length"]) == len(answer.content)
+    assert after.status_code == 200 and after.json()["result"] == {}
 
 
 def test_mcp_cancellation_of_a_waiting_call_means_it_never_runs(agent):
@@ -825,3 +882,28 @@ def test_what_a_call_reaches_is_let_go_on_the_qt_thread(qapp, qtbot):
         server.stop()
     gc.collect()
     assert seen == [threading.main_thread().name] * 3
+
+
+@pytest.mark.parametrize(
+    ("webmcp", "annotations", "meta"),
+    [
+        ({}, None, None),
+        ({"untrustedContentHint": False, "readOnlyHint": False}, None, None),
+        ({"untrustedContentHint": True}, None, {"understudy/untrustedContentHint": True}),
+        (
+            {"readOnlyHint": True, "untrustedContentHint": True},
+            {"readOnlyHint": True},
+            {"understudy/untrustedContentHint": True},
+        ),
+        ({"consequentialHint": True, "debugging": True}, {"destructiveHint": True}, None),
+    ],
+)
+def test_webmcp_hints_become_mcp_hints_only_where_they_mean_the_same(webmcp, annotations, meta):
+    # untrustedContentHint (the output holds data nobody vouches for) is not MCP's
+    # openWorldHint (the tool reaches outside entities): never published as one.
+    from understudy_desktop.agent.mcp_shapes import mcp_tool
+
+    tool = mcp_tool({"name": "t", "description": "d", "annotations": webmcp})
+    listed = tool.model_dump(by_alias=True, exclude_none=True, mode="json")
+    assert listed.get("annotations") == annotations
+    assert listed.get("_meta") == meta

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 from test_teach_e2e import choose, click, ticket
 
+from understudy_desktop.definition import Step
 from understudy_desktop.logs import LOG_NAME, configure_logging, install_crash_handler
 from understudy_desktop.model.runs import RunRequest
 from understudy_desktop.paths import DataPaths
@@ -73,7 +74,7 @@ def test_ctrl_z_undoes_and_ctrl_shift_z_redoes_the_persons_own_change(console):
             "priority": {"from": "const", "value": "urgent"},
         },
     }
-    request = RunRequest("escalate", [step], {"type": "object"}, {})
+    request = RunRequest("escalate", [Step.model_validate(step)], {"type": "object"}, {})
     ran = console.wait_for(
         lambda done: console.session.model.run(request, lambda _c: None, "agent", "a test", done)
     )

@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from understudy_desktop.consent.dialog import DialogText
-from understudy_desktop.consent.gate import ConsentGate, Decision
+from understudy_desktop.approval.dialog import DialogText
+from understudy_desktop.approval.gate import ConsentGate, Decision
 from understudy_desktop.consent.ledger import (
     CONSENT_TTL_S,
     ConsentLedger,
@@ -214,7 +214,7 @@ def test_only_the_dialog_approve_handler_grants():
                     ):
                         sites.append((path.relative_to(PACKAGE).as_posix(), node.name))
     assert sorted(sites) == [
-        ("consent/dialog.py", "_on_approve"),
+        ("approval/dialog.py", "_on_approve"),
         ("shell/pack_dialogs.py", "_on_import"),
     ]
 

@@ -10,6 +10,7 @@ from helpdesk_fakes import FakeZendesk
 from test_plain_words import internals, widget_text
 
 from understudy_desktop.catalogue import current_catalogue
+from understudy_desktop.definition import Definition
 from understudy_desktop.helpdesk.base import RemoteTemplate
 from understudy_desktop.helpdesk.connect import Settings
 from understudy_desktop.helpdesk.macros import macro_tool, tool_name
@@ -57,7 +58,7 @@ def test_each_action_with_a_command_is_a_step_and_the_rest_is_left_out():
         "assign it to whoever uses it (Understudy asks for no one)",
         "set a custom field",
     ]
-    assert definition_problems(tool.definition, current_catalogue()) == []
+    assert definition_problems(Definition.of(tool.definition), current_catalogue()) == []
 
 
 def test_a_macro_with_nothing_understudy_can_do_makes_no_tool():

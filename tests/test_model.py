@@ -11,6 +11,7 @@ import pytest
 from model_helpers import MemoryModel
 
 from understudy_desktop.catalogue import current_catalogue
+from understudy_desktop.definition import Step
 from understudy_desktop.library.may_run import ToolState, may_run, stored_state
 from understudy_desktop.model import runs
 from understudy_desktop.model.commands import Context
@@ -45,7 +46,8 @@ def queue(count: int = 6) -> dict:
 
 def run(model: MemoryModel, steps: list[dict], arguments: dict | None = None, schema=None):
     """A run inside its own transaction, rolled back on failure, as the service runs it."""
-    request = RunRequest("t", steps, schema or {"type": "object"}, arguments or {})
+    typed = [Step.model_validate(s) for s in steps]
+    request = RunRequest("t", typed, schema or {"type": "object"}, arguments or {})
     searches = Searches(model.conn)
     model.conn.execute("BEGIN IMMEDIATE")
     try:
@@ -254,4 +256,83 @@ def test_a_missing_person_is_refused_by_step_never_by_the_value_it_names():
     out = run(model, steps)
     assert out["message"].startswith("The reply template step 1 uses is not on this queue.")
     assert MARKER not in json.dumps(out)
+    assert model.tickets() == before
+
+
+def test_a_command_on_what_the_queue_does_not_have_is_refused_in_words():
+    from understudy_desktop.model.tables import MAX_TAGS
+
+    model = MemoryModel(queue())
+    model.dispatch(
+        "set_ticket_tags", {"ticket_id": "T-2", "tags": [f"t{i}" for i in range(MAX_TAGS)]}
+    )
+    before = model.tickets()
+    asked = {
+        "ticket": ("set_ticket_priority", {"ticket_id": "T-99", "priority": "low"}),
+        "person": ("set_ticket_assignee", {"ticket_id": "T-1", "assignee": MARKER}),
+        "tags": ("add_ticket_tag", {"ticket_id": "T-2", "tag": "one_more"}),
+        "template": ("apply_template", {"ticket_id": "T-1", "template_id": MARKER}),
+    }
+    said = {k: model.dispatch(*ask) for k, ask in asked.items()}
+    assert {k: (out["code"], out["message"]) for k, out in said.items()} == {
+        "ticket": (
+            "not_found",
+            "That ticket is not in this queue. filter_tickets lists its tickets with their ids.",
+        ),
+        "person": (
+            "not_found",
+            "No one on this queue has that assignee id. Known assignees: priya.",
+        ),
+        "tags": (
+            "invalid_payload",
+            f"Ticket T-2 already has {MAX_TAGS} tags, the most a ticket can have.",
+        ),
+        "template": (
+            "not_found",
+            "This queue has no template with that id. Known templates: ok.",
+        ),
+    }
+    assert model.tickets() == before
+
+
+def test_a_run_the_console_cannot_do_or_that_was_stopped_changes_nothing():
+    model = MemoryModel(queue())
+    before = model.tickets()
+    unknown = run(model, [{"command": "drop_all_tickets", "args": {}}])
+    assert (unknown["code"], unknown["message"]) == (
+        "not_approved",
+        "Step 1 is not a command of this console. Nothing was changed.",
+    )
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    unfit = run(model, [{"command": "list_templates", "args": {}}], {}, schema)
+    assert unfit["code"] == "invalid_input"
+    assert unfit["message"].startswith("The arguments do not fit the tool: ")
+    # Stopped between steps: the first step's change is rolled back with the rest.
+    checks = iter([False, True])
+    request = RunRequest(
+        "t",
+        [
+            Step.model_validate(s)
+            for s in [
+                {"command": "set_ticket_priority", "args": const(ticket_id="T-1", priority="low")},
+                {"command": "set_ticket_status", "args": const(ticket_id="T-1", status="solved")},
+            ]
+        ],
+        {"type": "object"},
+        {},
+    )
+    model.conn.execute("BEGIN IMMEDIATE")
+    with pytest.raises(RunError) as stopped:
+        runs.execute(
+            lambda view: Context(model.conn, model.people, view, True, False, Searches(model.conn)),
+            model.catalogue,
+            request,
+            stopped=lambda: next(checks),
+        )
+    model.conn.execute("ROLLBACK")
+    title = model.catalogue.commands["set_ticket_status"].title
+    assert stopped.value.answer["code"] == "cancelled"
+    assert stopped.value.answer["message"] == (
+        f"Stopped before step 2 ({title}); the changes it had made were undone."
+    )
     assert model.tickets() == before

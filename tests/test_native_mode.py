@@ -42,7 +42,8 @@ DRAFT = {
 # WebMCP's hint (as CDP reports it) -> the MCP hint the endpoint publishes when it is true.
 # The endpoint says only what is known: a false WebMCP hint becomes an absent MCP hint.
 HINTS = {"readOnly": "readOnlyHint", "consequential": "destructiveHint"}
-HINTS_OPEN_WORLD = ("untrustedContent", "openWorldHint")
+# untrustedContent has no MCP hint of the same meaning: it travels in the tool's _meta.
+UNTRUSTED_META = "understudy/untrustedContentHint"
 
 # The same mouse routine as tests/test_teach_e2e.py's teach_assign_refund, as the page sees it.
 RECORD_IN_PAGE = """async () => {
@@ -233,9 +234,12 @@ def as_webmcp(tool: Any) -> dict[str, Any]:
 
 def check_hints(native: dict[str, Any], endpoint: Any) -> None:
     hints = endpoint.annotations.model_dump(by_alias=True) if endpoint.annotations else {}
-    for webmcp_hint, mcp_hint in [*HINTS.items(), HINTS_OPEN_WORLD]:
+    for webmcp_hint, mcp_hint in HINTS.items():
         expected = True if native.get(webmcp_hint) is True else None
         assert hints.get(mcp_hint) == expected, (endpoint.name, webmcp_hint, native, hints)
+    assert hints.get("openWorldHint") is None, (endpoint.name, hints)
+    untrusted = (endpoint.meta or {}).get(UNTRUSTED_META)
+    assert untrusted == (True if native.get("untrustedContent") is True else None), endpoint
 
 
 @pytest.mark.slow

@@ -123,9 +123,10 @@ def test_a_definition_keeps_a_fixed_null_and_its_field_sources():
     }
     parsed, problems = parse_definition(raw)
     assert problems == [] and parsed is not None
-    assert parsed["steps"][0]["args"]["assignee"] == {"from": "const", "value": None}
-    assert parsed["steps"][1]["args"]["ticket_id"] == {"from": "step", "step": 0, "path": "id"}
-    assert "somethingElse" not in parsed and parsed["title"] == ""
+    plain = parsed.as_dict()
+    assert plain["steps"][0]["args"]["assignee"] == {"from": "const", "value": None}
+    assert plain["steps"][1]["args"]["ticket_id"] == {"from": "step", "step": 0, "path": "id"}
+    assert "somethingElse" not in plain and plain["title"] == ""
 
 
 def test_a_badly_shaped_definition_is_told_where_without_its_own_keys():

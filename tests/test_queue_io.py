@@ -18,6 +18,7 @@ from understudy_desktop.queue_io import (
     LoadedQueue,
     QueueFileError,
     Ticket,
+    file_text,
     load_queue_file,
     preview_queue_file,
     save_queue_file,
@@ -25,7 +26,6 @@ from understudy_desktop.queue_io import (
     source_signature,
     source_to_state,
 )
-from understudy_desktop.queue_io import reader as reader_module
 from understudy_desktop.queue_io.columns import (
     CellValueError,
     assignee_slug,
@@ -715,8 +715,8 @@ def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 def test_file_over_the_size_limit_is_refused_before_reading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert reader_module.MAX_FILE_BYTES == 200 * 1024 * 1024
-    monkeypatch.setattr(reader_module, "MAX_FILE_BYTES", 1024 * 1024)
+    assert file_text.MAX_FILE_BYTES == 200 * 1024 * 1024
+    monkeypatch.setattr(file_text, "MAX_FILE_BYTES", 1024 * 1024)
     path = write(tmp_path, "huge.csv", b"id\n" + b"1\n" * (1024 * 1024))
     message = str(open_error(path))
     assert "too large" in message and "2 MB" in message and "limit is 1 MB" in message

@@ -377,7 +377,7 @@ def test_values_table_is_hidden_for_a_file_without_status_or_priority(qtbot: Any
 
 
 def test_choices_are_remembered_by_kind_of_file(freshdesk: QueuePreviewDialog) -> None:
-    """What MainWindow does: store dialog.choices under the source's signature."""
+    """What Open queue does (shell/queue_files.py): store dialog.choices under the signature."""
     store = {source_signature(freshdesk.preview): freshdesk.choices.to_json()}
     pick(freshdesk.column_combo("responder_name"), "Assignee")
     store[source_signature(freshdesk.preview)] = freshdesk.choices.to_json()

@@ -13,13 +13,19 @@ from understudy_desktop.agent.results import OUTPUT_BUDGET, error_result, fit
 from understudy_desktop.catalogue import current_catalogue
 from understudy_desktop.consent.ledger import ConsentLedger, DialogApproval, Grant, consent_key
 from understudy_desktop.consent.manifest import ENABLE_TOOL, PUBLISH_TOOL, REVIEW_TOOL
+from understudy_desktop.consent.manifest import RELAX_TOOL as RELAX
+from understudy_desktop.consent.manifest import REPAIR_TOOL as REPAIR
+from understudy_desktop.consent.manifest import REVOKE_TOOL as REVOKE
 from understudy_desktop.consent.seal import load_seal
+from understudy_desktop.definition import Definition
 from understudy_desktop.library.checks import follows_recording, follows_repair
 from understudy_desktop.library.library import (
     Library,
     LibraryError,
     new_tool,
     publish_args,
+    relax_args,
+    repair_args,
     tool_args,
 )
 from understudy_desktop.library.may_run import ToolState, may_run
@@ -204,6 +210,31 @@ def test_a_tool_whose_definition_no_longer_hashes_to_its_approval_cannot_be_call
     assert tool.callable
 
 
+def test_a_stored_definition_that_is_not_a_definition_never_runs():
+    """A row edited by hand (or damaged) so that it still hashes to its digest, but is not a
+    definition at all: what a run would execute is unknown, so it is not callable."""
+    from understudy_desktop.library.model import definition_hash
+
+    odd = definition("lists")
+    odd["steps"] = [{"command": "list_templates", "args": {"x": {"from": "elsewhere"}}}]
+    tool = new_tool(definition("lists"), Origin(by="person"))
+    broken = tool.but(definition=odd, digest=definition_hash(odd))
+    assert broken.parsed is None and not broken.intact and not broken.callable
+    assert tool.parsed is not None and tool.parsed.steps[0].command == "list_templates"
+    # Its dialog says so rather than wording steps that do not exist.
+    from understudy_desktop.approval.wording import tool_sections
+
+    catalogue = current_catalogue()
+    assert tool_sections(broken.parsed, catalogue) == (
+        (
+            "What it does",
+            "Understudy cannot read this tool's steps: it is not the tool that was approved. "
+            "Revoke it, or bring it in again from its pack.",
+        ),
+    )
+    assert dict(tool_sections(tool.parsed, catalogue))["What it does"].startswith("1. ")
+
+
 def test_a_tool_the_team_lead_turned_off_cannot_be_reviewed_back_on(qtbot, library):
     _publish_ok(qtbot, library, "lists")
     held = settle(qtbot, lambda d: library.hold_back("lists", "team", d, held="team_off"))
@@ -224,8 +255,10 @@ def test_a_tool_the_team_lead_turned_off_cannot_be_reviewed_back_on(qtbot, libra
 RECORDING = {"steps": [{"command": "select_ticket"}, {"command": "set_ticket_priority"}]}
 
 
-def steps(*commands: str) -> dict[str, Any]:
-    return {"steps": [{"command": c, "args": {}} for c in commands]}
+def steps(*commands: str) -> Definition:
+    return Definition.model_validate(
+        {**definition("t"), "steps": [{"command": c, "args": {}} for c in commands]}
+    )
 
 
 def test_a_tool_does_the_steps_it_was_recorded_doing():
@@ -293,10 +326,13 @@ def test_each_problem_with_a_definition_is_said_without_repeating_what_it_holds(
                     "priority": const_bad,
                 },
             },
-            {"command": "set_ticket_status", "args": {"status": {"from": "step", "step": 5}}},
+            {
+                "command": "set_ticket_status",
+                "args": {"status": {"from": "step", "step": 5, "path": "status"}},
+            },
         ],
     }
-    problems = definition_problems(definition, current_catalogue())
+    problems = definition_problems(Definition.model_validate(definition), current_catalogue())
     assert problems == [
         f"The tool's name must have 1 to {budgets.name} lower-case letters, digits or _,"
         " starting with a letter.",
@@ -314,7 +350,8 @@ def test_each_problem_with_a_definition_is_said_without_repeating_what_it_holds(
         "Step 4 takes status from a step that does not come before it.",
     ]
     assert not any(M in p or M.upper() in p for p in problems)
-    assert definition_problems({**definition, "description": " "}, current_catalogue())[3] == (
+    blank = Definition.model_validate({**definition, "description": " "})
+    assert definition_problems(blank, current_catalogue())[3] == (
         "The tool's description is empty."
     )
 
@@ -341,3 +378,190 @@ def test_a_command_the_console_does_not_have_is_refused():
         apply(current_catalogue(), None, "drop_all_tickets", {})  # type: ignore[arg-type]
     assert refused.value.code == "unknown_command"
     assert str(refused.value.message) == "That is not a command of this console."
+
+
+# --- the library's other refusals: a tool that is not there, or not in that state -------------
+GONE = "No taught tool has that name."
+
+
+def test_an_action_on_a_tool_not_in_the_library_is_refused_and_changes_nothing(qtbot, library):
+    _publish_ok(qtbot, library, "lists")
+    ghost = new_tool(definition("ghost"), Origin(by="person"))
+    refused = {
+        "revoke": settle(
+            qtbot, lambda d: library.revoke("ghost", grant(REVOKE, tool_args(ghost)), d)
+        ),
+        "relax": settle(
+            qtbot, lambda d: library.relax("ghost", grant(RELAX, relax_args("ghost")), d)
+        ),
+        "ask": settle(qtbot, lambda d: library.ask_every_time("ghost", d)),
+        "hold": settle(qtbot, lambda d: library.hold_back("ghost", "changed", d)),
+        "repair": settle(
+            qtbot,
+            lambda d: library.repair(
+                "ghost", definition("ghost"), grant(REPAIR, repair_args("ghost", "a", "b")), d
+            ),
+        ),
+        "review": settle(qtbot, lambda d: library.review("ghost", grant(REVIEW_TOOL, {}), d)),
+    }
+    said = {k: (e.code, e.message) if e else None for k, e in refused.items()}
+    assert said == {
+        "revoke": ("not_found", GONE),
+        "relax": ("not_found", GONE),
+        "ask": ("not_found", GONE),
+        "hold": ("not_found", GONE),
+        "repair": ("not_found", "There is no tool with that name to repair."),
+        "review": ("not_found", "That tool is gone."),
+    }
+    assert [t.name for t in library.tools()] == ["lists"]
+
+
+def test_turning_on_what_is_on_or_off_what_is_off_is_refused(qtbot, library):
+    _publish_ok(qtbot, library, "lists")
+    tool = library.get("lists")
+    assert tool is not None
+    on = settle(qtbot, lambda d: library.enable("lists", grant(ENABLE_TOOL, tool_args(tool)), d))
+    assert on is not None and (on.code, on.message) == ("not_found", "That tool is not turned off.")
+    assert settle(qtbot, lambda d: library.disable("lists", d)) is None
+    off = settle(qtbot, lambda d: library.disable("lists", d))
+    assert off is not None and (off.code, off.message) == ("not_found", "That tool is not active.")
+    assert library.get("lists").status == "disabled"
+
+
+def test_a_change_to_a_tool_deleted_underneath_is_refused(qtbot, library):
+    """Another copy of the app (or a damaged file) removed the row: the change is not made
+    up again from memory."""
+    _publish_ok(qtbot, library, "lists")
+    library._db.submit(lambda c: c.execute("DELETE FROM tools WHERE name = 'lists'")).result()
+    gone = settle(qtbot, lambda d: library.disable("lists", d))
+    assert gone is not None and (gone.code, gone.message) == ("not_found", "That tool is gone.")
+
+
+def test_a_change_the_disk_refuses_is_said_in_plain_words(qtbot, library, monkeypatch):
+    import sqlite3
+
+    from understudy_desktop.library import store
+
+    _publish_ok(qtbot, library, "lists")
+
+    def full(*_args: Any) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(store, "write_tool", full)
+    refused = settle(qtbot, lambda d: library.disable("lists", d))
+    assert refused is not None and (refused.code, refused.message) == (
+        "storage",
+        "The change was not saved: the disk is full. Free some space, then try again.",
+    )
+    assert library.get("lists").status == "active"
+
+
+# --- the consent flow's refusals, before any dialog opens ------------------------------------
+@pytest.fixture
+def consent(qtbot, library):
+    from understudy_desktop.approval.gate import ConsentGate
+    from understudy_desktop.approval.service import ConsentService
+    from understudy_desktop.library.drafts import Drafts
+
+    service = ConsentService(ConsentGate(ConsentLedger()), library, Drafts())
+    yield service
+    for dialog in service.gate.open_dialogs():
+        dialog.close()
+
+
+def answer_of(qtbot, start) -> dict[str, Any]:
+    answers: list[dict[str, Any]] = []
+    start(answers.append)
+    qtbot.waitUntil(lambda: bool(answers), timeout=10_000)
+    return answers[0]
+
+
+def refusal(answer: dict[str, Any]) -> tuple[str, str]:
+    assert answer.get("isError") is True, answer
+    return answer["code"], answer["message"]
+
+
+def test_what_cannot_be_done_is_refused_without_a_dialog(qtbot, library, consent):
+    _publish_ok(qtbot, library, "lists")
+    drafts = consent.drafts
+    with_problems = drafts.add(definition("needs_work"), ["Step 1 is not ready."], "agent")
+    taken = drafts.add({**definition("lists"), "description": "Other."}, [], "agent")
+    repair = drafts.add(definition("ghost"), [], "person", replaces="ghost")
+    asked = {
+        "no draft": lambda a: consent.publish("draft-nope", "an agent", None, False, a),
+        "problems": lambda a: consent.publish(with_problems.id, "an agent", None, False, a),
+        "taken": lambda a: consent.publish(taken.id, "an agent", None, False, a),
+        "repair": lambda a: consent.publish(repair.id, "you", None, False, a),
+        "revoke": lambda a: consent.revoke("ghost", "an agent", None, False, a),
+        "relax": lambda a: consent.relax("ghost", a),
+        "enable": lambda a: consent.enable("lists", "you", a),
+        "review": lambda a: consent.review("lists", "you", a),
+        "recording": lambda a: consent.delete_recording("rec-nope", a),
+    }
+    said = {k: refusal(answer_of(qtbot, start)) for k, start in asked.items()}
+    assert said == {
+        "no draft": ("not_found", "No draft has that id. Draft it again first."),
+        "problems": ("blocked", "Fix these first, then draft again: Step 1 is not ready."),
+        "taken": (
+            "name_taken",
+            "A tool with that name exists already. Choose another name; nothing was changed.",
+        ),
+        "repair": ("not_found", "There is no tool with that name to repair."),
+        "revoke": ("not_found", GONE),
+        "relax": ("not_found", GONE),
+        "enable": ("not_found", "That tool is not turned off."),
+        "review": ("not_found", "That tool does not need a review."),
+        "recording": ("not_found", "That recording is gone."),
+    }
+    assert consent.gate.open_dialogs() == []
+    assert settle(qtbot, lambda d: library.disable("lists", d)) is None
+    off = refusal(answer_of(qtbot, lambda a: consent.disable("lists", a)))
+    assert off == ("not_found", "That tool is not active.")
+
+
+def test_publishing_at_the_cap_is_refused_before_the_dialog(qtbot, library, consent):
+    for i in range(CAP):
+        _publish_ok(qtbot, library, f"tool_{i}")
+    draft = consent.drafts.add(definition("one_more"), [], "agent")
+    said = refusal(
+        answer_of(qtbot, lambda a: consent.publish(draft.id, "an agent", None, False, a))
+    )
+    assert said == (
+        "cap_reached",
+        f"{CAP} tools are active already, the most agents can choose from well. The person has "
+        "to turn one off or revoke one first.",
+    )
+    assert consent.gate.open_dialogs() == []
+
+
+def test_a_rejected_dialog_and_a_second_ask_for_one_approval_are_told_apart(qtbot, consent):
+    first = consent.drafts.add(definition("first_one"), [], "agent")
+    answers: list[dict[str, Any]] = []
+    consent.publish(first.id, "an agent", None, False, answers.append)
+    qtbot.waitUntil(lambda: bool(consent.gate.open_dialogs()))
+    consent.gate.open_dialogs()[0].reject_button.click()
+    qtbot.waitUntil(lambda: bool(answers))
+    assert refusal(answers[0]) == ("consent_denied", "The person rejected this in the dialog.")
+    # The same request twice while one dialog is open: the approval does it once.
+    again: list[dict[str, Any]] = []
+    consent.publish(first.id, "an agent", None, False, again.append)
+    consent.publish(first.id, "an agent", None, False, again.append)
+    qtbot.waitUntil(lambda: bool(consent.gate.open_dialogs()))
+    assert len(consent.gate.open_dialogs()) == 1
+    consent.gate.open_dialogs()[0].approve_button.click()
+    qtbot.waitUntil(lambda: len(again) == 2)
+    assert sorted(a.get("status") or refusal(a)[1] for a in again) == [
+        "This was approved once and has already been done.",
+        "published",
+    ]
+
+
+def test_a_tool_saved_but_not_handed_out_is_not_said_to_be_published(qtbot, consent, monkeypatch):
+    draft = consent.drafts.add(definition("saved_only"), [], "agent")
+    monkeypatch.setattr(consent.library, "callable", lambda _name: None)
+    answers: list[dict[str, Any]] = []
+    consent.publish(draft.id, "an agent", None, False, answers.append)
+    qtbot.waitUntil(lambda: bool(consent.gate.open_dialogs()))
+    consent.gate.open_dialogs()[0].approve_button.click()
+    qtbot.waitUntil(lambda: bool(answers))
+    assert refusal(answers[0]) == ("tool_error", "The tool was saved but is not available.")

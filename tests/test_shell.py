@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -211,3 +212,29 @@ def test_every_shortcut_does_one_thing_and_is_in_the_shortcut_list(console):
     # Keys the platform gives (Quit, Reload) are everyone's; the app's own are all listed.
     own = [k for k in bound if k not in ("Ctrl+Q", "F5", "Ctrl+R")]
     assert sorted(set(own) - set(listed)) == [], (own, listed)
+
+
+# "File › Open queue… (Ctrl+O)", and "Ctrl+Shift+T or View › Library)".
+MENU_THEN_KEYS = r"› (?P<item>[^()*›]+?) \((?P<keys>(?:Ctrl|Shift|Alt|F[0-9])[^)]*)\)"
+KEYS_THEN_MENU = r"(?P<keys>(?:Ctrl|F[0-9])[A-Za-z0-9+]*),? or \w+ › (?P<item>[^(),*›]+?)[),]"
+
+
+def test_the_readme_gives_each_menu_item_the_keys_the_menu_binds(console):
+    """The README once gave the team library a key it no longer had (Ctrl+Shift+L, which the
+    page took): every key it names beside a menu item is the one that item has."""
+    from PySide6.QtGui import QAction, QKeySequence
+
+    keys: dict[str, set[str]] = {}
+    for action in console.window.findChildren(QAction):
+        item, _, hint = action.text().replace("&", "").partition("\t")
+        bound = {k.toString(QKeySequence.SequenceFormat.PortableText) for k in action.shortcuts()}
+        keys.setdefault(item, set()).update(bound | ({hint} if hint else set()))
+    readme = " ".join((Path(__file__).parent.parent / "README.md").read_text().split())
+    named = [
+        (m["item"], m["keys"])
+        for pattern in (MENU_THEN_KEYS, KEYS_THEN_MENU)
+        for m in re.finditer(pattern, readme)
+    ]
+    # Guards the guard: the README's sentences are still read as menu items and keys.
+    assert "Team library" in {item for item, _keys in named} and len(named) >= 10
+    assert [(item, k) for item, k in named if k not in keys.get(item, set())] == []

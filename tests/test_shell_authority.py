@@ -34,6 +34,7 @@ from mcp.shared.exceptions import MCPError
 from shiboken6 import isValid
 
 from understudy_desktop.agent.builtins import builtin_tools
+from understudy_desktop.definition import Definition
 from understudy_desktop.library.model import definition_hash
 from understudy_desktop.packs.export import build_pack, pack_bytes
 
@@ -241,10 +242,12 @@ def test_a_publish_under_a_taken_name_is_refused_before_any_dialog(shell):
     gate = shell.session.consent.gate
     existing = shell.library.get("close_ticket")
     other = complete(
-        definition(
-            "close_ticket",
-            "Something else.",
-            [step("get_ticket", ticket_id=("param", "ticket_id"))],
+        Definition.of(
+            definition(
+                "close_ticket",
+                "Something else.",
+                [step("get_ticket", ticket_id=("param", "ticket_id"))],
+            )
         ),
         shell.library.catalogue,
     )
@@ -275,7 +278,7 @@ def test_a_revoke_removes_the_approval_so_the_same_publish_asks_again(shell):
     shell.qtbot.waitUntil(lambda: "close_ticket" not in shell.listed())
     assert shell.library.get("close_ticket") is None
     # The very definition that was approved before, published again by an agent.
-    same = complete(TEST_TOOLS["close_ticket"], shell.library.catalogue)
+    same = complete(Definition.of(TEST_TOOLS["close_ticket"]), shell.library.catalogue)
     draft = shell.session.consent.drafts.add(same, [], "agent", "mcp")
     server = shell.session.agent
     server.approval_hold_s = 0.5
@@ -299,10 +302,12 @@ def test_a_cancelled_request_closes_its_dialog_and_grants_nothing(shell):
 
     gate = shell.session.consent.gate
     new = complete(
-        definition(
-            "reopen_ticket",
-            "Reopen one ticket.",
-            [step("set_ticket_status", ticket_id=("param", "ticket_id"), status="open")],
+        Definition.of(
+            definition(
+                "reopen_ticket",
+                "Reopen one ticket.",
+                [step("set_ticket_status", ticket_id=("param", "ticket_id"), status="open")],
+            )
         ),
         shell.library.catalogue,
     )
@@ -366,10 +371,12 @@ def five_tool_pack(tmp_path: Path) -> Path:
     catalogue = current_catalogue()
     tools = [
         complete(
-            definition(
-                f"set_status_{s}",
-                f"Set one ticket to {s}.",
-                [step("set_ticket_status", ticket_id=("param", "ticket_id"), status=s)],
+            Definition.of(
+                definition(
+                    f"set_status_{s}",
+                    f"Set one ticket to {s}.",
+                    [step("set_ticket_status", ticket_id=("param", "ticket_id"), status=s)],
+                )
             ),
             catalogue,
         )

@@ -23,7 +23,7 @@ from understudy_desktop.consent.ledger import command_line_grant
 from understudy_desktop.consent.manifest import REVOKE_TOOL
 from understudy_desktop.library.library import tool_args
 from understudy_desktop.shell.settings_dialog import RulesDialog
-from understudy_desktop.shell.team_library import LINK_WORDS
+from understudy_desktop.team.status_words import LINK_WORDS
 
 pytestmark = pytest.mark.slow
 

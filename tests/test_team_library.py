@@ -15,18 +15,18 @@ import pytest
 from PySide6.QtWidgets import QGroupBox, QLabel, QListWidget
 from test_plain_words import internals, widget_text
 
+from understudy_desktop.bridge.library_view import library_view
 from understudy_desktop.consent.ledger import command_line_grant
 from understudy_desktop.consent.manifest import ENABLE_TOOL, REVOKE_TOOL
-from understudy_desktop.library.console_view import library_view
 from understudy_desktop.library.library import tool_args
 from understudy_desktop.shell import team_words
 from understudy_desktop.shell.pack_dialogs import ImportPackDialog
 from understudy_desktop.shell.settings_dialog import SettingsDialog
-from understudy_desktop.shell.team_library import UNREACHABLE
 from understudy_desktop.store.settings import Settings
 from understudy_desktop.team.folder import content_name, write_shared
 from understudy_desktop.team.identity import Identity
 from understudy_desktop.team.signing import key_id
+from understudy_desktop.team.status_words import UNREACHABLE
 
 PACKS = Path(__file__).parent / "fixtures" / "packs"
 GOOD = PACKS / "good.understudy-pack.json"
@@ -184,9 +184,9 @@ def test_one_changed_byte_is_refused_and_an_unsigned_pack_is_labelled(console_fa
     sam.qtbot.waitUntil(both_seen, timeout=15_000)
     states = {t.state: t for t in sam.session.team.view.tools}
     changed, unsigned = states["changed"], states["unsigned"]
-    assert not changed.offered and "Changed after signing" in sam.session.team.describe(changed)
+    assert not changed.offered and "Changed after signing" in team_words.describe(changed)
     # Nobody signed it: it is said first, and no name is given as its author's.
-    words = sam.session.team.describe(unsigned)
+    words = team_words.describe(unsigned)
     assert unsigned.key == "" and unsigned.author == ""
     assert words.startswith("⚠ Nobody signed this: anyone with access to the folder")
     assert "Someone" not in words
@@ -380,7 +380,7 @@ def test_stale_tools_are_flagged_and_usage_counts_are_shared(console_factory, tm
     dana.session.team.trust(sam.session.team.identity.public_key, "Sam Lee")
     dana.qtbot.waitUntil(dana_sees, timeout=15_000)
     mine = next(t for t in dana.session.team.view.tools if t.state == "mine")
-    assert "used 1 time by 1 person you trust" in dana.session.team.describe(mine)
+    assert "used 1 time by 1 person you trust" in team_words.describe(mine)
     # A newer snapshot replaces Sam's older one.
     sam.run_tool("assign_refund", {"ticket_id": "T-1012"})
     sam.qtbot.waitUntil(lambda: sam.session.team.publish_usage(), timeout=10_000)
@@ -456,7 +456,7 @@ def test_a_person_can_stop_trusting_an_author(console_factory, tmp_path):
     # Her next one waits for Sam to decide about her again.
     dana.session.team.share(["assign_refund_2"], "Dana Ortiz")
     (item,) = offered(sam, 1)
-    assert not item.trusted and "waits for you to trust its author" in team.describe(item)
+    assert not item.trusted and "waits for you to trust its author" in team_words.describe(item)
     # Kept across a restart: the decision is in the database.
     sam.session.close()
     again = console_factory(tmp_path / "sam")

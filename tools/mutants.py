@@ -144,7 +144,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "tool need not follow its recording",
         "understudy_desktop/library/checks.py",
-        "    if steps != taught:\n",
+        "    if [s.command for s in definition.steps] != taught:\n",
         "    if False:\n",
         refusals("recorded_doing"),
     ),

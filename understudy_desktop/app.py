@@ -30,14 +30,14 @@ from understudy_desktop.agent.runtime_file import (
     write_runtime,
     write_starting,
 )
+from understudy_desktop.approval.gate import ConsentGate
+from understudy_desktop.approval.service import ConsentService
+from understudy_desktop.bridge.console_asks import ConsoleAsks
+from understudy_desktop.bridge.library_view import ConsoleLibraryView
 from understudy_desktop.chromium_flags import apply_chromium_flags
-from understudy_desktop.consent.gate import ConsentGate
 from understudy_desktop.consent.ledger import ConsentLedger
 from understudy_desktop.consent.seal import load_seal
-from understudy_desktop.consent.service import ConsentService
 from understudy_desktop.helpdesk.credentials import Credentials
-from understudy_desktop.library.console_asks import ConsoleAsks
-from understudy_desktop.library.console_view import ConsoleLibraryView
 from understudy_desktop.library.drafts import Drafts
 from understudy_desktop.library.legacy import migrate_legacy_files
 from understudy_desktop.library.library import Library
@@ -56,7 +56,6 @@ from understudy_desktop.shell.person_commands import PersonCommands
 from understudy_desktop.shell.queue_choices import RememberedChoices
 from understudy_desktop.shell.queue_keeper import QueueKeeper
 from understudy_desktop.shell.storage_watch import StorageWatch
-from understudy_desktop.shell.team_library import TeamLibrary
 from understudy_desktop.shell.team_menu import TeamMenu
 from understudy_desktop.shell.theme import apply_theme
 from understudy_desktop.single_instance import InstanceGuard
@@ -65,6 +64,7 @@ from understudy_desktop.store.database import Database, DatabaseError
 from understudy_desktop.store.queue_store import QueueStore
 from understudy_desktop.store.settings import Settings
 from understudy_desktop.team.identity import Identity
+from understudy_desktop.team.library_service import TeamLibrary
 from understudy_desktop.team.trust import TeamDecisions
 from understudy_desktop.web.handoff import Handoff
 from understudy_desktop.web.profile import make_profile

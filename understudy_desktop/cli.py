@@ -1,4 +1,5 @@
-"""`understudy` command line: where the data lives, and an optional file to open."""
+"""`understudy` command line: where the data lives, and an optional file to open (a queue, or
+a Tool Pack to import)."""
 
 from __future__ import annotations
 
@@ -14,19 +15,22 @@ from understudy_desktop.paths import DATA_DIR_ENV, resolve_data_paths
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="understudy",
-        description=f"{APP_NAME}: a triage console that learns routines you teach it.",
+        description=f"{APP_NAME}: a helpdesk triage console. Teach a routine once; agents "
+        "run it as a tool, exactly as you approved it, and the app applies every change.",
     )
     parser.add_argument(
         "file",
         nargs="?",
         type=Path,
-        help="a ticket queue (.csv or .json) to open",
+        help="a ticket queue to open (a helpdesk export: .csv, .tsv, .json, .jsonl), or a "
+        "Tool Pack to import (shown for your approval first)",
     )
     parser.add_argument(
         "--data-dir",
         metavar="DIR",
-        help=f"keep all data (browser profile, procedures) in DIR (default: ${DATA_DIR_ENV}, "
-        "or the platform's user data folder)",
+        help="keep the app's data (the database of your queue, tools and settings; the "
+        f"browser profile; logs) in DIR (default: ${DATA_DIR_ENV}, or the platform's user "
+        "data folder)",
     )
     parser.add_argument(
         "--quit-after-load",

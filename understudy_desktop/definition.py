@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from understudy_desktop.rules import rules
@@ -122,6 +122,12 @@ class Definition(BaseModel):
     )
     steps: list[Step] = Field(min_length=1, max_length=_LIMITS.toolSteps)
 
+    @classmethod
+    def of(cls, stored: dict[str, Any]) -> Definition:
+        """A definition's own fields from what the library stores beside them (the console
+        version and command schemas it was graded against); raises ValidationError."""
+        return cls.model_validate({k: stored[k] for k in FIELDS if k in stored})
+
     def as_dict(self) -> dict[str, Any]:
         """The plain form the library stores, without what is recomputed (annotations)."""
         return {
@@ -131,3 +137,14 @@ class Definition(BaseModel):
             "inputSchema": copy.deepcopy(self.inputSchema),
             "steps": [step.as_dict() for step in self.steps],
         }
+
+
+def readable(stored: dict[str, Any] | None) -> Definition | None:
+    """The definition in what is stored, or None where it does not fit the model (a damaged
+    or hand-edited copy): code that shows or runs a tool reads it through this."""
+    if not isinstance(stored, dict):
+        return None
+    try:
+        return Definition.of(stored)
+    except ValidationError:
+        return None

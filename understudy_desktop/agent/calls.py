@@ -20,19 +20,20 @@ from PySide6.QtCore import QObject
 
 from understudy_desktop.agent import builtins
 from understudy_desktop.agent.schema_check import argument_problems
+from understudy_desktop.approval import wording
+from understudy_desktop.approval.gate import Ticket
+from understudy_desktop.approval.service import Answer, ConsentService, error
 from understudy_desktop.bridge import to_page
 from understudy_desktop.bridge.console_port import ConsolePort
 from understudy_desktop.bridge.protocol import DraftAnswer
 from understudy_desktop.bridge.to_page import DraftMeta, DraftParameter, DraftRequest
-from understudy_desktop.consent import wording
-from understudy_desktop.consent.gate import Ticket
 from understudy_desktop.consent.manifest import (
     PUBLISH_TOOL,
     REVOKE_TOOL,
     SENSITIVE_META_TOOLS,
     SensitiveAction,
 )
-from understudy_desktop.consent.service import Answer, ConsentService, error
+from understudy_desktop.definition import Definition
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.drafts import Drafts, check_draft
 from understudy_desktop.library.library import Library
@@ -148,7 +149,9 @@ class ToolCalls(QObject):
                 handle,
             )
         else:
-            answer(error(ErrorCode.NOT_FOUND, "That tool is not available here."))
+            # builtin_tools.json lists a tool this code has no answer for: a bug, not a refusal
+            # (tests/test_refusals_said.py checks every listed built-in is handled here).
+            raise LookupError(f"no handler for the built-in tool {name}")
 
     def _sensitive(
         self, action: SensitiveAction, args: dict[str, Any], who: str, answer: Answer
@@ -160,8 +163,9 @@ class ToolCalls(QObject):
             )
         if action is REVOKE_TOOL:
             return self.consent.revoke(str(args["name"]), who, self.approval_hold_s, poll, answer)
-        answer(error(ErrorCode.NOT_FOUND, "That action is not available in this version."))
-        return None
+        # A sensitive action that is not a built-in tool (export is the person's, from the
+        # menu) never gets here: the tool is not listed, so the call is to an unknown tool.
+        raise LookupError(f"no agent tool carries out {action.name}")
 
     def _recordings(self) -> dict[str, Any]:
         return {
@@ -223,7 +227,7 @@ class ToolCalls(QObject):
                 {
                     "draft_id": draft.id,
                     "tool": {k: definition[k] for k in PUBLIC_FIELDS if k in definition},
-                    "summary": wording.summary(definition, self.library.catalogue),
+                    "summary": wording.summary(Definition.of(definition), self.library.catalogue),
                     "problems": problems,
                     "warnings": result.warnings,
                 }

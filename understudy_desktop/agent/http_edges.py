@@ -8,6 +8,10 @@
   later versions removed them, and the SDK refuses them for every version). Each message of
   the batch goes through the transport on its own, in order; the answers come back as one
   JSON array, or 202 when the batch held no requests.
+- A message that is no JSON-RPC request, notification or response (a batch member included)
+  is an Invalid Request, -32600, as JSON-RPC 2.0 says; the SDK calls it -32602 (Invalid
+  params), and its text retells pydantic's account of what was sent, which an error here
+  never repeats.
 """
 
 from __future__ import annotations
@@ -23,6 +27,16 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 REQUEST_CANCELLED = -32800
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+INVALID_REQUEST_ANSWER = {
+    "jsonrpc": "2.0",
+    "id": None,
+    "error": {
+        "code": INVALID_REQUEST,
+        "message": "Invalid Request: not a JSON-RPC 2.0 request, notification or response.",
+    },
+}
 BATCH_VERSION = "2025-03-26"
 MAX_BODY = 4 * 1024 * 1024
 
@@ -79,9 +93,31 @@ class Captured:
     def header(self, name: bytes) -> bytes:
         return next((v for k, v in self.headers if k.lower() == name), b"")
 
+    def replace_body(self, body: bytes) -> None:
+        self.body = body
+        kept = [(k, v) for k, v in self.headers if k.lower() != b"content-length"]
+        self.headers = [*kept, (b"content-length", str(len(body)).encode())]
+
     async def forward(self, send: Send) -> None:
         await send({"type": "http.response.start", "status": self.status, "headers": self.headers})
         await send({"type": "http.response.body", "body": self.body})
+
+
+def name_invalid_requests(answer: Captured) -> None:
+    """The SDK's answer to a message it could not read as JSON-RPC (400, no id, -32602: it
+    uses that code with no id nowhere else; a tool's -32602 names its request and comes with
+    200) becomes JSON-RPC's own for it."""
+    if answer.status != 400:
+        return
+    try:
+        said = json.loads(answer.body)
+    except ValueError:
+        return
+    if not isinstance(said, dict) or said.get("id") is not None:
+        return
+    error = said.get("error")
+    if isinstance(error, dict) and error.get("code") == INVALID_PARAMS:
+        answer.replace_body(json.dumps(INVALID_REQUEST_ANSWER, separators=(",", ":")).encode())
 
 
 def is_cancelled_answer(body: bytes) -> bool:
@@ -147,8 +183,9 @@ class HttpEdges:
 
     async def _forward(self, scope: Scope, body: bytes, receive: Receive, send: Send) -> None:
         """The inner app's answer, passed on as it comes, except that a single JSON answer is
-        held until whole, to drop it if it only says the client cancelled (event streams,
-        such as a 2026 subscription, pass straight through)."""
+        held until whole, to drop it if it only says the client cancelled, or to name an
+        Invalid Request as such (event streams, such as a 2026 subscription, pass straight
+        through)."""
         held = Captured()
         holding = False
         initializing = b'"initialize"' in body
@@ -158,7 +195,7 @@ class HttpEdges:
             if message["type"] == "http.response.start":
                 types = [v for k, v in message.get("headers", []) if k.lower() == b"content-type"]
                 if (
-                    int(message["status"]) == 200
+                    int(message["status"]) in (200, 400)
                     and types
                     and types[0].startswith(b"application/json")
                 ):
@@ -171,7 +208,8 @@ class HttpEdges:
                     return
                 if initializing:
                     self._note_version(held)
-                if is_cancelled_answer(held.body):
+                name_invalid_requests(held)
+                if held.status == 200 and is_cancelled_answer(held.body):
                     await end_without_answer(send, held.headers)
                 else:
                     await held.forward(send)
@@ -194,6 +232,7 @@ class HttpEdges:
         headers = [(k, v) for k, v in scope["headers"] if k.lower() != b"content-length"]
         headers.append((b"content-length", str(len(body)).encode()))
         await self._inner({**scope, "headers": headers}, replay(body), captured.send)
+        name_invalid_requests(captured)
         return captured
 
     async def _batch(self, scope: Scope, body: bytes, send: Send) -> None:

@@ -12,19 +12,18 @@ person's repair, a Tool Pack. Nothing reaches the approval dialog without passin
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
 from understudy_desktop.catalogue import Catalogue
-from understudy_desktop.definition import FIELDS, Definition
+from understudy_desktop.definition import FIELDS, ConstArg, Definition, ParamArg, Step, StepArg
 from understudy_desktop.packs.lint import lint_schema
 from understudy_desktop.rules import rules
 
 
-def parse_definition(raw: Any) -> tuple[dict[str, Any] | None, list[str]]:
+def parse_definition(raw: Any) -> tuple[Definition | None, list[str]]:
     """The definition in its known fields only, or the problems with its shape. Where the
     shape is wrong is said by the format's own field names and positions, never by a key the
     definition made up (it may be an agent's text)."""
@@ -35,7 +34,7 @@ def parse_definition(raw: Any) -> tuple[dict[str, Any] | None, list[str]]:
         first = exc.errors()[0]
         where = "/".join(_place(p) for p in first.get("loc", ())) or "the top level"
         return None, [f"The tool is not well formed (at {where}: {_shape_words(first)})."]
-    return model.as_dict(), []
+    return model, []
 
 
 def _place(part: str | int) -> str:
@@ -74,7 +73,7 @@ _FORMAT_WORDS = frozenset(
 )
 
 
-def definition_problems(definition: dict[str, Any], catalogue: Catalogue) -> list[str]:
+def definition_problems(definition: Definition, catalogue: Catalogue) -> list[str]:
     """Plain sentences saying what is wrong; empty when the definition may be approved.
 
     They name the field and the rule, never a value the definition holds: a definition comes
@@ -82,7 +81,7 @@ def definition_problems(definition: dict[str, Any], catalogue: Catalogue) -> lis
     model to read the error. (The pack preview says which tool, by its title, itself.)"""
     policy = rules()
     budgets = policy.budgets
-    name = str(definition.get("name", ""))
+    name = definition.name
     problems: list[str] = []
     if not policy.tool_name.fullmatch(name):
         problems.append(
@@ -93,18 +92,17 @@ def definition_problems(definition: dict[str, Any], catalogue: Catalogue) -> lis
         problems.append(
             f"The tool's name may not start with {policy.reservedPrefix}: those are the app's own."
         )
-    title = str(definition.get("title", ""))
-    if len(title) > budgets.title:
+    if len(definition.title) > budgets.title:
         problems.append(f"The tool's title is over {budgets.title} characters.")
-    description = str(definition.get("description", ""))
+    description = definition.description
     if not description.strip():
         problems.append("The tool's description is empty.")
     if len(description) > budgets.description:
         problems.append(f"The tool's description is over {budgets.description} characters.")
-    schema = definition.get("inputSchema")
+    schema = definition.inputSchema
     for issue in lint_schema(schema):
         problems.append(f"What the tool asks for breaks a rule: {issue}.")
-    properties = schema.get("properties") if isinstance(schema, dict) else None
+    properties = schema.get("properties")
     properties = properties if isinstance(properties, dict) else {}
     for param, sub in properties.items():
         text = str(sub.get("description", "")) if isinstance(sub, dict) else ""
@@ -115,41 +113,39 @@ def definition_problems(definition: dict[str, Any], catalogue: Catalogue) -> lis
                 f"A question the tool asks is described in over {budgets.paramDescription}"
                 " characters."
             )
-    for index, step in enumerate(definition.get("steps") or []):
+    for index, step in enumerate(definition.steps):
         problems.extend(_step_problems(index, step, properties, catalogue))
     return problems
 
 
 def _step_problems(
     index: int,
-    step: dict[str, Any],
+    step: Step,
     properties: dict[str, Any],
     catalogue: Catalogue,
 ) -> list[str]:
     """A step's problems; `arg` is only ever named once it is a field of the command (the
     catalogue's words, not the definition's)."""
     problems: list[str] = []
-    command = str(step.get("command"))
-    info = catalogue.commands.get(command)
+    info = catalogue.commands.get(step.command)
     if info is None:
         return [f"Step {index + 1} uses a command this console does not have."]
     fields = info.payload_schema.get("properties") or {}
-    for arg, spec in (step.get("args") or {}).items():
+    for arg, spec in step.args.items():
         if arg not in fields:
             problems.append(f"Step {index + 1} sets a field its command does not have.")
             continue
-        source = spec.get("from")
-        if source == "param" and spec.get("name") not in properties:
+        if isinstance(spec, ParamArg) and spec.name not in properties:
             problems.append(
                 f"Step {index + 1} fills {arg} with the answer to a question the tool does not ask."
             )
-        elif source == "step" and not (0 <= int(spec.get("step", -1)) < index):
+        elif isinstance(spec, StepArg) and not spec.step < index:
             problems.append(
                 f"Step {index + 1} takes {arg} from a step that does not come before it."
             )
-        elif source == "const":
+        elif isinstance(spec, ConstArg):
             validator = Draft202012Validator(fields[arg])
-            if not validator.is_valid(spec.get("value")):
+            if not validator.is_valid(spec.value):
                 problems.append(
                     f"Step {index + 1} ({info.title}) has a fixed {arg} that the command does"
                     " not accept."
@@ -157,23 +153,27 @@ def _step_problems(
     return problems
 
 
-def complete(definition: dict[str, Any], catalogue: Catalogue) -> dict[str, Any]:
+def complete(definition: Definition, catalogue: Catalogue) -> dict[str, Any]:
     """The definition as the shell stores it: annotations and the command schemas it was made
     against are computed here, from the catalogue, whatever the author said."""
-    out = {k: copy.deepcopy(definition[k]) for k in ("name", "title", "description")}
-    out["inputSchema"] = copy.deepcopy(definition["inputSchema"])
-    out["annotations"] = catalogue.annotations(definition["steps"])
-    out["steps"] = copy.deepcopy(definition["steps"])
-    out["catalogueVersion"] = catalogue.version
-    out["commandSchemas"] = catalogue.schemas_for(definition["steps"])
-    return out
+    out = definition.as_dict()
+    steps = out["steps"]
+    return {
+        "name": out["name"],
+        "title": out["title"],
+        "description": out["description"],
+        "inputSchema": out["inputSchema"],
+        "annotations": catalogue.annotations(steps),
+        "steps": steps,
+        "catalogueVersion": catalogue.version,
+        "commandSchemas": catalogue.schemas_for(steps),
+    }
 
 
-def follows_recording(definition: dict[str, Any], recording: dict[str, Any]) -> str | None:
+def follows_recording(definition: Definition, recording: dict[str, Any]) -> str | None:
     """A tool made from a recording does what was recorded: the same commands, in order."""
     taught = [str(s.get("command")) for s in recording.get("steps") or []]
-    steps = [str(s.get("command")) for s in definition.get("steps") or []]
-    if steps != taught:
+    if [s.command for s in definition.steps] != taught:
         return "The tool's steps are not the steps of the recording it was made from."
     return None
 
@@ -189,21 +189,22 @@ def redone_command(recording: dict[str, Any], catalogue: Catalogue) -> str | Non
 
 
 def follows_repair(
-    definition: dict[str, Any],
-    old: dict[str, Any],
+    definition: Definition,
+    old: Definition | None,
     index: int,
     recording: dict[str, Any],
     catalogue: Catalogue,
 ) -> str | None:
-    """A repair changes one step, to the one step the person re-did; the rest stays."""
-    new_steps = definition.get("steps") or []
-    old_steps = old.get("steps") or []
+    """A repair changes one step, to the one step the person re-did; the rest stays (an old
+    tool that does not read as a definition has no step a repair could keep)."""
+    new_steps = definition.steps
+    old_steps = old.steps if old is not None else []
     redone = redone_command(recording, catalogue)
     if len(new_steps) != len(old_steps) or not (0 <= index < len(old_steps)) or redone is None:
         return "A repair changes exactly one step of the tool."
     for i, (a, b) in enumerate(zip(new_steps, old_steps, strict=True)):
         if i != index and a != b:
             return "A repair may only change the step that was re-done."
-    if str(new_steps[index].get("command")) != redone:
+    if new_steps[index].command != redone:
         return "The repaired step is not the step that was re-done."
     return None

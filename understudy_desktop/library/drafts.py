@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from understudy_desktop.catalogue import Catalogue
+from understudy_desktop.definition import readable
 from understudy_desktop.library.checks import (
     complete,
     definition_problems,
@@ -60,11 +61,11 @@ def check_draft(
     if parsed is None:
         return None, problems
     if known is not None:
-        name_refs(parsed, catalogue, known)
+        parsed = name_refs(parsed, catalogue, known)
     problems = definition_problems(parsed, catalogue)
     if repair_of is not None:
         old, index = repair_of
-        issue = follows_repair(parsed, old, index, recording or {}, catalogue)
+        issue = follows_repair(parsed, readable(old), index, recording or {}, catalogue)
     elif recording is not None:
         issue = follows_recording(parsed, recording)
     else:
@@ -82,7 +83,7 @@ def check_imported(
     parsed, problems = parse_definition(raw)
     if parsed is None:
         return None, problems
-    name_refs(parsed, catalogue, known)
+    parsed = name_refs(parsed, catalogue, known)
     problems = definition_problems(parsed, catalogue)
     return complete(parsed, catalogue), problems
 

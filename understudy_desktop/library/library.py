@@ -39,7 +39,7 @@ from understudy_desktop.library.model import Origin, Status, TaughtTool, Usage, 
 from understudy_desktop.packs.drift import grade_drift, is_breaking
 from understudy_desktop.qt_thread import call_on_main
 from understudy_desktop.rules import rules
-from understudy_desktop.store.database import Database
+from understudy_desktop.store.database import Database, storage_words
 
 log = logging.getLogger(__name__)
 Done = Callable[["LibraryError | None"], None]
@@ -521,7 +521,7 @@ class Library(QObject):
                     exc
                     if isinstance(exc, LibraryError)
                     else LibraryError(
-                        ErrorCode.STORAGE, f"Understudy could not save the change ({exc})."
+                        ErrorCode.STORAGE, f"The change was not saved: {storage_words(exc)}."
                     )
                 )
                 if not isinstance(exc, LibraryError):

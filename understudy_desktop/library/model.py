@@ -6,10 +6,12 @@ from __future__ import annotations
 import copy
 import hashlib
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Literal
 
 import rfc8785
 
+from understudy_desktop.definition import Definition, readable
 from understudy_desktop.rules import listed_schema
 
 Status = Literal["active", "disabled", "needs_review"]
@@ -93,10 +95,17 @@ class TaughtTool:
     # "team_off" (the team lead turned it off for the team); '' otherwise.
     held: str = ""
 
-    @property
+    @cached_property
+    def parsed(self) -> Definition | None:
+        """The definition read with the one Definition model (what a run executes), or None
+        if what is stored does not fit it (a damaged or hand-edited row): such a tool is not
+        the tool that was approved and does not run."""
+        return readable(self.definition)
+
+    @cached_property
     def intact(self) -> bool:
-        """The definition still hashes to what was approved."""
-        return definition_hash(self.definition) == self.digest
+        """The definition still hashes to what was approved, and is a definition at all."""
+        return definition_hash(self.definition) == self.digest and self.parsed is not None
 
     @property
     def callable(self) -> bool:

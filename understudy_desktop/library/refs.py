@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from understudy_desktop.catalogue import Catalogue
+from understudy_desktop.definition import ConstArg, Definition, Ref, Step
 
 KIND_WORDS = {"person": "someone", "template": "a reply template"}
 
@@ -65,14 +66,24 @@ def _matches(spec: dict[str, Any], items: list[dict[str, str]]) -> bool:
 Known = dict[str, list[dict[str, str]]]  # "person"/"template" -> [{"id", "name"}]
 
 
-def name_refs(definition: dict[str, Any], catalogue: Catalogue, known: Known) -> None:
-    """Give each fixed person or template whose id is on the saved queue that queue's name
-    for it, in place. Others keep the name they carry (resolved by name at run time)."""
-    for spec, kind in _fixed_refs(definition, catalogue):
-        value = str(spec.get("value"))
-        hit = next((i for i in known.get(kind, []) if i["id"] == value), None)
-        if hit is not None:
-            spec["ref"] = {"kind": kind, "name": hit["name"] or hit["id"]}
+def name_refs(definition: Definition, catalogue: Catalogue, known: Known) -> Definition:
+    """The definition with each fixed person or template whose id is on the saved queue
+    given that queue's name for it. Others keep the name they carry (resolved by name at run
+    time)."""
+    steps: list[Step] = []
+    for step in definition.steps:
+        info = catalogue.commands.get(step.command)
+        args = dict(step.args)
+        for field, spec in step.args.items():
+            kind = info.refs.get(field) if info is not None else None
+            if not kind or not isinstance(spec, ConstArg):
+                continue
+            hit = next((i for i in known.get(kind, []) if i["id"] == str(spec.value)), None)
+            if hit is not None and spec.value not in (None, "", "__unassigned__"):
+                ref = Ref.model_validate({"kind": kind, "name": hit["name"] or hit["id"]})
+                args[field] = spec.model_copy(update={"ref": ref})
+        steps.append(step.model_copy(update={"args": args}))
+    return definition.model_copy(update={"steps": steps})
 
 
 def missing_references(

@@ -71,7 +71,10 @@ class RunJob:
         return self.arrived + self.timeout_s
 
     def request(self) -> RunRequest:
-        return RunRequest(self.tool.name, self.tool.steps, self.tool.input_schema, self.arguments)
+        parsed = self.tool.parsed
+        # A tool that does not parse is not intact, so may_run refused it before it got here.
+        assert parsed is not None
+        return RunRequest(self.tool.name, parsed.steps, self.tool.input_schema, self.arguments)
 
 
 def tool_state(tool: TaughtTool | None) -> ToolState | None:
@@ -227,10 +230,10 @@ class ToolRunner(QObject):
             self._library.record_run(job.tool.name, True, None)
             answer = self._with_helpdesk(answer)
             result = RunResult("ok", answer)
+        elif code == "cancelled":  # stopped, before its first step or between steps
+            result = RunResult("cancelled", answer)
         elif job.refused_inside:
             result = RunResult("refused", answer)
-        elif code == "cancelled":
-            result = RunResult("cancelled", answer)
         else:
             step = answer.get("failedStep")
             failure = {"code": code, "message": answer.get("message"), "step": step}

@@ -124,7 +124,8 @@ def _ticket(ctx: Context, ticket_id: str) -> tables.TicketRow:
     found = tables.ticket(ctx.conn, ticket_id)
     if found is None:
         raise CommandError(
-            ErrorCode.NOT_FOUND, "That ticket is not in this queue. Ticket ids look like T-1001."
+            ErrorCode.NOT_FOUND,
+            "That ticket is not in this queue. filter_tickets lists its tickets with their ids.",
         )
     return found
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from understudy_desktop.agent.schema_check import argument_problems
 from understudy_desktop.catalogue import Catalogue
+from understudy_desktop.definition import ConstArg, ParamArg, Step
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.model import commands
 from understudy_desktop.model.commands import CommandError, Context, People, Write
@@ -64,10 +65,11 @@ def fail(code: ErrorCode, message: str, **extra: Any) -> dict[str, Any]:
 
 @dataclass
 class RunRequest:
-    """Exactly what is to run: the approved definition (name, inputSchema, steps)."""
+    """Exactly what is to run: the approved definition's name, input schema and steps (parsed
+    with the one Definition model, so the run reads typed sources, never a raw dict)."""
 
     tool: str
-    steps: list[dict[str, Any]]
+    steps: list[Step]
     input_schema: dict[str, Any]
     arguments: dict[str, Any]
 
@@ -113,48 +115,44 @@ def _resolve_ref(
 
 
 def _resolve_refs(
-    catalogue: Catalogue, people: People, steps: list[dict[str, Any]], values: dict[str, Any]
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    catalogue: Catalogue, people: People, steps: list[Step], values: dict[str, Any]
+) -> tuple[list[Step], dict[str, Any]]:
     """The tool's people and templates found on this queue before anything runs: by id, else
     by name (a tool made on another queue names Priya Raman where this one has priya-raman)."""
-    resolved = copy.deepcopy(steps)
+    resolved: list[Step] = []
     asked = dict(values)
-    for index, step in enumerate(resolved):
-        info = catalogue.commands.get(str(step.get("command")))
-        for name, spec in (step.get("args") or {}).items():
+    for index, step in enumerate(steps):
+        info = catalogue.commands.get(step.command)
+        args = dict(step.args)
+        for name, spec in step.args.items():
             kind = info.refs.get(name) if info is not None else None
-            if not kind or not isinstance(spec, dict):
+            if not kind:
                 continue
-            if spec.get("from") == "const":
-                ref = spec.get("ref")
-                named = ref.get("name") if isinstance(ref, dict) else None
-                spec["value"] = _resolve_ref(people, kind, spec.get("value"), named, False, index)
-            elif spec.get("from") == "param":
-                param = str(spec.get("name"))
-                if asked.get(param) is not None:
-                    asked[param] = _resolve_ref(people, kind, asked[param], None, True, index)
+            if isinstance(spec, ConstArg):
+                named = spec.ref.name if spec.ref is not None else None
+                found = _resolve_ref(people, kind, spec.value, named, False, index)
+                args[name] = spec.model_copy(update={"value": found})
+            elif isinstance(spec, ParamArg) and asked.get(spec.name) is not None:
+                asked[spec.name] = _resolve_ref(people, kind, asked[spec.name], None, True, index)
+        resolved.append(step.model_copy(update={"args": args}))
     return resolved, asked
 
 
-def _arguments(step: dict[str, Any], values: dict[str, Any], results: list[Any]) -> dict[str, Any]:
+def _arguments(step: Step, values: dict[str, Any], results: list[Any]) -> dict[str, Any]:
     payload: dict[str, Any] = {}
-    for name, spec in (step.get("args") or {}).items():
-        source = spec.get("from") if isinstance(spec, dict) else None
-        if source == "param":
+    for name, spec in step.args.items():
+        if isinstance(spec, ParamArg):
             # A question left unanswered (optional, no default) leaves its field out.
-            if spec.get("name") in values:
-                payload[name] = copy.deepcopy(values[spec["name"]])
-        elif source == "const":
-            payload[name] = copy.deepcopy(spec.get("value"))
-        elif source == "step":
-            at = spec.get("step")
-            earlier = results[at] if isinstance(at, int) and 0 <= at < len(results) else None
-            path = spec.get("path")
-            if not isinstance(earlier, dict) or path not in earlier:
-                raise ValueError(f"step {int(at or 0) + 1} gave no {path}")
-            payload[name] = copy.deepcopy(earlier[path])
+            if spec.name in values:
+                payload[name] = copy.deepcopy(values[spec.name])
+        elif isinstance(spec, ConstArg):
+            payload[name] = copy.deepcopy(spec.value)
         else:
-            raise ValueError(f"unknown value source for {name}")
+            at = spec.step
+            earlier = results[at] if 0 <= at < len(results) else None
+            if not isinstance(earlier, dict) or spec.path not in earlier:
+                raise ValueError(f"step {at + 1} gave no {spec.path}")
+            payload[name] = copy.deepcopy(earlier[spec.path])
     return payload
 
 
@@ -169,9 +167,7 @@ def _with_defaults(schema: dict[str, Any], given: dict[str, Any]) -> dict[str, A
 def _checked(catalogue: Catalogue, request: RunRequest) -> None:
     """Every step a command of this console, and the arguments fitting the tool."""
     steps = request.steps
-    unknown = next(
-        (i for i, s in enumerate(steps) if s.get("command") not in catalogue.commands), None
-    )
+    unknown = next((i for i, s in enumerate(steps) if s.command not in catalogue.commands), None)
     if unknown is not None:
         raise RunError(
             fail(
@@ -233,7 +229,7 @@ def execute(
     writes: list[Write] = []
     shown: StepShown | None = None
     for index, step in enumerate(steps):
-        command = str(step["command"])
+        command = step.command
         info = catalogue.commands[command]
         if stopped():
             raise RunError(

@@ -39,7 +39,7 @@ from understudy_desktop.model.tables import Searches
 from understudy_desktop.model.teaching import Teaching
 from understudy_desktop.model.views import View
 from understudy_desktop.qt_thread import call_on_main
-from understudy_desktop.store.database import Database
+from understudy_desktop.store.database import Database, storage_words
 from understudy_desktop.store.queue_store import QueueStore, bump_revision, journal, read_meta
 
 log = logging.getLogger(__name__)
@@ -75,16 +75,6 @@ class FeedEntry:
             writes=[(w.op, w.field, w.value, list(w.ids)) for w in self.writes],
             step=step,
         )
-
-
-def storage_words(exc: BaseException) -> str:
-    """Why a change could not be kept, in words for the footer (the details go to the log)."""
-    text = str(exc).lower()
-    if "full" in text:
-        return "the disk is full. Free some space, then try again"
-    if isinstance(exc, sqlite3.Error | OSError):
-        return "Understudy could not write to its data folder (it may be read-only or full)"
-    return "the database refused the change"
 
 
 class ConsoleModel(QObject):

@@ -20,6 +20,7 @@ from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
 from understudy_desktop.catalogue import Catalogue
+from understudy_desktop.definition import Definition
 from understudy_desktop.library.checks import complete, definition_problems
 from understudy_desktop.library.model import shown_name
 from understudy_desktop.packs.drift import grade_drift
@@ -118,7 +119,7 @@ def _check_tool(tool: dict[str, Any], catalogue: Catalogue, declared: set[str]) 
     """The shell's checks of any definition (library/checks.py), plus the pack's own rule:
     every command a step uses is declared in requiredCommandIds. The person reads these in
     the import preview, so each says which tool, by the name people see."""
-    problems = definition_problems(tool, catalogue)
+    problems = definition_problems(Definition.of(tool), catalogue)
     for index, step in enumerate(tool["steps"]):
         if str(step["command"]) not in declared:
             problems.append(
@@ -149,9 +150,7 @@ def plan_import(
         listed = "\n• ".join(problems[:12])
         more = f"\n(and {len(problems) - 12} more)" if len(problems) > 12 else ""
         raise PackError(f"{filename} was not imported. Nothing was changed.\n• {listed}{more}")
-    definitions = [
-        complete({**tool, "title": tool.get("title", "")}, catalogue) for tool in pack["tools"]
-    ]
+    definitions = [complete(Definition.of(tool), catalogue) for tool in pack["tools"]]
     notes = []
     hold_back: dict[str, str] = {}
     recorded = pack.get("commandSchemas") or {}

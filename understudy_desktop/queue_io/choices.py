@@ -1,23 +1,20 @@
 """What a person chose when opening a helpdesk export: which column is which, what values mean.
 
-The choices are remembered per kind of file (see ``source_signature``), so the second export from
-the same helpdesk opens the way the person set up the first one.
+The choices are remembered per kind of file (see ``preview.source_signature``), so the second
+export from the same helpdesk opens the way the person set up the first one. Nothing here knows
+how files are read: the readers import these choices, never the other way round.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import Any, Final, cast
 
 from understudy_desktop.queue_io.columns import FIELD_LABELS, FIELD_VALUES, FIELDS, FieldName
 from understudy_desktop.queue_io.errors import QueueFileError, shorten
 from understudy_desktop.rules import rules
-
-if TYPE_CHECKING:
-    from understudy_desktop.queue_io.reader import LoadedQueue, QueuePreview, QueueSource
 
 CHOICES_VERSION: Final = 1
 # The ticket fields whose values can be given a meaning, e.g. status "Escalated to L2" -> open.
@@ -159,26 +156,3 @@ class ImportChoices:
         if version != CHOICES_VERSION:
             raise _bad("they are in a format this version of Understudy does not know")
         return cls(columns=data.get("columns", {}), values=data.get("values", {}))
-
-
-def source_signature(item: QueuePreview | LoadedQueue | QueueSource) -> str:
-    """A short, stable key for "this kind of file": the same for every export of one helpdesk.
-
-    Built from the file kind (CSV, JSON, ...) and its column names: in order for a CSV file, and
-    sorted for JSON, whose key order means nothing. The text encoding, the delimiter and the
-    rows are left out, so a re-export with other settings or other tickets gets the same key.
-    """
-    from understudy_desktop.queue_io.reader import LoadedQueue, QueuePreview
-
-    if isinstance(item, QueuePreview):
-        source = item.queue.source
-    elif isinstance(item, LoadedQueue):
-        source = item.source
-    else:
-        source = item
-    names = [column.name.strip() for column in source.columns]
-    family = "csv" if source.kind == "csv" else source.kind.split("-")[0]
-    if family == "json":
-        names.sort()
-    text = json.dumps([family, names], ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]

@@ -1,11 +1,15 @@
-"""The one error type queue files raise, worded for support staff rather than programmers."""
+"""The one error type queue files raise, worded for support staff rather than programmers, and
+the helpers that word it: a file that cannot be opened, row problems gathered into one message."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Final, NoReturn
 
 # Cells can hold whole e-mail threads; an error dialog that echoes one is unreadable.
 MAX_ECHO_CHARS = 40
+# Stop collecting row problems after this many; the count keeps going so the message stays honest.
+_MAX_PROBLEMS: Final = 50
 
 
 def shorten(value: object, limit: int = MAX_ECHO_CHARS) -> str:
@@ -43,3 +47,44 @@ class QueueFileError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+def cannot_open(
+    path: Path, text: str, *, row: int | None = None, column: str | None = None
+) -> NoReturn:
+    raise QueueFileError(f"Could not open {path.name}. {text}", path=path, row=row, column=column)
+
+
+def more_problems(others: int) -> str:
+    if others <= 0:
+        return ""
+    if others == 1:
+        return " (There is 1 more problem like this in the file.)"
+    return f" (There are {others:,} more problems like this in the file.)"
+
+
+class RowProblems:
+    """Row-level problems, gathered so one message can say how many rows need fixing."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.items: list[tuple[str, int | None, str | None]] = []
+        self.count = 0
+
+    def add(self, where: str, text: str, row: int | None = None, column: str | None = None) -> None:
+        self.count += 1
+        if len(self.items) < _MAX_PROBLEMS:
+            self.items.append((f"{where}: {text}", row, column))
+
+    def raise_if_any(self) -> None:
+        if not self.count:
+            return
+        first, row, column = self.items[0]
+        message = f"Could not open {self.path.name}. {first}{more_problems(self.count - 1)}"
+        raise QueueFileError(
+            message,
+            path=self.path,
+            row=row,
+            column=column,
+            problems=tuple(item[0] for item in self.items),
+        )

@@ -32,14 +32,14 @@ from typing import Any, Final, TypeVar, cast, get_args
 
 from understudy_desktop.queue_io.columns import FIELDS, FieldName
 from understudy_desktop.queue_io.errors import QueueFileError, shorten
-from understudy_desktop.queue_io.reader import (
-    MAX_FILE_BYTES,
+from understudy_desktop.queue_io.file_text import MAX_FILE_BYTES
+from understudy_desktop.queue_io.gc_pause import paused_gc
+from understudy_desktop.queue_io.loaded import (
     CsvQuoting,
     CsvRecord,
     QueueSource,
     SourceColumn,
     SourceKind,
-    paused_gc,
 )
 
 STATE_VERSION: Final = 1

@@ -16,16 +16,13 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from understudy_desktop import atomic_file
 from understudy_desktop.queue_io.columns import FIELDS, FieldName
 from understudy_desktop.queue_io.errors import QueueFileError, shorten
+from understudy_desktop.queue_io.fields import FieldReader
+from understudy_desktop.queue_io.file_text import encoding_label
+from understudy_desktop.queue_io.gc_pause import paused_gc
+from understudy_desktop.queue_io.json_reader import plain_validation_error
+from understudy_desktop.queue_io.loaded import LoadedQueue, QueueSource
 from understudy_desktop.queue_io.models import Assignee, QueueDocument, Template, Ticket
 from understudy_desktop.queue_io.plain_text import defused
-from understudy_desktop.queue_io.reader import (
-    FieldReader,
-    LoadedQueue,
-    QueueSource,
-    encoding_label,
-    paused_gc,
-    plain_validation_error,
-)
 
 _Target = Literal["source-csv", "source-json", "plain-csv", "understudy"]
 _CSV_SUFFIXES: Final = (".csv", ".tsv", ".txt")

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMessageBox, QPushButton
 
-from understudy_desktop.consent.service import PERSON, ConsentService
+from understudy_desktop.approval.service import PERSON, ConsentService
 from understudy_desktop.helpdesk.macros import MacroTool
 from understudy_desktop.library.drafts import check_imported
 from understudy_desktop.shell.helpdesk_choices import ChoicesDialog

@@ -1,8 +1,8 @@
-"""The main window: the console page, its menus and the status bar."""
+"""The main window: the console page, its menus and the status bar. What the menus do lives
+beside it: the queue file flows in queue_files.py, the pack flows in pack_actions.py."""
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -22,7 +22,6 @@ from PySide6.QtGui import (
 from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import (
-    QFileDialog,
     QInputDialog,
     QLabel,
     QLineEdit,
@@ -35,19 +34,12 @@ from PySide6.QtWidgets import (
 
 from understudy_desktop import APP_NAME
 from understudy_desktop.agent.activity import AgentActivity
-from understudy_desktop.bridge.console_port import CallResult, ConsolePort
+from understudy_desktop.bridge.console_port import ConsolePort
 from understudy_desktop.bridge.page_bridge import PageBridge
 from understudy_desktop.bridge.protocol import Summary
 from understudy_desktop.library.model import shown_name
 from understudy_desktop.logs import log_folder
-from understudy_desktop.queue_io import (
-    LoadedQueue,
-    QueueFileError,
-    QueuePreview,
-    save_queue_file,
-)
 from understudy_desktop.shell.about import about_facts
-from understudy_desktop.shell.background import BackgroundJob, garbage_collection_paused
 from understudy_desktop.shell.connect_dialog import ConnectAgentDialog, client_snippets
 from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
 from understudy_desktop.shell.queue_choices import RememberedChoices
@@ -55,21 +47,15 @@ from understudy_desktop.shell.queue_choices import RememberedChoices
 if TYPE_CHECKING:
     from understudy_desktop.shell.person_commands import PersonCommands
 from understudy_desktop.shell.menu_action import Keys, menu_action
-from understudy_desktop.shell.queue_keeper import QueueKeeper, SerializedQueue, serialize
-from understudy_desktop.shell.queue_preview import QueuePreviewDialog
+from understudy_desktop.shell.queue_files import QueueFiles
+from understudy_desktop.shell.queue_keeper import QueueKeeper
 from understudy_desktop.shell.screen_fit import fit_to_screen
-from understudy_desktop.store.queue_store import QueueState
 from understudy_desktop.text import visible_controls
 from understudy_desktop.web.handoff import Handoff
 from understudy_desktop.web.page import ConsolePage
 from understudy_desktop.web.scheme import START_URL
 
 log = logging.getLogger(__name__)
-
-QUEUE_FILTER = (
-    "Ticket queues (*.csv *.json *.jsonl);;CSV files (*.csv);;JSON files (*.json);;"
-    "JSON Lines files (*.jsonl *.ndjson)"
-)
 
 
 class MainWindow(QMainWindow):
@@ -85,9 +71,6 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.setWindowTitle(f"{APP_NAME} — Triage console")
         fit_to_screen(self, 1360, 860)
-        self._handoff = handoff
-        self.keeper: QueueKeeper | None = None
-        self.choices = RememberedChoices(None)
         self._webmcp_state = "degraded"
 
         self.view = QWebEngineView(self)
@@ -98,6 +81,19 @@ class MainWindow(QMainWindow):
         self.bridge = PageBridge(self.page)
         self.port = ConsolePort(self.bridge, self)
         self.port.ready_changed.connect(self._on_ready_changed)
+        self.queue_files = QueueFiles(
+            self,
+            self.port,
+            handoff,
+            # Looked up at each call, so a show_problem set on this window later is the one used.
+            lambda title, message: self.show_problem(title, message),
+            self._show_busy,
+            self.refresh_status,
+        )
+        # Re-emitted as the window's own: the app, the tests and the benchmarks wait on these.
+        self.queue_files.loaded.connect(self.queue_loaded)
+        self.queue_files.failed.connect(self.queue_failed)
+        self.queue_files.saved.connect(self.queue_saved)
 
         self._status = QLabel("Starting…")
         self._status.setAccessibleName("Status")
@@ -106,7 +102,6 @@ class MainWindow(QMainWindow):
         self._progress.setMaximumWidth(160)
         self._progress.setAccessibleName("Working")
         self._progress.setVisible(False)
-        self._busy: str | None = None
         self._agent: tuple[AgentActivity, Path, str, str] | None = None
         self._agent_status = QLabel("Agents: off")
         self._agent_status.setAccessibleName("Agent connection")
@@ -162,13 +157,13 @@ class MainWindow(QMainWindow):
         self.open_queue_action = self._action(
             "&Open queue…",
             QKeySequence.StandardKey.Open,
-            self.choose_queue_to_open,
+            self.queue_files.choose_to_open,
             "Load a CSV or JSON export of tickets from your helpdesk.",
         )
         self.save_queue_action = self._action(
             "&Save queue as…",
             QKeySequence("Ctrl+Shift+S"),
-            self.choose_queue_save_path,
+            self.queue_files.choose_save_path,
             "Write the triaged queue back to a CSV or JSON file.",
         )
         self.import_pack_action = self._action(
@@ -276,151 +271,27 @@ class MainWindow(QMainWindow):
             self.packs.set_author(name)
             self.statusBar().showMessage(f"Packs you export will say they are by {name.strip()}.")
 
-    # --- queue files ------------------------------------------------------------------------
-    def choose_queue_to_open(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open queue", "", QUEUE_FILTER)
-        if path:
-            self.open_queue(Path(path), confirm=True)
+    # --- queue files (the flows are in queue_files.py) -------------------------------------
+    @property
+    def keeper(self) -> QueueKeeper | None:
+        return self.queue_files.keeper
 
     def open_queue(self, path: Path, confirm: bool) -> None:
-        """Load a queue file into the console; on any problem the current queue stays.
+        """Load a queue file into the console (see QueueFiles.open): `queue_loaded` once it is
+        saved and shown, else `queue_failed`. With `confirm`, the preview asks first."""
+        self.queue_files.open(path, confirm)
 
-        The file is read on a worker thread (a 100k-ticket CSV takes seconds), stored as the
-        saved copy on the database's thread, then shown; the outcome is `queue_loaded` (once
-        it is both saved and shown) or `queue_failed`. With `confirm`, the preview asks first.
-        """
-        if self._busy is not None:
-            self.show_problem("Still busy", "Wait until the current queue has finished opening.")
-            return
+    def save_queue(self, path: Path) -> None:
+        """Write the queue to `path` in the shape it was read in; `queue_saved` once written."""
+        self.queue_files.save(path)
 
-        choices = self.choices
-
-        def read() -> tuple[QueuePreview | LoadedQueue, SerializedQueue]:
-            # Parsing and serialising for the page and the database happen here, off the GUI
-            # thread, with this helpdesk's remembered columns and values.
-            with garbage_collection_paused():
-                result, _ = choices.read(path, confirm)
-                queue = result.queue if isinstance(result, QueuePreview) else result
-                return result, serialize(queue, path.name)
-
-        job = BackgroundJob(read, self)
-        job.succeeded.connect(lambda answer: self._queue_read(path, *answer))
-        job.failed.connect(lambda exc: self._queue_failed(exc))
-        self._set_busy(f"Opening {path.name}…")
-        job.start()
-
-    def _queue_read(
-        self, path: Path, result: QueuePreview | LoadedQueue, serialized: SerializedQueue
-    ) -> None:
-        if isinstance(result, QueuePreview):
-            dialog = QueuePreviewDialog(result, self, remembered=self.choices.lookup(result))
-            if dialog.exec() != QueuePreviewDialog.DialogCode.Accepted:
-                self._set_busy(None)
-                self.queue_failed.emit("cancelled")
-                return
-            self.choices.remember(dialog.preview, dialog.choices)
-            # The file as read with the person's final choices (read in full already; no
-            # second pass over the file unless a choice changed how it reads).
-            loaded = dialog.queue
-            if loaded is not result.queue:
-                serialized = serialize(loaded, path.name)
-        else:
-            loaded = result
-        assert self.keeper is not None
-        self._set_busy(f"Opening {len(loaded.tickets):,} tickets…")
-        # Saved (on the database's thread) and shown (in the page) at the same time; the open
-        # counts as done once both are.
-        outcome: dict[str, QueueState | str | CallResult] = {}
-
-        def settle() -> None:
-            if len(outcome) < 2:
-                return
-            self._set_busy(None)
-            stored, shown = outcome["stored"], outcome["shown"]
-            if isinstance(stored, str):
-                self._queue_failed(QueueFileError(f"The queue could not be saved: {stored}"))
-                return
-            if isinstance(shown, CallResult) and not shown.ok:
-                # Saved but not shown (the page reloaded meanwhile): it shows at its next start.
-                self._queue_failed(QueueFileError(shown.error))
-                return
-            self.queue_loaded.emit(len(loaded.tickets))
-            note = f" ({'; '.join(loaded.notes)})" if loaded.notes else ""
-            self.statusBar().showMessage(f"Opened {path.name}{note}", 8000)
-            self.refresh_status()
-
-        def stored(state: QueueState | str) -> None:
-            outcome["stored"] = state
-            settle()
-
-        def shown(answer: CallResult) -> None:
-            outcome["shown"] = answer
-            settle()
-
-        generation = self.keeper.replace(loaded, serialized, stored)
-        url = self._handoff.put(serialized.document)
-        self.port.load_queue(url, generation, None, shown)
-
-    def _queue_failed(self, exc: object) -> None:
-        self._set_busy(None)
-        if isinstance(exc, QueueFileError):
-            message = str(exc)
-        else:
-            log.exception(
-                "opening a queue failed", exc_info=exc if isinstance(exc, Exception) else None
-            )
-            message = f"Something went wrong while reading the file: {exc}"
-        self.show_problem("This queue could not be opened", message)
-        self.queue_failed.emit(message)
-
-    def _set_busy(self, text: str | None) -> None:
-        self._busy = text
+    def _show_busy(self, text: str | None) -> None:
         self.open_queue_action.setEnabled(text is None)
         self._progress.setVisible(text is not None)
         if text is None:
             self.statusBar().clearMessage()
         else:
             self.statusBar().showMessage(text)
-
-    def choose_queue_save_path(self) -> None:
-        known = self.keeper.source_path() if self.keeper is not None else None
-        start = str(known) if known else "queue.json"
-        path, _ = QFileDialog.getSaveFileName(self, "Save queue as", start, QUEUE_FILTER)
-        if path:
-            self.save_queue(Path(path))
-
-    def save_queue(self, path: Path) -> None:
-        """Write the saved copy of the queue, in the shape of the file it came from (known
-        across restarts), on a worker thread, once the changes on screen are saved."""
-        keeper = self.keeper
-        assert keeper is not None
-
-        def write() -> None:
-            data = json.loads(keeper.store.document_json())
-            save_queue_file(
-                path,
-                data["tickets"],
-                data.get("assignees", []),
-                data.get("templates", []),
-                keeper.source(),
-            )
-
-        def failed(exc: object) -> None:
-            message = str(exc) if isinstance(exc, QueueFileError | OSError) else repr(exc)
-            self.show_problem("The queue could not be saved", message)
-
-        def written(_none: object) -> None:
-            self.statusBar().showMessage(f"Saved {path.name}", 5000)
-            self.queue_saved.emit(str(path))
-
-        def start(_flushed: CallResult) -> None:
-            job = BackgroundJob(write, self)
-            job.succeeded.connect(written)
-            job.failed.connect(failed)
-            job.start()
-
-        # Changes on screen that are still being saved go into the file too.
-        self.port.flush(start)
 
     # --- dialogs ----------------------------------------------------------------------------
     def show_problem(self, title: str, message: str) -> None:
@@ -467,8 +338,7 @@ class MainWindow(QMainWindow):
             self.person.start_teaching()
 
     def attach_queue(self, keeper: QueueKeeper, choices: RememberedChoices) -> None:
-        self.keeper = keeper
-        self.choices = choices
+        self.queue_files.attach(keeper, choices)
         # A queue given again (the helpdesk's, once connected; the saved copy after a
         # change that could not be kept): the status line counts its tickets.
         keeper.shown.connect(self.refresh_status)

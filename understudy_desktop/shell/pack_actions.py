@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QWidget
 
 from understudy_desktop.consent.ledger import ConsentLedger, Grant, command_line_grant
 from understudy_desktop.consent.manifest import IMPORT_PACK
+from understudy_desktop.definition import Definition
 from understudy_desktop.library.library import Library, LibraryError, import_args, new_tool
 from understudy_desktop.library.model import Origin, TaughtTool
 from understudy_desktop.library.refs import apply_mapping, missing_references, name_refs
@@ -192,10 +193,11 @@ class PackActions(QObject):
         existing = {t.name for t in self._library.tools()}
         catalogue = self._library.catalogue
         known = self._known()
-        for definition in plan.definitions:
+        for i, definition in enumerate(plan.definitions):
             # People and templates this queue has are named as it names them (what the
             # preview shows is what a run will find).
-            name_refs(definition, catalogue, known)
+            named = name_refs(Definition.of(definition), catalogue, known)
+            plan.definitions[i] = {**definition, "steps": [s.as_dict() for s in named.steps]}
 
         def variant(
             replace_clashes: bool, mapping: Mapping | None = None

@@ -25,10 +25,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from understudy_desktop.approval import wording
 from understudy_desktop.catalogue import Catalogue
-from understudy_desktop.consent import wording
 from understudy_desktop.consent.ledger import ConsentLedger, DialogApproval, consent_key
 from understudy_desktop.consent.manifest import IMPORT_PACK
+from understudy_desktop.definition import readable
 from understudy_desktop.library.model import shown_name
 from understudy_desktop.library.refs import Reference
 from understudy_desktop.packs.importer import ImportPlan
@@ -86,7 +87,7 @@ def tool_card(definition: dict[str, Any], catalogue: Catalogue, held: str = "") 
         layout.addWidget(_plain("⚠ Changes many tickets at once: every ticket a search finds."))
     if held:
         layout.addWidget(_plain(f"Arrives turned off, for you to review: {held}"))
-    for heading, text in wording.tool_sections(definition, catalogue):
+    for heading, text in wording.tool_sections(readable(definition), catalogue):
         layout.addWidget(_plain(heading, bold=True))
         layout.addWidget(_plain(text))
     return card
@@ -223,7 +224,7 @@ class ImportPackDialog(QDialog):
                 bold=True,
             )
         )
-        for heading, text in wording.difference_sections(old, new, catalogue):
+        for heading, text in wording.difference_sections(readable(old), readable(new), catalogue):
             layout.addWidget(_plain(heading, bold=True))
             layout.addWidget(_plain(text))
         return box

@@ -16,6 +16,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QInputDialog, QLineEdit, QWidget
 
+from understudy_desktop.approval.service import ConsentService
 from understudy_desktop.bridge import to_page
 from understudy_desktop.bridge.console_port import ConsolePort
 from understudy_desktop.bridge.protocol import CommandAsk, RecordingAsk, TeachAsk, UndoAsk
@@ -29,7 +30,6 @@ from understudy_desktop.bridge.to_page import (
     refused,
     reply_of,
 )
-from understudy_desktop.consent.service import ConsentService
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.library import Library
 from understudy_desktop.model.service import ConsoleModel, FeedEntry

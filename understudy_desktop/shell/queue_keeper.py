@@ -43,6 +43,7 @@ from understudy_desktop.queue_io import (
     source_to_state,
 )
 from understudy_desktop.shell.background import BackgroundJob
+from understudy_desktop.store.database import storage_words
 from understudy_desktop.store.queue_store import QueueState, QueueStore, Row, ticket_row
 from understudy_desktop.web.handoff import Handoff
 
@@ -267,6 +268,4 @@ class QueueKeeper(QObject):
 
 def _plain(exc: BaseException) -> str:
     # SQLite's own words ("database or disk is full") are not for a person.
-    from understudy_desktop.model.service import storage_words
-
     return storage_words(exc)

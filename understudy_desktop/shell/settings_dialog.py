@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
 
 from understudy_desktop.rules import rules
 from understudy_desktop.shell.screen_fit import fit_to_screen
-from understudy_desktop.shell.team_library import TeamLibrary
 from understudy_desktop.team.identity import KEY_FILE_SUFFIX, KeyFileError
+from understudy_desktop.team.library_service import TeamLibrary
 from understudy_desktop.team.signing import fingerprint, key_id
 from understudy_desktop.text import visible_controls
 

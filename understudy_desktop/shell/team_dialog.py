@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 from understudy_desktop.shell import team_words
 from understudy_desktop.shell.pack_dialogs import ExportPackDialog, day_words
 from understudy_desktop.shell.screen_fit import fit_to_screen
-from understudy_desktop.shell.team_library import TeamLibrary
 from understudy_desktop.team.inbox import TeamTool, TeamView
+from understudy_desktop.team.library_service import TeamLibrary
 from understudy_desktop.text import visible_controls
 
 
@@ -110,7 +110,7 @@ class TeamDialog(QDialog):
             header.setFont(heading_font)
             self.items.addItem(header)
             for tool in members:
-                item = QListWidgetItem(visible_controls(self._team.describe(tool)))
+                item = QListWidgetItem(visible_controls(team_words.describe(tool)))
                 item.setData(Qt.ItemDataRole.UserRole, tool)
                 item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{heading}: {item.text()}")
                 self.items.addItem(item)

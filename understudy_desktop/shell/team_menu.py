@@ -11,7 +11,7 @@ from understudy_desktop.shell.main_window import MainWindow
 from understudy_desktop.shell.menu_action import Keys, menu_action
 from understudy_desktop.shell.settings_dialog import SettingsDialog
 from understudy_desktop.shell.team_dialog import TeamDialog
-from understudy_desktop.shell.team_library import TeamLibrary
+from understudy_desktop.team.library_service import TeamLibrary
 
 
 class TeamMenu:

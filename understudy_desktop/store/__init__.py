@@ -1,3 +1,5 @@
-"""Procedures on disk: taught tools and recordings as versioned JSON files in the data dir,
-kept in step with the page's IndexedDB, so nothing a person taught depends on the browser
-profile alone."""
+"""The app's durable state: one SQLite database in the data dir (database.py: WAL,
+migrations, one writer thread), the queue's copy and its journal (queue_store.py), the
+person's settings (settings.py), and the shapes of the JSON files Understudy 0.1 wrote
+(models.py, read once by library/legacy.py to move them in). The page's IndexedDB is only a
+cache of the queue's copy."""

@@ -353,3 +353,13 @@ class Database:
         self._writer.join(10)
         with self._lock:
             self._reader.close()
+
+
+def storage_words(exc: BaseException) -> str:
+    """Why a change could not be kept, in words for the footer (the details go to the log)."""
+    text = str(exc).lower()
+    if "full" in text:
+        return "the disk is full. Free some space, then try again"
+    if isinstance(exc, sqlite3.Error | OSError):
+        return "Understudy could not write to its data folder (it may be read-only or full)"
+    return "the database refused the change"

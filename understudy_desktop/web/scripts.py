@@ -2,7 +2,9 @@
 
 - understudy-webmcp-shim (main world, every frame): document.modelContext where the engine
   lacks it. Native WebMCP gives each document its own, iframes included, so the shim runs in
-  subframes too.
+  subframes too. Qt runs these scripts a task after a navigation commits, which is too late
+  for a frame's about:blank document (it commits none): the parent's shim installs itself
+  there (js/webmcp/shim.js says how).
 - understudy-webmcp-relay (main world, main frame): answers the bridge using the page's
   WebMCP API.
 - understudy-bridge (isolated world, main frame): QWebChannel to Python; invisible to page

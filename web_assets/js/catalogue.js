@@ -74,7 +74,7 @@ export class CommandError extends Error {
  */
 function ticketOrFail(state, id) {
   const t = state.byId.get(id);
-  if (!t) throw new CommandError('not_found', 'That ticket is not in this queue. Ticket ids look like T-1001.');
+  if (!t) throw new CommandError('not_found', 'That ticket is not in this queue. filter_tickets lists its tickets with their ids.');
   return t;
 }
 

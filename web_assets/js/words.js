@@ -1,7 +1,7 @@
 // Steps and values in a person's words: "Assign the ticket you choose to Priya Raman", never
 // a command id, a field name or JSON. The sentences and the words for each field live in
 // data/catalogue.json, which the desktop shell words its approval dialog from as well
-// (understudy_desktop/consent/wording.py).
+// (understudy_desktop/approval/wording.py).
 import CATALOGUE_JSON from '../data/catalogue.json' with { type: 'json' };
 
 /**

@@ -4,7 +4,7 @@
 /** The draft WebMCP API: native in Chromium 156 behind a flag, the shell's shim elsewhere. */
 interface ModelContext extends EventTarget {
   registerTool(tool: object, options?: { signal?: AbortSignal; exposedTo?: string[] }): Promise<void>;
-  getTools(): Promise<any[]>;
+  getTools(options?: { fromOrigins?: string[] }): Promise<any[]>;
   executeTool(tool: object, input?: object, options?: { signal?: AbortSignal }): Promise<string>;
   ontoolchange: ((event: Event) => void) | null;
   ontoolactivated: ((event: Event) => void) | null;

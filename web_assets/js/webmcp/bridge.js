@@ -9,7 +9,10 @@
   const HANDSHAKE = 'understudy-bridge:port';
   const channel = new MessageChannel();
   const toRelay = channel.port1;
+  /** @type {string[]} */
   const early = []; // relay messages that arrive before the QWebChannel is open
+  /** The shell's bridge object: one slot, one signal (bridge/page_bridge.py).
+   *  @type {{ call(json: string): void, toPage: { connect(fn: (text: string) => void): void } } | null} */
   let py = null;
 
   // The relay posts plain objects; the JSON is written here, where no page script reaches
@@ -29,8 +32,9 @@
   window.postMessage(HANDSHAKE, '*', [channel.port2]);
 
   new QWebChannel(qt.webChannelTransport, (webChannel) => {
-    py = webChannel.objects.understudyBridge;
-    py.toPage.connect((text) => toRelay.postMessage(String(text)));
-    for (const message of early.splice(0)) py.call(message);
+    const bridge = webChannel.objects.understudyBridge;
+    py = bridge;
+    bridge.toPage.connect((/** @type {string} */ text) => toRelay.postMessage(String(text)));
+    for (const message of early.splice(0)) bridge.call(message);
   });
 })();

@@ -15,27 +15,74 @@
 // isTrusted is never recorded: native events are trusted, and no script can dispatch a
 // trusted event, so a shim cannot match it (docs/webmcp-differences.md).
 
+// Types. The suite calls the API with every kind of value on purpose, so what it calls takes
+// anything (`unknown`); what it records is plain data.
+
+/**
+ * document.modelContext as the suite drives it.
+ * @typedef {EventTarget & {
+ *   registerTool(...args: unknown[]): Promise<unknown>,
+ *   getTools(...args: unknown[]): Promise<ToolEntry[]>,
+ *   executeTool(...args: unknown[]): Promise<unknown>,
+ *   ontoolchange: unknown, ontoolactivated: unknown, ontoolcancel: unknown,
+ *   [handler: `on${string}`]: unknown,
+ * }} ProbedContext
+ */
+/**
+ * An entry of getTools(), as the suite reads (and tampers with) it.
+ * @typedef {{
+ *   name: string, description: string, origin: string, title: string, window: Window,
+ *   inputSchema?: Record<string, unknown>, annotations?: Record<string, unknown>,
+ *   [member: string]: unknown,
+ * }} ToolEntry
+ */
+/** A value described as plain data (describe()). @typedef {string | boolean | null | Record<string, string>} Described */
+/** An exception described (describeError()). @typedef {{ thrown: Described } | { error: string, tag: string, message: string | undefined }} ErrorRecord */
+/**
+ * How a call ended, with the value itself kept off the report (withRaw()).
+ * @typedef {{ threw?: ErrorRecord, returned?: Described, fulfilled?: Described | string,
+ *   rejected?: ErrorRecord, turns?: number | 'task', pending?: boolean, raw?: unknown }} CallOutcome
+ */
+/** @typedef {(id: string, run: (ctx: CaseContext) => unknown) => void} AddCase */
+
+/**
+ * A document's modelContext, typed as the suite drives it.
+ * @param {Document} doc
+ * @returns {ProbedContext}
+ */
+const probed = (doc) => /** @type {ProbedContext} */ (/** @type {unknown} */ (doc.modelContext));
+
 const TIMEOUT_MS = 1000;
+/** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---------------------------------------------------------------------------------------
 // Plain-data descriptions of values and errors
 
-/** A string as printable ASCII, so lone surrogates and control characters stay visible. */
+/**
+ * A string as printable ASCII, so lone surrogates and control characters stay visible.
+ * @param {string} s
+ * @param {number} [limit]
+ */
 function text(s, limit = 300) {
   const escaped = s.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return escaped.length > limit ? `${escaped.slice(0, limit)}...(${s.length})` : escaped;
 }
 
+/** @param {unknown} value */
 function safeJson(value) {
   try {
     const json = JSON.stringify(value);
     return json === undefined ? '<undefined>' : text(json);
   } catch (err) {
-    return `<throws ${err?.name}>`;
+    return `<throws ${/** @type {{ name?: unknown } | null} */ (err)?.name}>`;
   }
 }
 
+/**
+ * @param {unknown} value
+ * @returns {Described}
+ */
 function describe(value) {
   switch (typeof value) {
     case 'undefined': return '<undefined>';
@@ -51,31 +98,52 @@ function describe(value) {
   }
 }
 
+/**
+ * @param {unknown} err
+ * @returns {ErrorRecord}
+ */
 function describeError(err) {
   if ((typeof err !== 'object' && typeof err !== 'function') || err === null) return { thrown: describe(err) };
   let name;
   let message;
+  const members = /** @type {{ name?: unknown, message?: unknown }} */ (err);
   try {
-    name = String(err.name);
-    message = String(err.message).slice(0, 200);
+    name = String(members.name);
+    message = String(members.message).slice(0, 200);
   } catch {
     name = '<unreadable>';
   }
   return { error: name, tag: Object.prototype.toString.call(err), message };
 }
 
-/** Keeps the raw value on a record without putting it in the report. */
+/**
+ * Keeps the raw value on a record without putting it in the report.
+ * @template {object} T
+ * @param {T} record
+ * @param {unknown} raw
+ * @returns {T & { raw?: unknown }}
+ */
 function withRaw(record, raw) {
   Object.defineProperty(record, 'raw', { value: raw, enumerable: false });
   return record;
 }
 
-const isThenable = (v) => v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
+/**
+ * @param {unknown} v
+ * @returns {v is PromiseLike<unknown>}
+ */
+const isThenable = (v) => v !== null && (typeof v === 'object' || typeof v === 'function') && typeof /** @type {{ then?: unknown }} */ (v).then === 'function';
 
 // ---------------------------------------------------------------------------------------
 // Calls and their settlement
 
-/** Calls fn; a returned promise is followed to settlement, counting microtask turns. */
+/**
+ * Calls fn; a returned promise is followed to settlement, counting microtask turns.
+ * @param {CaseContext} ctx
+ * @param {string} label
+ * @param {() => unknown} fn
+ * @returns {Promise<CallOutcome>}
+ */
 async function outcomeOf(ctx, label, fn) {
   let result;
   try {
@@ -88,8 +156,14 @@ async function outcomeOf(ctx, label, fn) {
   return settle(ctx, label, result);
 }
 
+/**
+ * @param {CaseContext} ctx
+ * @param {string} label
+ * @param {PromiseLike<unknown>} promise
+ * @returns {Promise<CallOutcome>}
+ */
 async function settle(ctx, label, promise) {
-  let state = null;
+  let state = /** @type {CallOutcome | null} */ (null);
   promise.then(
     (value) => { state = withRaw({ fulfilled: describe(value) }, value); ctx.log.push(`${label}:fulfilled`); },
     (err) => { state = withRaw({ rejected: describeError(err) }, err); ctx.log.push(`${label}:rejected`); },
@@ -182,6 +256,7 @@ const MC_MEMBERS = [
   ...EVENT_TYPES.flatMap((t) => [[`on${t}`, 'get'], [`on${t}`, 'set']]),
 ];
 
+/** @type {Record<string, (unique: string) => string>} */
 const NAMES = {
   empty: () => '',
   oneChar: (u) => `${u}`,
@@ -219,6 +294,7 @@ const TITLES = {
 };
 
 function circular() {
+  /** @type {{ type: string, self?: object }} */
   const o = { type: 'object' };
   o.self = o;
   return o;
@@ -251,7 +327,12 @@ const SCHEMAS = {
   proxy: () => new Proxy({ type: 'object' }, {}),
   boxedString: () => Object('str'),
   function: () => function schema() {},
-  deep: () => { let o = { type: 'object' }; for (let i = 0; i < 50; i++) o = { type: 'object', properties: { n: o } }; return o; },
+  deep: () => {
+    /** @type {Record<string, unknown>} */
+    let o = { type: 'object' };
+    for (let i = 0; i < 50; i++) o = { type: 'object', properties: { n: o } };
+    return o;
+  },
 };
 
 // Values a tool returns (or resolves to). Symbol is missing on purpose: see SKIPPED.
@@ -314,7 +395,10 @@ const THROWN = {
 // differ, and docs/webmcp-differences.md explains each.
 const KNOWN_DIFFERENCES = {
   'events.microtaskBetweenListeners': 'A native event runs microtasks after each listener; an event a script dispatches runs them only after the last listener.',
-  'frames.aboutBlank': "QtWebEngine injects no user script into an iframe's initial about:blank document, so it has no modelContext under the shim.",
+  'frames.aboutBlank.engineErrorRealm': "An about:blank frame's shim is its parent's code: an error the engine itself raises in that code is the parent's realm's.",
+  'nesting.input.fromDeepStack': "Natively how deep an input may nest depends on how much of the renderer's stack the caller has used; the shim's limit is native's from a shallow stack.",
+  'frames.aboutBlank.inShadowTree': "The parent's shim reaches an about:blank frame at the load event it fires while being inserted, and that event does not leave a shadow tree.",
+  'frames.initialDocumentOfNavigatingFrame': "A frame given a src or srcdoc holds an about:blank document until its navigation commits; QtWebEngine injects no script there, and it fires no load event the parent's shim could act on.",
   'abort.register.pageListenerAddedFirst': "Native abort steps run before every 'abort' listener; the shim's are a listener, after those the page added earlier.",
   'abort.execute.pageListenerAddedFirst': "Native abort steps run before every 'abort' listener; the shim's are a listener, after those the page added earlier.",
 };
@@ -334,20 +418,33 @@ const SKIPPED = {
 
 let caseSerial = 0;
 
+/** What a tool's execute() is given besides its input. @typedef {{ signal: AbortSignal }} ToolClient */
+/** How a test tool answers. @typedef {(input: unknown, client: ToolClient) => unknown} Behaviour */
+
 class CaseContext {
+  /** @param {{ mc: ProbedContext }} env */
   constructor(env) {
     caseSerial += 1;
     this.env = env;
     this.mc = env.mc;
     this.prefix = `k${caseSerial}`;
     this.serial = 0;
+    /** @type {string[]} */
     this.log = [];
+    /** @type {object[]} */
     this.calls = [];
     this.controller = new AbortController();
     this.signal = this.controller.signal;
+    /** @type {Array<() => void>} */
     this.detachers = [];
+    /** @type {Array<() => unknown>} */
     this.cleanups = [];
+    /** @type {Set<ProbedContext>} */
     this.contexts = new Set([env.mc]);
+    // What the fault-pair cases set up before applying their faults.
+    this.duplicateName = '';
+    /** @type {AbortSignal | undefined} */
+    this.abortedSignal = undefined;
   }
 
   /** A tool name no other case uses. */
@@ -356,12 +453,14 @@ class CaseContext {
     return `${this.prefix}_${tag}${this.serial}`;
   }
 
+  /** @param {string} what */
   mark(what) { this.log.push(what); }
 
   /** Logs the three events on a ModelContext until the case ends. */
   listen(mc = this.mc, label = 'top') {
     this.contexts.add(mc);
     for (const type of EVENT_TYPES) {
+      /** @param {Event & { toolName?: string }} e */
       const listener = (e) => {
         this.log.push(`${label}:${e.type}${'toolName' in e ? `(${e.toolName})` : ''}`);
         // A microtask marker shows where microtask checkpoints fall relative to events.
@@ -375,35 +474,58 @@ class CaseContext {
   /**
    * An execute callback that logs its call and answers as behave(input, client) says.
    * @param {string} [label]
-   * @param {(...args: any[]) => any} [behave]
+   * @param {Behaviour} [behave]
    */
   executor(label = 'execute', behave = () => 'done') {
     const ctx = this;
+    /**
+     * @this {unknown}
+     * @param {...unknown} args whatever the implementation passes (the case records it)
+     */
     return function execute(...args) {
       ctx.log.push(label);
       ctx.calls.push(describeExecuteCall(this, args));
       Promise.resolve().then(() => ctx.log.push(`${label}:microtask`));
-      return behave(...args);
+      // The client as the implementation gave it: a case that gets none fails where it reads it.
+      return behave(args[0], /** @type {ToolClient} */ (args[1]));
     };
   }
 
+  /**
+   * A valid tool with a fresh name, changed or extended by `extra` (with any value at all).
+   * @param {Record<string, unknown>} [extra]
+   * @returns {{ name: string, description: string, execute: Function, [member: string]: unknown }}
+   */
   baseTool(extra = {}) {
     return { name: this.name(), description: 'A tool.', execute: this.executor(), ...extra };
   }
 
+  /**
+   * @param {Record<string, unknown>} [extra]
+   * @returns {{ signal?: unknown, exposedTo?: unknown, [member: string]: unknown }}
+   */
   options(extra = {}) {
     return { signal: this.signal, ...extra };
   }
 
+  /**
+   * @param {{ name: string }} tool
+   * @param {unknown} [options]
+   */
   async register(tool, options = this.options()) {
     await this.mc.registerTool(tool, options);
     return tool.name;
   }
 
+  /**
+   * @param {string} name
+   * @param {ProbedContext} [mc]
+   */
   async entry(name, mc = this.mc) {
     return (await mc.getTools()).find((t) => t.name === name);
   }
 
+  /** @param {() => unknown} fn */
   onCleanup(fn) { this.cleanups.push(fn); }
 
   async close() {
@@ -443,8 +565,13 @@ class CaseContext {
   }
 }
 
+/**
+ * @param {unknown} thisValue
+ * @param {unknown[]} args
+ */
 function describeExecuteCall(thisValue, args) {
-  const [input, client] = args;
+  const input = args[0];
+  const client = /** @type {{ signal?: unknown } | undefined} */ (args[1]);
   return {
     argCount: args.length,
     thisValue: thisValue === undefined ? 'undefined' : thisValue === window ? 'window' : describe(thisValue),
@@ -458,9 +585,13 @@ function describeExecuteCall(thisValue, args) {
   };
 }
 
-/** What getTools() says about one tool, as plain data. */
+/**
+ * What getTools() says about one tool, as plain data.
+ * @param {ToolEntry | undefined | null} entry
+ */
 function describeEntry(entry) {
   if (!entry) return null;
+  /** @type {Record<string, unknown>} */
   const out = { keys: Reflect.ownKeys(entry).map(String), prototype: Object.getPrototypeOf(entry) === Object.prototype };
   for (const key of Object.keys(entry)) {
     const value = entry[key];
@@ -471,16 +602,22 @@ function describeEntry(entry) {
   return out;
 }
 
+/** @param {unknown} w */
 function describeWindow(w) {
   for (const frame of document.querySelectorAll('iframe')) if (frame.contentWindow === w) return `<frame ${frame.id}>`;
   return describe(w);
 }
 
+/** @param {ProbedContext} mc */
 async function namesOf(mc) {
   return (await mc.getTools()).map((t) => t.name);
 }
 
-/** Registers through fn and reports the outcome, the events and any tool it added. */
+/**
+ * Registers through fn and reports the outcome, the events and any tool it added.
+ * @param {CaseContext} ctx
+ * @param {() => unknown} fn
+ */
 async function registration(ctx, fn) {
   ctx.listen();
   const before = new Set(await namesOf(ctx.mc));
@@ -494,9 +631,14 @@ async function registration(ctx, fn) {
 // ---------------------------------------------------------------------------------------
 // Cases: the interface surface
 
+/**
+ * @param {object} object
+ * @param {PropertyKey} key
+ */
 function descriptorSummary(object, key) {
   const d = Object.getOwnPropertyDescriptor(object, key);
   if (!d) return null;
+  /** @param {Function | undefined} f */
   const fn = (f) => (f === undefined ? null : { name: f.name, length: f.length, constructs: isConstructor(f) });
   if ('value' in d) {
     return { kind: 'data', type: typeof d.value, enumerable: d.enumerable, configurable: d.configurable, writable: d.writable, ...(typeof d.value === 'function' ? { fn: fn(d.value) } : { value: describe(d.value) }) };
@@ -504,6 +646,7 @@ function descriptorSummary(object, key) {
   return { kind: 'accessor', enumerable: d.enumerable, configurable: d.configurable, get: fn(d.get), set: fn(d.set) };
 }
 
+/** @param {Function} f */
 function isConstructor(f) {
   try {
     Reflect.construct(String, [], f);
@@ -513,27 +656,42 @@ function isConstructor(f) {
   }
 }
 
+/**
+ * An interface object the suite calls, constructs and inspects, whatever it turns out to be.
+ * @typedef {{ (...args: unknown[]): unknown, new (...args: unknown[]): Event & { toolName?: unknown }, prototype: object }} InterfaceObject
+ */
+
+/**
+ * The global's interface object called `name` (the DOM types know only some).
+ * @param {string} name
+ * @param {Window} [global]
+ * @returns {InterfaceObject}
+ */
+const interfaceNamed = (name, global = window) => /** @type {Record<string, InterfaceObject>} */ (/** @type {unknown} */ (global))[name];
+
+/** @param {AddCase} add */
 function surfaceCases(add) {
   for (const [name, parent] of Object.entries(INTERFACES)) {
-    add(`surface.global.${name}`, () => ({ type: typeof window[name], descriptor: descriptorSummary(window, name) }));
+    add(`surface.global.${name}`, () => ({ type: typeof interfaceNamed(name), descriptor: descriptorSummary(window, name) }));
     add(`surface.interfaceObject.${name}`, () => {
-      const I = window[name];
+      const I = interfaceNamed(name);
       return {
         keys: Reflect.ownKeys(I).map(String),
         length: descriptorSummary(I, 'length'),
         name: descriptorSummary(I, 'name'),
         prototype: { ...descriptorSummary(I, 'prototype'), value: undefined },
-        inherits: Object.getPrototypeOf(I) === window[parent],
-        prototypeInherits: Object.getPrototypeOf(I.prototype) === window[parent].prototype,
+        inherits: Object.getPrototypeOf(I) === interfaceNamed(parent),
+        prototypeInherits: Object.getPrototypeOf(I.prototype) === interfaceNamed(parent).prototype,
       };
     });
     add(`surface.prototype.${name}`, () => {
-      const proto = window[name].prototype;
+      const proto = interfaceNamed(name).prototype;
+      /** @type {Record<string, unknown>} */
       const out = {};
       for (const key of Reflect.ownKeys(proto)) out[String(key)] = descriptorSummary(proto, key);
       return { order: Reflect.ownKeys(proto).map(String), members: out, tag: Object.prototype.toString.call(proto) };
     });
-    add(`surface.callWithoutNew.${name}`, (ctx) => outcomeOf(ctx, 'call', () => window[name]('toolchange')));
+    add(`surface.callWithoutNew.${name}`, (ctx) => outcomeOf(ctx, 'call', () => interfaceNamed(name)('toolchange')));
   }
   add('surface.construct.ModelContext', (ctx) => outcomeOf(ctx, 'new', () => new ModelContext()));
   add('surface.construct.ModelContextSubclass', (ctx) => outcomeOf(ctx, 'new', () => new (class extends ModelContext {})()));
@@ -543,6 +701,7 @@ function surfaceCases(add) {
   surfaceHandlerCases(add);
 }
 
+/** @type {Record<string, () => unknown[]>} */
 const EVENT_INITS = {
   none: () => [],
   typeOnly: () => ['x'],
@@ -558,14 +717,16 @@ const EVENT_INITS = {
   readOrder: () => ['x', readRecorder({ toolName: 'n', bubbles: true })],
 };
 
+/** @param {AddCase} add */
 function surfaceEventConstructorCases(add) {
   for (const name of ['ToolActivatedEvent', 'ToolCancelEvent']) {
     for (const [label, args] of Object.entries(EVENT_INITS)) {
       add(`surface.eventConstructor.${name}.${label}`, () => {
         const made = args();
-        const reads = made[1]?.[READS];
+        const init = /** @type {{ [READS]?: string[] } | undefined} */ (made[1]);
+        const reads = typeof init === 'object' && init !== null ? init[READS] : undefined;
         try {
-          const e = new window[name](...made);
+          const e = new (interfaceNamed(name))(...made);
           return {
             type: e.type, toolName: describe(e.toolName), bubbles: e.bubbles, cancelable: e.cancelable, composed: e.composed,
             tag: Object.prototype.toString.call(e), ownKeys: Reflect.ownKeys(e).map(String), reads,
@@ -580,8 +741,14 @@ function surfaceEventConstructorCases(add) {
 
 const READS = Symbol('reads');
 
-/** A dictionary that records which members are read, and in what order. */
-function readRecorder(values = {}, reads = []) {
+/**
+ * A dictionary that records which members are read, and in what order.
+ * @template {object} T
+ * @param {T} [values]
+ * @param {string[]} [reads]
+ * @returns {T}
+ */
+function readRecorder(values = /** @type {T} */ ({}), reads = []) {
   return new Proxy(values, {
     get(target, key, receiver) {
       if (key === READS) return reads;
@@ -594,9 +761,10 @@ function readRecorder(values = {}, reads = []) {
   });
 }
 
+/** @param {AddCase} add */
 function surfaceInstanceCases(add) {
   add('surface.instance', () => {
-    const mc = document.modelContext;
+    const mc = probed(document);
     return {
       tag: Object.prototype.toString.call(mc),
       string: String(mc),
@@ -622,9 +790,11 @@ function surfaceInstanceCases(add) {
     Reflect.set(document, 'modelContext', 5);
     return { same: document.modelContext === before };
   });
-  // Writing and deleting a readonly attribute on purpose: `any` lets the checker allow it.
-  add('surface.document.assignStrict', (ctx) => outcomeOf(ctx, 'assign', () => { 'use strict'; /** @type {any} */ (document).modelContext = 5; }));
-  add('surface.document.delete', () => ({ deleted: delete /** @type {any} */ (document).modelContext, still: document.modelContext instanceof ModelContext }));
+  // Writing and deleting a readonly attribute on purpose: typed as a plain optional member so
+  // that the checker allows it.
+  const writable = /** @type {{ modelContext?: unknown }} */ (/** @type {unknown} */ (document));
+  add('surface.document.assignStrict', (ctx) => outcomeOf(ctx, 'assign', () => { 'use strict'; writable.modelContext = 5; }));
+  add('surface.document.delete', () => ({ deleted: delete writable.modelContext, still: document.modelContext instanceof ModelContext }));
   const receivers = {
     undefined: () => undefined,
     null: () => null,
@@ -635,13 +805,16 @@ function surfaceInstanceCases(add) {
   };
   for (const [label, make] of Object.entries(receivers)) {
     add(`surface.document.getterOn.${label}`, (ctx) => outcomeOf(ctx, 'get', () => {
-      const value = Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext').get.call(make());
+      const getter = /** @type {(this: unknown) => unknown} */ (Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext')?.get);
+      const value = getter.call(make());
       return value === document.modelContext ? '<top modelContext>' : value;
     }));
   }
 }
 
+/** @param {object} object */
 function forInKeys(object) {
+  /** @type {string[]} */
   const keys = [];
   for (const key in object) keys.push(key);
   return keys;
@@ -657,6 +830,7 @@ const RECEIVERS = {
   fromPrototype: () => Object.create(ModelContext.prototype),
 };
 
+/** @param {AddCase} add */
 function surfaceIllegalInvocationCases(add) {
   for (const [member, kind] of MC_MEMBERS) {
     const d = Object.getOwnPropertyDescriptor(ModelContext.prototype, member) ?? {};
@@ -681,14 +855,15 @@ const HANDLER_VALUES = {
   symbol: () => Symbol('s'),
 };
 
+/** @param {AddCase} add */
 function surfaceHandlerCases(add) {
   for (const type of EVENT_TYPES) {
-    add(`handler.${type}.initial`, () => ({ value: describe(document.modelContext[`on${type}`]) }));
+    add(`handler.${type}.initial`, () => ({ value: describe(probed(document)[`on${type}`]) }));
     for (const [label, make] of Object.entries(HANDLER_VALUES)) {
       add(`handler.${type}.set.${label}`, (ctx) => {
         const mc = ctx.mc;
         const value = make();
-        let threw = null;
+        let threw = /** @type {ErrorRecord | null} */ (null);
         try { mc[`on${type}`] = value; } catch (err) { threw = describeError(err); }
         const read = mc[`on${type}`];
         mc[`on${type}`] = null;
@@ -698,13 +873,14 @@ function surfaceHandlerCases(add) {
   }
   add('handler.toolchange.orderAndThis', async (ctx) => {
     const mc = ctx.mc;
+    /** @type {string[]} */
     const seen = [];
     const first = () => seen.push('listener1');
     const last = () => seen.push('listener2');
     mc.addEventListener('toolchange', first);
     mc.ontoolchange = function h1() { seen.push(`h1 this=${this === mc}`); };
     mc.addEventListener('toolchange', last);
-    mc.ontoolchange = function h2(e) { seen.push(`h2 this=${this === mc} arg=${e.type}`); return false; };
+    mc.ontoolchange = function h2(/** @type {Event} */ e) { seen.push(`h2 this=${this === mc} arg=${e.type}`); return false; };
     ctx.onCleanup(() => { mc.ontoolchange = null; mc.removeEventListener('toolchange', first); mc.removeEventListener('toolchange', last); });
     await ctx.register(ctx.baseTool());
     const afterFirst = seen.splice(0);
@@ -729,6 +905,7 @@ function surfaceHandlerCases(add) {
 // ---------------------------------------------------------------------------------------
 // Cases: registerTool
 
+/** @param {AddCase} add */
 function registerToolCases(add) {
   registerToolBasicCases(add);
   registerToolKindCases(add);
@@ -739,7 +916,10 @@ function registerToolCases(add) {
   faultPairCases(add);
 }
 
-/** No arguments, and valid tools of several shapes. */
+/**
+ * No arguments, and valid tools of several shapes.
+ * @param {AddCase} add
+ */
 function registerToolBasicCases(add) {
   add('registerTool.noArguments', (ctx) => registration(ctx, () => ctx.mc.registerTool()));
   add('registerTool.valid.minimal', (ctx) => registration(ctx, () => ctx.mc.registerTool(ctx.baseTool(), ctx.options())));
@@ -756,7 +936,10 @@ function registerToolBasicCases(add) {
   add('registerTool.valid.inheritedMembers', (ctx) => registration(ctx, () => ctx.mc.registerTool(Object.create(ctx.baseTool()), ctx.options())));
 }
 
-/** Every kind of value as each argument and each dictionary member. */
+/**
+ * Every kind of value as each argument and each dictionary member.
+ * @param {AddCase} add
+ */
 function registerToolKindCases(add) {
   for (const [kind, make] of Object.entries(KINDS)) {
     add(`registerTool.tool.is.${kind}`, (ctx) => registration(ctx, () => ctx.mc.registerTool(make(), ctx.options())));
@@ -775,10 +958,14 @@ function registerToolKindCases(add) {
   }
 }
 
-/** Which members are read, in what order, and what a member whose getter throws does. */
+/**
+ * Which members are read, in what order, and what a member whose getter throws does.
+ * @param {AddCase} add
+ */
 function registerToolReadCases(add) {
   for (const member of TOOL_MEMBERS) {
     add(`registerTool.tool.${member}.getterThrows`, (ctx) => {
+      /** @type {string[]} */
       const reads = [];
       const tool = readRecorder(throwingMember(ctx.baseTool({ title: 'T', inputSchema: {}, annotations: {} }), member), reads);
       return registration(ctx, () => ctx.mc.registerTool(tool, ctx.options())).then((r) => ({ ...r, reads }));
@@ -786,6 +973,7 @@ function registerToolReadCases(add) {
   }
   for (const member of ANNOTATION_MEMBERS) {
     add(`registerTool.annotations.${member}.getterThrows`, (ctx) => {
+      /** @type {string[]} */
       const reads = [];
       const annotations = readRecorder(throwingMember({}, member), reads);
       return registration(ctx, () => ctx.mc.registerTool(ctx.baseTool({ annotations }), ctx.options())).then((r) => ({ ...r, reads }));
@@ -793,12 +981,14 @@ function registerToolReadCases(add) {
   }
   for (const member of REGISTER_OPTION_MEMBERS) {
     add(`registerTool.options.${member}.getterThrows`, (ctx) => {
+      /** @type {string[]} */
       const reads = [];
       const options = readRecorder(throwingMember({ signal: ctx.signal, exposedTo: [] }, member), reads);
       return registration(ctx, () => ctx.mc.registerTool(ctx.baseTool(), options)).then((r) => ({ ...r, reads }));
     });
   }
   add('registerTool.readOrder', (ctx) => {
+    /** @type {string[]} */
     const reads = [];
     const schema = readRecorder({ type: 'object' }, reads);
     const annotations = readRecorder({ readOnlyHint: true }, reads);
@@ -807,13 +997,17 @@ function registerToolReadCases(add) {
     return registration(ctx, () => ctx.mc.registerTool(tool, options)).then((r) => ({ ...r, reads }));
   });
   add('registerTool.readOrder.failingDescription', (ctx) => {
+    /** @type {string[]} */
     const reads = [];
     const tool = readRecorder(ctx.baseTool({ description: '', title: 'T', inputSchema: {} }), reads);
     return registration(ctx, () => ctx.mc.registerTool(tool, readRecorder(ctx.options(), reads))).then((r) => ({ ...r, reads }));
   });
 }
 
-/** Names, descriptions, titles, schemas and exposedTo origins from the tables. */
+/**
+ * Names, descriptions, titles, schemas and exposedTo origins from the tables.
+ * @param {AddCase} add
+ */
 function registerToolValueCases(add) {
   for (const [label, make] of Object.entries(NAMES)) {
     add(`registerTool.name.${label}`, (ctx) => registration(ctx, () => ctx.mc.registerTool(ctx.baseTool({ name: make(ctx.name('n')) }), ctx.options())));
@@ -841,7 +1035,10 @@ function registerToolValueCases(add) {
   }
 }
 
-/** Signals other than the case's own. */
+/**
+ * Signals other than the case's own.
+ * @param {AddCase} add
+ */
 function registerToolSignalCases(add) {
   add('registerTool.signal.live', (ctx) => registration(ctx, () => ctx.mc.registerTool(ctx.baseTool(), { signal: new AbortController().signal })));
   add('registerTool.signal.subclassObject', (ctx) => registration(ctx, () => ctx.mc.registerTool(ctx.baseTool(), { signal: Object.create(AbortSignal.prototype) })));
@@ -849,13 +1046,19 @@ function registerToolSignalCases(add) {
   add('registerTool.signal.anySignal', (ctx) => registration(ctx, () => ctx.mc.registerTool(ctx.baseTool(), { signal: AbortSignal.any([ctx.signal]) })));
 }
 
-/** A copy of dictionary whose `member` getter throws a RangeError. */
+/**
+ * A copy of dictionary whose `member` getter throws a RangeError.
+ * @template {object} T
+ * @param {T} dictionary
+ * @param {string} member
+ */
 function throwingMember(dictionary, member) {
   const copy = { ...dictionary };
   Object.defineProperty(copy, member, { enumerable: true, get() { throw new RangeError(`${member} getter throws`); } });
   return copy;
 }
 
+/** @param {AddCase} add */
 function duplicateCases(add) {
   add('registerTool.duplicate.registered', async (ctx) => {
     const name = await ctx.register(ctx.baseTool());
@@ -907,6 +1110,7 @@ function duplicateCases(add) {
 }
 
 // Faults that registerTool checks; each pair shows which check comes first.
+/** @type {Record<string, (ctx: CaseContext, tool: Record<string, unknown>, options: Record<string, unknown>) => void>} */
 const FAULTS = {
   duplicate: (ctx, t) => { t.name = ctx.duplicateName; },
   emptyName: (ctx, t) => { t.name = ''; },
@@ -919,8 +1123,10 @@ const FAULTS = {
   signalNotASignal: (ctx, t, o) => { o.signal = {}; },
   executeMissing: (ctx, t) => { delete t.execute; },
   schemaNotObject: (ctx, t) => { t.inputSchema = 'schema'; },
+  schemaTooDeep: (ctx, t) => { t.inputSchema = nested(NESTING.object.fails, 'object'); },
 };
 
+/** @param {AddCase} add */
 function faultPairCases(add) {
   const names = Object.keys(FAULTS);
   for (let i = 0; i < names.length; i++) {
@@ -944,7 +1150,12 @@ function faultPairCases(add) {
 // ---------------------------------------------------------------------------------------
 // Cases: getTools
 
+/** @param {AddCase} add */
 function getToolsCases(add) {
+  /**
+   * @param {CaseContext} ctx
+   * @param {() => unknown} fn
+   */
   const listing = async (ctx, fn) => {
     const name = await ctx.register(ctx.baseTool());
     const call = await outcomeOf(ctx, 'getTools', fn);
@@ -962,6 +1173,7 @@ function getToolsCases(add) {
     add(`getTools.fromOrigins.${label}`, (ctx) => listing(ctx, () => ctx.mc.getTools({ fromOrigins: make() })));
   }
   add('getTools.options.readOrder', async (ctx) => {
+    /** @type {string[]} */
     const reads = [];
     const r = await listing(ctx, () => ctx.mc.getTools(readRecorder({ fromOrigins: readRecorder([location.origin], reads) }, reads)));
     return { ...r, reads };
@@ -973,6 +1185,7 @@ function getToolsCases(add) {
   add('getTools.shape.emptyAnnotations', async (ctx) => describeEntry(await ctx.entry(await ctx.register(ctx.baseTool({ annotations: {} })))));
   add('getTools.order', async (ctx) => {
     const tags = ['m', 'B', 'z', 'a', '_', '9', 'a.b', 'a-b'];
+    /** @type {string[]} */
     const names = [];
     for (const tag of tags) {
       const name = `${ctx.prefix}${tag}`;
@@ -984,8 +1197,9 @@ function getToolsCases(add) {
   });
   add('getTools.freshObjects', async (ctx) => {
     const name = await ctx.register(ctx.baseTool({ inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }));
-    const a = await ctx.entry(name);
-    const b = await ctx.entry(name);
+    // Listed with both members, or the case fails (as it would natively).
+    const a = /** @type {Required<ToolEntry>} */ (await ctx.entry(name));
+    const b = /** @type {Required<ToolEntry>} */ (await ctx.entry(name));
     a.description = 'changed';
     a.inputSchema.type = 'changed';
     a.annotations.readOnlyHint = false;
@@ -1019,13 +1233,19 @@ function getToolsCases(add) {
 // ---------------------------------------------------------------------------------------
 // Cases: executeTool
 
-/** Registers a tool and runs executeTool through fn(entry, name); reports what happened. */
+/**
+ * Registers a tool and runs executeTool through fn(entry, name); reports what happened.
+ * @param {CaseContext} ctx
+ * @param {(entry: ToolEntry, name: string) => unknown} fn given the tool's listed entry (the
+ *   case fails where it reads one that is missing)
+ * @param {{ tool?: Record<string, unknown>, listen?: boolean }} [options]
+ */
 async function execution(ctx, fn, { tool = {}, listen = true } = {}) {
   const name = await ctx.register(ctx.baseTool(tool));
   const entry = await ctx.entry(name);
   if (listen) ctx.listen();
   ctx.log.length = 0;
-  const call = await outcomeOf(ctx, 'executeTool', () => fn(entry, name));
+  const call = await outcomeOf(ctx, 'executeTool', () => fn(/** @type {ToolEntry} */ (entry), name));
   await ctx.mc.getTools();
   return withRaw({ call, events: [...ctx.log], calls: [...ctx.calls] }, call.raw);
 }
@@ -1068,6 +1288,7 @@ const TOOL_ORIGINS = {
 };
 
 // Faults executeTool checks; each pair shows which check comes first.
+/** @type {Record<string, (ctx: CaseContext, call: { tool: Record<string, unknown>, input: unknown, options: Record<string, unknown> }) => void>} */
 const EXECUTE_FAULTS = {
   badOriginSyntax: (ctx, call) => { call.tool.origin = 'not a url'; },
   otherOrigin: (ctx, call) => { call.tool.origin = 'https://example.com'; },
@@ -1076,10 +1297,12 @@ const EXECUTE_FAULTS = {
   circularInput: (ctx, call) => { call.input = circular(); },
   inputThrows: (ctx, call) => { call.input = INPUTS.toJSONThrows(); },
   inputNotJSONObject: (ctx, call) => { call.input = new Date(0); },
+  inputTooDeep: (ctx, call) => { call.input = nested(NESTING.object.fails, 'object'); },
   windowNotAWindow: (ctx, call) => { call.tool.window = {}; },
   signalNotASignal: (ctx, call) => { call.options.signal = {}; },
 };
 
+/** @param {AddCase} add */
 function executeFaultPairCases(add) {
   const names = Object.keys(EXECUTE_FAULTS);
   for (let i = 0; i < names.length; i++) {
@@ -1100,6 +1323,25 @@ function executeFaultPairCases(add) {
   }
 }
 
+/**
+ * Every kind of value as each argument and each dictionary member.
+ * @param {AddCase} add
+ */
+function executeToolKindCases(add) {
+  for (const [kind, make] of Object.entries(KINDS)) {
+    add(`executeTool.tool.is.${kind}`, (ctx) => execution(ctx, () => ctx.mc.executeTool(make(), {})));
+    add(`executeTool.input.is.${kind}`, (ctx) => execution(ctx, (entry) => ctx.mc.executeTool(entry, make())));
+    add(`executeTool.options.is.${kind}`, (ctx) => execution(ctx, (entry) => ctx.mc.executeTool(entry, {}, make())));
+    for (const member of REGISTERED_TOOL_MEMBERS) {
+      add(`executeTool.tool.${member}.${kind}`, (ctx) => execution(ctx, (entry) => ctx.mc.executeTool({ ...entry, [member]: make() }, {})));
+    }
+    for (const member of EXECUTE_OPTION_MEMBERS) {
+      add(`executeTool.options.${member}.${kind}`, (ctx) => execution(ctx, (entry) => ctx.mc.executeTool(entry, {}, { [member]: make() })));
+    }
+  }
+}
+
+/** @param {AddCase} add */
 function executeToolCases(add) {
   executeFaultPairCases(add);
   add('executeTool.valid', (ctx) => execution(ctx, (entry) => ctx.mc.executeTool(entry, { x: 1 })));
@@ -1134,17 +1376,7 @@ function executeToolCases(add) {
     ctx.listen();
     return { call: await outcomeOf(ctx, 'executeTool', () => ctx.mc.executeTool(entry, {})), events: [...ctx.log] };
   });
-  for (const [kind, make] of Object.entries(KINDS)) {
-    add(`executeTool.tool.is.${kind}`, (ctx) => execution(ctx, () => ctx.mc.executeTool(make(), {})));
-    add(`executeTool.input.is.${kind}`, (ctx) => execution(ctx, (entry) => ctx.mc.executeTool(entry, make())));
-    add(`executeTool.options.is.${kind}`, (ctx) => execution(ctx, (entry) => ctx.mc.executeTool(entry, {}, make())));
-    for (const member of REGISTERED_TOOL_MEMBERS) {
-      add(`executeTool.tool.${member}.${kind}`, (ctx) => execution(ctx, (entry) => ctx.mc.executeTool({ ...entry, [member]: make() }, {})));
-    }
-    for (const member of EXECUTE_OPTION_MEMBERS) {
-      add(`executeTool.options.${member}.${kind}`, (ctx) => execution(ctx, (entry) => ctx.mc.executeTool(entry, {}, { [member]: make() })));
-    }
-  }
+  executeToolKindCases(add);
   for (const member of REGISTERED_TOOL_MEMBERS) {
     add(`executeTool.tool.${member}.missing`, (ctx) => execution(ctx, (entry) => {
       const copy = { ...entry };
@@ -1152,12 +1384,14 @@ function executeToolCases(add) {
       return ctx.mc.executeTool(copy, {});
     }));
     add(`executeTool.tool.${member}.getterThrows`, (ctx) => {
+      /** @type {string[]} */
       const reads = [];
       return execution(ctx, (entry) => ctx.mc.executeTool(readRecorder(throwingMember(entry, member), reads), {})).then((r) => ({ ...r, reads }));
     });
   }
   add('executeTool.options.signal.getterThrows', (ctx) => execution(ctx, (entry) => ctx.mc.executeTool(entry, {}, throwingMember({}, 'signal'))));
   add('executeTool.readOrder', (ctx) => {
+    /** @type {string[]} */
     const reads = [];
     return execution(ctx, (entry) => ctx.mc.executeTool(
       readRecorder({ ...entry, annotations: readRecorder({ ...entry.annotations }, reads) }, reads),
@@ -1174,8 +1408,8 @@ function executeToolCases(add) {
   add('executeTool.input.schemaNotEnforced', (ctx) => execution(ctx, (entry) => ctx.mc.executeTool(entry, { x: 'not a number' }), { tool: { inputSchema: SCHEMAS.object() } }));
   add('executeTool.input.freshObject', async (ctx) => {
     const input = { a: 1 };
-    let seen = null;
-    const r = await execution(ctx, (entry) => ctx.mc.executeTool(entry, input), { tool: { execute: (i) => { seen = i; return 'ok'; } } });
+    let seen = /** @type {unknown} */ (null);
+    const r = await execution(ctx, (entry) => ctx.mc.executeTool(entry, input), { tool: { execute: (/** @type {unknown} */ i) => { seen = i; return 'ok'; } } });
     return { ...r, same: seen === input };
   });
 }
@@ -1183,6 +1417,7 @@ function executeToolCases(add) {
 // ---------------------------------------------------------------------------------------
 // Cases: events and their order
 
+/** @param {AddCase} add */
 function eventCases(add) {
   eventRegistrationCases(add);
   eventExecutionCases(add);
@@ -1190,7 +1425,10 @@ function eventCases(add) {
   toolchangeListenerCases(add);
 }
 
-/** toolchange around registering and unregistering. */
+/**
+ * toolchange around registering and unregistering.
+ * @param {AddCase} add
+ */
 function eventRegistrationCases(add) {
   add('events.register', (ctx) => registration(ctx, () => ctx.mc.registerTool(ctx.baseTool(), ctx.options())));
   add('events.register.rejected', (ctx) => registration(ctx, () => ctx.mc.registerTool(ctx.baseTool({ description: '' }), ctx.options())));
@@ -1236,7 +1474,7 @@ function eventRegistrationCases(add) {
     // A listener the page added before registering sees the registry as it is at abort.
     const controller = new AbortController();
     const name = ctx.name();
-    let during = null;
+    let during = /** @type {Promise<boolean> | null} */ (null);
     controller.signal.addEventListener('abort', () => { during = ctx.mc.getTools().then((l) => l.some((t) => t.name === name)); });
     await ctx.mc.registerTool(ctx.baseTool({ name }), { signal: controller.signal });
     controller.abort();
@@ -1245,6 +1483,7 @@ function eventRegistrationCases(add) {
 }
 
 // How a tool answers, for the events around executeTool(): make(ctx) gives the behaviour.
+/** @type {Record<string, (ctx: CaseContext) => Behaviour>} */
 const EXECUTE_BEHAVIOURS = {
   syncValue: () => () => 'value',
   asyncValue: () => async () => { await null; await null; return 'value'; },
@@ -1260,7 +1499,10 @@ const EXECUTE_BEHAVIOURS = {
   },
 };
 
-/** toolactivated, toolchange and the call's settlement around executeTool(), in order. */
+/**
+ * toolactivated, toolchange and the call's settlement around executeTool(), in order.
+ * @param {AddCase} add
+ */
 function eventExecutionCases(add) {
   for (const [label, make] of Object.entries(EXECUTE_BEHAVIOURS)) {
     add(`events.execute.${label}`, (ctx) => execution(ctx, (entry) => {
@@ -1297,12 +1539,16 @@ function eventExecutionCases(add) {
   });
 }
 
-/** What a toolactivated or toolcancel event looks like to its listener. */
+/**
+ * What a toolactivated or toolcancel event looks like to its listener.
+ * @param {AddCase} add
+ */
 function toolEventShapeCases(add) {
   for (const type of ['ToolActivatedEvent', 'ToolCancelEvent']) {
     add(`events.shape.${type}`, async (ctx) => {
       const eventType = type === 'ToolActivatedEvent' ? 'toolactivated' : 'toolcancel';
-      let shape = null;
+      let shape = /** @type {{ toolName?: string, [member: string]: unknown } | null} */ (null);
+      /** @param {Event & { toolName?: string }} e */
       const listener = (e) => {
         shape = {
           cls: e.constructor.name, tag: Object.prototype.toString.call(e), toolName: e.toolName,
@@ -1323,7 +1569,10 @@ function toolEventShapeCases(add) {
   }
 }
 
-/** toolchange as its listeners see it: microtasks between them, and the event's shape. */
+/**
+ * toolchange as its listeners see it: microtasks between them, and the event's shape.
+ * @param {AddCase} add
+ */
 function toolchangeListenerCases(add) {
   add('events.microtaskBetweenListeners', async (ctx) => {
     const first = () => { ctx.mark('listener 1'); Promise.resolve().then(() => ctx.mark('listener 1 microtask')); };
@@ -1335,7 +1584,8 @@ function toolchangeListenerCases(add) {
     return { events: [...ctx.log] };
   });
   add('events.shape.toolchange', async (ctx) => {
-    let shape = null;
+    let shape = /** @type {Record<string, unknown> | null} */ (null);
+    /** @param {Event} e */
     const listener = (e) => {
       shape = { cls: e.constructor.name, bubbles: e.bubbles, cancelable: e.cancelable, composed: e.composed, target: e.target === ctx.mc, hasToolName: 'toolName' in e };
     };
@@ -1349,6 +1599,7 @@ function toolchangeListenerCases(add) {
 // ---------------------------------------------------------------------------------------
 // Cases: abort paths
 
+/** @param {AddCase} add */
 function abortCases(add) {
   for (const [label, make] of Object.entries(REASONS)) {
     abortRegisterCases(add, label, make);
@@ -1367,7 +1618,12 @@ function abortCases(add) {
   });
 }
 
-/** A registration's signal aborted (with the reason make() gives) before, during and after. */
+/**
+ * A registration's signal aborted (with the reason make() gives) before, during and after.
+ * @param {AddCase} add
+ * @param {string} label
+ * @param {() => unknown} make
+ */
 function abortRegisterCases(add, label, make) {
   add(`abort.register.before.${label}`, async (ctx) => {
     const controller = new AbortController();
@@ -1399,7 +1655,12 @@ function abortRegisterCases(add, label, make) {
   });
 }
 
-/** A call's signal aborted (with the reason make() gives) before, just after and while it runs. */
+/**
+ * A call's signal aborted (with the reason make() gives) before, just after and while it runs.
+ * @param {AddCase} add
+ * @param {string} label
+ * @param {() => unknown} make
+ */
 function abortExecuteCases(add, label, make) {
   add(`abort.execute.before.${label}`, async (ctx) => {
     const controller = new AbortController();
@@ -1409,7 +1670,7 @@ function abortExecuteCases(add, label, make) {
   });
   add(`abort.execute.beforeExecuteRuns.${label}`, async (ctx) => {
     const controller = new AbortController();
-    let toolSignal = null;
+    let toolSignal = /** @type {AbortSignal | null} */ (null);
     const r = await execution(ctx, (entry) => {
       const p = ctx.mc.executeTool(entry, {}, { signal: controller.signal });
       controller.abort(make());
@@ -1421,7 +1682,7 @@ function abortExecuteCases(add, label, make) {
   });
   add(`abort.execute.during.${label}`, async (ctx) => {
     const controller = new AbortController();
-    let toolSignal = null;
+    let toolSignal = /** @type {AbortSignal | null} */ (null);
     const r = await execution(ctx, (entry) => ctx.mc.executeTool(entry, {}, { signal: controller.signal }), {
       tool: {
         execute: ctx.executor('execute', (input, client) => {
@@ -1443,6 +1704,7 @@ function abortExecuteCases(add, label, make) {
 /**
  * A listener the page added before the call still runs after the API's own abort steps:
  * the promise is rejected first, so its reaction comes before the listener's microtask.
+ * @param {AddCase} add
  */
 function abortListenerOrderCases(add) {
   add('abort.register.pageListenerAddedFirst', async (ctx) => {
@@ -1470,11 +1732,14 @@ function abortListenerOrderCases(add) {
   });
 }
 
-/** Aborts that meet a running tool: how it is told, and what it does about it. */
+/**
+ * Aborts that meet a running tool: how it is told, and what it does about it.
+ * @param {AddCase} add
+ */
 function abortRunningToolCases(add) {
   add('abort.execute.afterSettled', async (ctx) => {
     const controller = new AbortController();
-    let toolSignal = null;
+    let toolSignal = /** @type {AbortSignal | null} */ (null);
     const r = await execution(ctx, (entry) => ctx.mc.executeTool(entry, {}, { signal: controller.signal }), {
       tool: { execute: ctx.executor('execute', (input, client) => { toolSignal = client.signal; return 'done'; }) },
     });
@@ -1509,7 +1774,7 @@ function abortRunningToolCases(add) {
     const registration_ = new AbortController();
     ctx.onCleanup(() => registration_.abort());
     const name = ctx.name();
-    let toolSignal = null;
+    let toolSignal = /** @type {AbortSignal | null} */ (null);
     await ctx.mc.registerTool(ctx.baseTool({
       name,
       execute: ctx.executor('execute', (input, client) => {
@@ -1539,7 +1804,12 @@ function abortRunningToolCases(add) {
 // ---------------------------------------------------------------------------------------
 // Cases: what a tool's result becomes
 
+/** @param {AddCase} add */
 function resultCases(add) {
+  /**
+   * @param {CaseContext} ctx
+   * @param {Behaviour} behave
+   */
   const run = (ctx, behave) => execution(ctx, (entry) => ctx.mc.executeTool(entry, {}), { tool: { execute: ctx.executor('execute', behave) } });
   for (const [label, make] of Object.entries(RESULTS)) {
     add(`result.return.${label}`, (ctx) => run(ctx, () => make()));
@@ -1547,7 +1817,7 @@ function resultCases(add) {
   }
   add('result.return.symbol', (ctx) => run(ctx, () => Symbol('s')));
   add('result.resolve.symbol', (ctx) => run(ctx, async () => Symbol('s')));
-  add('result.thenable', (ctx) => run(ctx, () => ({ then(resolve) { resolve({ via: 'thenable' }); } })));
+  add('result.thenable', (ctx) => run(ctx, () => ({ then(/** @type {(value: unknown) => void} */ resolve) { resolve({ via: 'thenable' }); } })));
   add('result.thenableThrows', (ctx) => run(ctx, () => ({ then() { throw new RangeError('then throws'); } })));
   add('result.promiseOfPromise', (ctx) => run(ctx, () => Promise.resolve(Promise.resolve('deep'))));
   add('result.neverSettles', async (ctx) => {
@@ -1570,12 +1840,81 @@ function resultCases(add) {
 }
 
 // ---------------------------------------------------------------------------------------
+// Cases: how deep an input, an input schema and a result may nest
+
+/**
+ * `depth` nested containers, innermost empty: objects ({"a": ...}), arrays, or the two in turn.
+ * @param {number} depth
+ * @param {'object' | 'array' | 'mixed'} shape
+ */
+function nested(depth, shape) {
+  /** @type {object} */
+  let value = shape === 'array' ? [] : {};
+  for (let i = 1; i < depth; i++) {
+    const array = shape === 'array' || (shape === 'mixed' && i % 2 === 1);
+    value = array ? [value] : { a: value };
+  }
+  return value;
+}
+
+// Natively the limit is where the renderer's serialiser runs out of stack (docs/webmcp-
+// differences.md): about 5,182 objects, 4,783 arrays, 4,976 in turn from a shallow stack. A
+// case's own calls take a little of it, so the depths keep a margin on either side.
+const NESTING = {
+  object: { passes: 5150, fails: 5220 },
+  array: { passes: 4750, fails: 4820 },
+  mixed: { passes: 4940, fails: 5010 },
+};
+
+/** @param {AddCase} add */
+function nestingCases(add) {
+  /**
+   * @param {CaseContext} ctx
+   * @param {Behaviour} behave
+   */
+  const run = (ctx, behave) => execution(ctx, (entry) => ctx.mc.executeTool(entry, {}), { tool: { execute: ctx.executor('execute', behave) } });
+  for (const [shape, depths] of Object.entries(NESTING)) {
+    /** @type {Array<[string, number]>} */
+    const depthsToTry = [['shallow', 1000], ['passes', depths.passes], ['fails', depths.fails], ['far', 20000]];
+    for (const [label, depth] of depthsToTry) {
+      const make = () => nested(depth, /** @type {'object' | 'array' | 'mixed'} */ (shape));
+      add(`nesting.input.${shape}.${label}`, (ctx) => execution(ctx, (entry) => ctx.mc.executeTool(entry, make())));
+      add(`nesting.inputSchema.${shape}.${label}`, (ctx) => registration(ctx, () => ctx.mc.registerTool(ctx.baseTool({ inputSchema: make() }), ctx.options())));
+      add(`nesting.result.${shape}.${label}`, (ctx) => run(ctx, () => make()));
+    }
+  }
+  add('nesting.input.insideWideObject', (ctx) => execution(ctx, (entry) => ctx.mc.executeTool(entry, { wide: [1, 2, 3], deep: nested(NESTING.object.fails, 'object') })));
+  add('nesting.input.toJSONMakesItDeep', (ctx) => execution(ctx, (entry) => ctx.mc.executeTool(entry, { toJSON: () => nested(NESTING.object.fails, 'object') })));
+  add('nesting.input.inStringsOnly', (ctx) => execution(ctx, (entry) => ctx.mc.executeTool(entry, { s: '{['.repeat(20000) })));
+  add('nesting.input.fromDeepStack', async (ctx) => {
+    // The same input from 2,000 calls down: natively the stack runs out sooner.
+    const name = await ctx.register(ctx.baseTool());
+    const entry = await ctx.entry(name);
+    /**
+     * @param {number} n
+     * @param {() => unknown} fn
+     * @returns {unknown}
+     */
+    const down = (n, fn) => (n === 0 ? fn() : down(n - 1, fn));
+    return outcomeOf(ctx, 'executeTool', () => down(2000, () => ctx.mc.executeTool(entry, nested(5000, 'object'))));
+  });
+}
+
+// ---------------------------------------------------------------------------------------
 // Cases: frames and documents
 
-async function addFrame(ctx, id, src = 'probe_frame.html') {
+/**
+ * A frame loaded from `src`, or from `srcdoc` (its origin is this document's, its URL
+ * about:srcdoc).
+ * @param {CaseContext} ctx
+ * @param {string} id
+ * @param {string} [src]
+ * @param {'src' | 'srcdoc'} [attribute]
+ */
+async function addFrame(ctx, id, src = 'probe_frame.html', attribute = 'src') {
   const frame = document.createElement('iframe');
   frame.id = id;
-  frame.src = src;
+  frame[attribute] = src;
   const loaded = new Promise((resolve) => { frame.onload = resolve; });
   document.body.append(frame);
   ctx.onCleanup(() => frame.remove());
@@ -1583,40 +1922,67 @@ async function addFrame(ctx, id, src = 'probe_frame.html') {
   return frame;
 }
 
-/** A same-origin frame's window: a global with interface objects of its own (to the DOM
- *  types, only a Window). */
+/**
+ * A same-origin frame's window: a global with interface objects of its own (to the DOM
+ * types, only a Window).
+ * @param {HTMLIFrameElement} frame
+ */
 function globalOf(frame) {
   return /** @type {Window & typeof globalThis} */ (frame.contentWindow);
 }
 
-/** Which realm an object (and its signal) was made in: the top document's or the frame's. */
+/**
+ * A same-origin frame's document (the suite's frames all are: never null).
+ * @param {HTMLIFrameElement} frame
+ */
+const docOf = (frame) => /** @type {Document} */ (frame.contentDocument);
+
+/**
+ * A frame document's modelContext, typed as the suite drives it.
+ * @param {HTMLIFrameElement} frame
+ */
+const contextOf = (frame) => probed(docOf(frame));
+
+/**
+ * Which realm an object (and its signal) was made in: the top document's or the frame's.
+ * @param {{ signal?: unknown } | null} object
+ * @param {HTMLIFrameElement} frame
+ */
 function realmOf(object, frame) {
   if (!object) return null;
-  /** @param {'Object' | 'AbortSignal'} name */
+  /**
+   * @param {unknown} o
+   * @param {'Object' | 'AbortSignal'} name
+   */
   const realm = (o, name) => (o instanceof window[name] ? 'top' : o instanceof globalOf(frame)[name] ? 'frame' : 'other');
   return { object: realm(object, 'Object'), signal: realm(object.signal, 'AbortSignal') };
 }
 
+/** @param {AddCase} add */
 function frameCases(add) {
   frameRegistryCases(add);
   frameCrossRealmCases(add);
   frameExecutionCases(add);
+  frameRemovalCases(add);
+  srcdocFrameCases(add);
   nestedFrameCases(add);
   documentCases(add);
 }
 
 /** A frame's own ModelContext, the registry it shares with the top document, and what
- *  becomes of its tools and its context when it is removed. */
+ *  becomes of its tools and its context when it is removed.
+ * @param {AddCase} add
+ */
 function frameRegistryCases(add) {
   add('frames.present', async (ctx) => {
     const frame = await addFrame(ctx, 'f1');
     const w = globalOf(frame);
-    const fmc = frame.contentDocument.modelContext;
+    const fmc = contextOf(frame);
     return {
-      inDocument: 'modelContext' in frame.contentDocument,
+      inDocument: 'modelContext' in docOf(frame),
       present: fmc !== undefined && fmc !== null,
       distinct: fmc !== ctx.mc,
-      sameObject: fmc === frame.contentDocument.modelContext,
+      sameObject: fmc === contextOf(frame),
       framePrototype: fmc ? Object.getPrototypeOf(fmc) === w.ModelContext.prototype : null,
       topPrototype: fmc ? Object.getPrototypeOf(fmc) === ModelContext.prototype : null,
       tag: Object.prototype.toString.call(fmc),
@@ -1625,7 +1991,7 @@ function frameRegistryCases(add) {
   });
   add('frames.sharedRegistry', async (ctx) => {
     const frame = await addFrame(ctx, 'f2');
-    const fmc = frame.contentDocument.modelContext;
+    const fmc = contextOf(frame);
     ctx.contexts.add(fmc);
     ctx.listen(ctx.mc, 'top');
     ctx.listen(fmc, 'frame');
@@ -1635,9 +2001,13 @@ function frameRegistryCases(add) {
     ctx.mark('frame registered');
     await ctx.mc.registerTool({ name: fromTop, description: 'In the top.', execute: ctx.executor('top execute', () => 'from top') }, { signal: ctx.signal });
     ctx.mark('top registered');
-    const mine = (list) => list.filter((t) => t.name === fromFrame || t.name === fromTop).map(describeEntry);
+    const mine = (/** @type {ToolEntry[]} */ list) => list.filter((t) => t.name === fromFrame || t.name === fromTop).map(describeEntry);
     const topList = await ctx.mc.getTools();
     const frameList = await fmc.getTools();
+    /**
+     * @param {ProbedContext} mc
+     * @param {string} name
+     */
     const run = async (mc, name) => {
       const entry = (await mc.getTools()).find((t) => t.name === name);
       return entry ? describe(await mc.executeTool(entry, {}).catch((e) => `rejected ${e.name}`)) : 'missing';
@@ -1650,14 +2020,14 @@ function frameRegistryCases(add) {
   });
   add('frames.duplicateAcrossFrames', async (ctx) => {
     const frame = await addFrame(ctx, 'f3');
-    const fmc = frame.contentDocument.modelContext;
+    const fmc = contextOf(frame);
     const name = await ctx.register(ctx.baseTool());
     const call = await outcomeOf(ctx, 'register', () => fmc.registerTool({ name, description: 'Same name.', execute: () => 1 }, { signal: ctx.signal }));
     return { call, listed: (await namesOf(ctx.mc)).filter((n) => n === name).length };
   });
   add('frames.removed', async (ctx) => {
     const frame = await addFrame(ctx, 'f4');
-    const fmc = frame.contentDocument.modelContext;
+    const fmc = contextOf(frame);
     const name = ctx.name();
     await fmc.registerTool({ name, description: 'Goes with its frame.', execute: () => 1 });
     ctx.listen();
@@ -1669,7 +2039,7 @@ function frameRegistryCases(add) {
   });
   add('frames.detachedContext', async (ctx) => {
     const frame = await addFrame(ctx, 'f5');
-    const fmc = frame.contentDocument.modelContext;
+    const fmc = contextOf(frame);
     frame.remove();
     const register = await outcomeOf(ctx, 'register', () => fmc.registerTool({ name: ctx.name(), description: 'd', execute: () => 1 }));
     const list = await outcomeOf(ctx, 'getTools', () => fmc.getTools());
@@ -1678,18 +2048,20 @@ function frameRegistryCases(add) {
 }
 
 /** Objects of one realm used with another's (a this value, a signal, a getter), and the
- *  order of tools listed across frames. */
+ *  order of tools listed across frames.
+ * @param {AddCase} add
+ */
 function frameCrossRealmCases(add) {
   add('frames.crossRealmThis', async (ctx) => {
     const frame = await addFrame(ctx, 'f6');
-    const fmc = frame.contentDocument.modelContext;
+    const fmc = contextOf(frame);
     ctx.contexts.add(fmc);
     ctx.listen(ctx.mc, 'top');
     ctx.listen(fmc, 'frame');
     const name = ctx.name();
     const call = await outcomeOf(ctx, 'register', () => ModelContext.prototype.registerTool.call(fmc, { name, description: 'd', execute: () => 1 }, { signal: ctx.signal }));
     const entry = await ctx.entry(name);
-    return { call, owner: entry ? describeEntry(entry).window : null, events: [...ctx.log] };
+    return { call, owner: entry ? describeEntry(entry)?.window : null, events: [...ctx.log] };
   });
   add('frames.frameSignalForTopTool', async (ctx) => {
     const frame = await addFrame(ctx, 'f7');
@@ -1702,45 +2074,48 @@ function frameCrossRealmCases(add) {
   add('frames.abortAfterFrameRemoved', async (ctx) => {
     const frame = await addFrame(ctx, 'f8');
     const controller = new AbortController();
-    await frame.contentDocument.modelContext.registerTool({ name: ctx.name(), description: 'd', execute: () => 1 }, { signal: controller.signal });
+    await contextOf(frame).registerTool({ name: ctx.name(), description: 'd', execute: () => 1 }, { signal: controller.signal });
     frame.remove();
     controller.abort();
     return { survived: true };
   });
   add('frames.order', async (ctx) => {
     const frame = await addFrame(ctx, 'f9');
-    const fmc = frame.contentDocument.modelContext;
+    const fmc = contextOf(frame);
     const names = [`${ctx.prefix}a`, `${ctx.prefix}b`, `${ctx.prefix}c`, `${ctx.prefix}d`];
     await ctx.mc.registerTool(ctx.baseTool({ name: names[3] }), ctx.options());
     await fmc.registerTool({ name: names[1], description: 'd', execute: () => 1 }, { signal: ctx.signal });
     await ctx.mc.registerTool(ctx.baseTool({ name: names[0] }), ctx.options());
     await fmc.registerTool({ name: names[2], description: 'd', execute: () => 1 }, { signal: ctx.signal });
-    const mine = async (mc) => (await namesOf(mc)).filter((n) => names.includes(n));
+    const mine = async (/** @type {ProbedContext} */ mc) => (await namesOf(mc)).filter((n) => names.includes(n));
     return { fromTop: await mine(ctx.mc), fromFrame: await mine(fmc) };
   });
   add('frames.getterAcrossRealms', async (ctx) => {
     const frame = await addFrame(ctx, 'f10');
     const w = globalOf(frame);
-    const topGetter = Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext').get;
-    const frameGetter = Object.getOwnPropertyDescriptor(w.Document.prototype, 'modelContext').get;
-    const fmc = frame.contentDocument.modelContext;
-    const attempt = (fn) => { try { const v = fn(); return v === fmc ? 'frame' : v === ctx.mc ? 'top' : describe(v); } catch (err) { return describeError(err); } };
+    const topGetter = /** @type {(this: unknown) => unknown} */ (Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext')?.get);
+    const frameGetter = /** @type {(this: unknown) => unknown} */ (Object.getOwnPropertyDescriptor(w.Document.prototype, 'modelContext')?.get);
+    const fmc = contextOf(frame);
+    const attempt = (/** @type {() => unknown} */ fn) => { try { const v = fn(); return v === fmc ? 'frame' : v === ctx.mc ? 'top' : describe(v); } catch (err) { return describeError(err); } };
     return {
-      topGetterOnFrameDocument: attempt(() => topGetter.call(frame.contentDocument)),
+      topGetterOnFrameDocument: attempt(() => topGetter.call(docOf(frame))),
       frameGetterOnTopDocument: attempt(() => frameGetter.call(document)),
       topMethodOnFrameContext: await outcomeOf(ctx, 'getTools', () => ModelContext.prototype.getTools.call(fmc)).then((r) => ({ ...r, fulfilled: r.fulfilled && 'list' })),
     };
   });
 }
 
-/** executeTool() across frames: each way, with a window that is not the owner, after removal. */
+/**
+ * executeTool() across frames: each way, with a window that is not the owner, after removal.
+ * @param {AddCase} add
+ */
 function frameExecutionCases(add) {
   add('frames.executeAcrossFrames', async (ctx) => {
     const frame = await addFrame(ctx, 'f11');
-    const fmc = frame.contentDocument.modelContext;
+    const fmc = contextOf(frame);
     ctx.contexts.add(fmc);
     const name = ctx.name();
-    let client = null;
+    let client = /** @type {ToolClient | null} */ (null);
     await fmc.registerTool({ name, description: 'd', execute: ctx.executor('frame execute', (input, c) => { client = c; return new Promise(() => {}); }) }, { signal: ctx.signal });
     const entry = await ctx.entry(name);
     ctx.listen(ctx.mc, 'top');
@@ -1751,8 +2126,8 @@ function frameExecutionCases(add) {
     await sleep(10);
     await fmc.getTools();
     // And the other way round: the frame runs a tool of the top document.
-    let topClient = null;
-    const topName = await ctx.register(ctx.baseTool({ execute: (input, c) => { topClient = c; return 'top ran'; } }));
+    let topClient = /** @type {ToolClient | null} */ (null);
+    const topName = await ctx.register(ctx.baseTool({ execute: (/** @type {unknown} */ input, /** @type {ToolClient} */ c) => { topClient = c; return 'top ran'; } }));
     const topEntry = (await fmc.getTools()).find((t) => t.name === topName);
     const reverse = await outcomeOf(ctx, 'reverse', () => fmc.executeTool(topEntry, {}));
     return { call, reverse, events: [...ctx.log], clientRealm: realmOf(client, frame), topClientRealm: realmOf(topClient, frame) };
@@ -1767,26 +2142,140 @@ function frameExecutionCases(add) {
   });
   add('frames.staleAfterRemoval', async (ctx) => {
     const frame = await addFrame(ctx, 'f13');
-    const fmc = frame.contentDocument.modelContext;
+    const fmc = contextOf(frame);
     const name = ctx.name();
     await fmc.registerTool({ name, description: 'd', execute: () => 'ran' });
-    const entry = await ctx.entry(name);
+    const entry = /** @type {ToolEntry} */ (await ctx.entry(name)); // listed, or the case fails
     frame.remove();
     return { call: await outcomeOf(ctx, 'executeTool', () => ctx.mc.executeTool(entry, {})), entryWindow: entry.window === null ? 'null' : typeof entry.window };
   });
 }
 
-/** A frame within a frame, and a frame's initial about:blank document. */
+/**
+ * When a frame goes away, relative to a call into its tool.
+ * @typedef {{ atStart: boolean, remove: (frame: HTMLIFrameElement, tool: { resolve: (value: unknown) => void }) => void }} FrameRemoval
+ */
+/** @type {Record<string, FrameRemoval>} */
+const FRAME_REMOVALS = {
+  // While the tool runs (it never settles).
+  duringCall: { atStart: false, remove: (frame) => frame.remove() },
+  // In the task that called executeTool(), before the tool has run.
+  beforeToolRuns: { atStart: true, remove: (frame) => frame.remove() },
+  // Right after the tool resolved, before its result was taken.
+  afterToolResolved: { atStart: false, remove: (frame, tool) => { tool.resolve('early'); frame.remove(); } },
+  // Then the tool resolves, from the top document's script.
+  thenToolResolves: { atStart: false, remove: (frame, tool) => { frame.remove(); tool.resolve('late'); } },
+};
+
+/**
+ * Calls into frames that go away: loaded from a page, and about:blank.
+ * @param {AddCase} add
+ */
+function frameRemovalCases(add) {
+  for (const [label, how] of Object.entries(FRAME_REMOVALS)) {
+    add(`frames.removed.${label}`, async (ctx) => callIntoRemovedFrame(ctx, await addFrame(ctx, `fr-${label}`), how));
+  }
+  add('frames.aboutBlank.removed.duringCall', (ctx) => {
+    const frame = BLANK_FRAMES.noSrc();
+    ctx.onCleanup(() => frame.remove());
+    return callIntoRemovedFrame(ctx, frame, FRAME_REMOVALS.duringCall);
+  });
+}
+
+/**
+ * executeTool() from the top document into a frame's tool, the frame removed as `how` says.
+ * @param {CaseContext} ctx
+ * @param {HTMLIFrameElement} frame
+ * @param {FrameRemoval} how
+ */
+async function callIntoRemovedFrame(ctx, frame, how) {
+  const fmc = contextOf(frame);
+  const name = ctx.name();
+  /** @type {{ resolve: (value: unknown) => void, signal: AbortSignal | null }} */
+  const tool = { resolve: () => {}, signal: null };
+  const execute = ctx.executor('execute', (input, client) => {
+    tool.signal = client.signal;
+    client.signal.addEventListener('abort', () => ctx.mark('tool signal abort'));
+    if (!how.atStart) setTimeout(() => { how.remove(frame, tool); ctx.mark('frame removed'); }, 5);
+    return new Promise((resolve) => { tool.resolve = resolve; });
+  });
+  // No case signal: aborting it once the frame is gone kills Chromium 156's renderer (SKIPPED).
+  await fmc.registerTool({ name, description: 'd', execute });
+  const entry = await ctx.entry(name);
+  ctx.listen(ctx.mc, 'top');
+  ctx.listen(fmc, 'frame');
+  ctx.log.length = 0;
+  const call = await outcomeOf(ctx, 'executeTool', () => {
+    const p = ctx.mc.executeTool(entry, {});
+    if (how.atStart) { how.remove(frame, tool); ctx.mark('frame removed'); }
+    return p;
+  });
+  await sleep(20);
+  return { call, events: [...ctx.log], toolSignalAborted: tool.signal?.aborted ?? null, listed: (await namesOf(ctx.mc)).includes(name) };
+}
+
+/**
+ * A frame whose document has this document's origin but not its URL: srcdoc.
+ * @param {AddCase} add
+ */
+function srcdocFrameCases(add) {
+  add('frames.srcdoc.registry', async (ctx) => {
+    const frame = await addFrame(ctx, 'fs1', '<p>srcdoc frame</p>', 'srcdoc');
+    const w = globalOf(frame);
+    const fmc = contextOf(frame);
+    ctx.contexts.add(fmc);
+    const name = ctx.name();
+    await fmc.registerTool({ name, description: 'd', execute: ctx.executor('frame execute', () => 'from srcdoc') }, { signal: ctx.signal });
+    const topEntry = await ctx.entry(name);
+    const frameEntry = await ctx.entry(name, fmc);
+    /**
+     * @param {ProbedContext} mc
+     * @param {ToolEntry | undefined} entry
+     */
+    const run = async (mc, entry) => (entry ? outcomeOf(ctx, 'executeTool', () => mc.executeTool(entry, {})) : 'missing');
+    return {
+      url: docOf(frame).URL,
+      locationOrigin: w.location.origin,
+      sameOrigin: w.origin === location.origin,
+      top: describeEntry(topEntry),
+      frame: frameEntry ? { origin: frameEntry.origin === location.origin, window: frameEntry.window === w } : null,
+      topRuns: await run(ctx.mc, topEntry),
+      frameRuns: await run(fmc, frameEntry),
+    };
+  });
+  add('frames.srcdoc.runsTopTool', async (ctx) => {
+    const frame = await addFrame(ctx, 'fs2', '<p>srcdoc frame</p>', 'srcdoc');
+    const fmc = contextOf(frame);
+    ctx.contexts.add(fmc);
+    const name = await ctx.register(ctx.baseTool({ execute: ctx.executor('top execute', () => 'from top') }));
+    const entry = await ctx.entry(name, fmc);
+    return { entry: describeEntry(entry), run: entry ? await outcomeOf(ctx, 'executeTool', () => fmc.executeTool(entry, {})) : 'missing' };
+  });
+  add('frames.srcdoc.exposedToOwnOrigin', async (ctx) => {
+    // exposedTo and fromOrigins check origins against the document's own scheme.
+    const frame = await addFrame(ctx, 'fs3', '<p>srcdoc frame</p>', 'srcdoc');
+    const fmc = contextOf(frame);
+    ctx.contexts.add(fmc);
+    const register = await outcomeOf(ctx, 'register', () => fmc.registerTool({ name: ctx.name(), description: 'd', execute: () => 1 }, { signal: ctx.signal, exposedTo: [location.origin] }));
+    const list = await outcomeOf(ctx, 'getTools', () => fmc.getTools({ fromOrigins: [location.origin] }));
+    return { register, list: { ...list, fulfilled: list.fulfilled && 'list' } };
+  });
+}
+
+/**
+ * A frame within a frame, and a frame's initial about:blank document.
+ * @param {AddCase} add
+ */
 function nestedFrameCases(add) {
   add('frames.nested', async (ctx) => {
     const frame = await addFrame(ctx, 'f14');
-    const inner = frame.contentDocument.createElement('iframe');
+    const inner = docOf(frame).createElement('iframe');
     inner.src = 'probe_frame.html';
     const loaded = new Promise((resolve) => { inner.onload = resolve; });
-    frame.contentDocument.body.append(inner);
+    docOf(frame).body.append(inner);
     await Promise.race([loaded, sleep(5000)]);
-    const fmc = frame.contentDocument.modelContext;
-    const imc = inner.contentDocument.modelContext;
+    const fmc = contextOf(frame);
+    const imc = contextOf(inner);
     ctx.contexts.add(fmc);
     ctx.contexts.add(imc);
     ctx.listen(ctx.mc, 'top');
@@ -1802,11 +2291,144 @@ function nestedFrameCases(add) {
     const frame = document.createElement('iframe');
     document.body.append(frame);
     ctx.onCleanup(() => frame.remove());
-    return { inDocument: 'modelContext' in frame.contentDocument, type: typeof frame.contentDocument.modelContext };
+    return { inDocument: 'modelContext' in docOf(frame), type: typeof contextOf(frame) };
+  });
+  aboutBlankFrameCases(add);
+}
+
+/** An about:blank frame, made in the task that reads it, as `how` says. */
+const BLANK_FRAMES = {
+  noSrc: () => { const f = document.createElement('iframe'); document.body.append(f); return f; },
+  src: () => { const f = document.createElement('iframe'); f.src = 'about:blank'; document.body.append(f); return f; },
+  innerHTML: () => {
+    const holder = document.createElement('div');
+    document.body.append(holder);
+    holder.innerHTML = '<iframe></iframe>';
+    return /** @type {HTMLIFrameElement} */ (holder.firstElementChild);
+  },
+};
+
+/**
+ * What a page can tell of an about:blank frame's modelContext: its realm, and its tools.
+ * @param {CaseContext} ctx
+ * @param {HTMLIFrameElement} frame
+ */
+async function blankFrameOutcome(ctx, frame) {
+  const w = globalOf(frame);
+  if (!('modelContext' in docOf(frame))) return { present: false };
+  const fmc = contextOf(frame);
+  ctx.contexts.add(fmc);
+  const name = ctx.name();
+  let client = /** @type {ToolClient | null} */ (null);
+  const registered = fmc.registerTool({ name, description: 'd', execute: ctx.executor('frame execute', (input, c) => { client = c; return 'from blank'; }) }, { signal: ctx.signal });
+  await registered;
+  const fromFrame = await fmc.getTools();
+  const topEntry = await ctx.entry(name);
+  const frameEntry = fromFrame.find((t) => t.name === name);
+  const refused = fmc.registerTool();
+  const failure = await refused.catch((e) => e);
+  return {
+    present: true,
+    sameObject: fmc === contextOf(frame),
+    ownInterface: Object.getPrototypeOf(fmc) === w.ModelContext.prototype && w.ModelContext !== ModelContext,
+    methodRealm: Object.getPrototypeOf(fmc.registerTool) === w.Function.prototype,
+    getterRealm: Object.getPrototypeOf(Object.getOwnPropertyDescriptor(w.Document.prototype, 'modelContext')?.get) === w.Function.prototype,
+    promiseRealm: registered instanceof w.Promise,
+    errorRealm: failure instanceof w.TypeError,
+    listRealm: fromFrame instanceof w.Array,
+    entryRealm: frameEntry ? Object.getPrototypeOf(frameEntry) === w.Object.prototype : null,
+    top: describeEntry(topEntry),
+    run: topEntry ? await outcomeOf(ctx, 'executeTool', () => ctx.mc.executeTool(topEntry, {})) : 'missing',
+    clientRealm: realmOf(client, frame),
+    callWithoutNew: ['ModelContext', 'ToolActivatedEvent', 'ToolCancelEvent'].map((name) => {
+      try {
+        interfaceNamed(name, w)('x');
+        return 'returned';
+      } catch (err) {
+        return err instanceof w.TypeError ? 'frame TypeError' : describeError(err);
+      }
+    }),
+  };
+}
+
+/** A frame's about:blank document (no src, src="about:blank", made by innerHTML), a frame
+ *  inside one, and one navigated to a page; and a frame that loads a page, before it has.
+ * @param {AddCase} add
+ */
+function aboutBlankFrameCases(add) {
+  for (const [label, make] of Object.entries(BLANK_FRAMES)) {
+    add(`frames.aboutBlank.${label}`, (ctx) => {
+      const frame = make();
+      frame.id = `fb-${label}`;
+      ctx.onCleanup(() => frame.remove());
+      return blankFrameOutcome(ctx, frame);
+    });
+  }
+  add('frames.aboutBlank.inAboutBlank', async (ctx) => {
+    const outer = BLANK_FRAMES.noSrc();
+    ctx.onCleanup(() => outer.remove());
+    const inner = docOf(outer).createElement('iframe');
+    docOf(outer).body.append(inner);
+    const imc = contextOf(inner);
+    if (!imc) return { present: false };
+    ctx.contexts.add(imc);
+    const name = ctx.name();
+    await imc.registerTool({ name, description: 'd', execute: () => 'from inner' }, { signal: ctx.signal });
+    const entry = await ctx.entry(name);
+    return { present: true, owner: entry ? entry.window === inner.contentWindow : null, run: entry ? await outcomeOf(ctx, 'executeTool', () => ctx.mc.executeTool(entry, {})) : 'missing' };
+  });
+  add('frames.aboutBlank.navigated', async (ctx) => {
+    const frame = BLANK_FRAMES.noSrc();
+    frame.id = 'fb-navigated';
+    ctx.onCleanup(() => frame.remove());
+    const before = contextOf(frame);
+    const name = ctx.name();
+    // No case signal: it would outlive the document (see frames.abortAfterFrameRemoved).
+    await before.registerTool({ name, description: 'd', execute: () => 'before' });
+    const loaded = new Promise((resolve) => { frame.onload = resolve; });
+    frame.src = 'probe_frame.html';
+    await Promise.race([loaded, sleep(5000)]);
+    const after = contextOf(frame);
+    return { url: docOf(frame).URL.endsWith('/probe_frame.html'), fresh: after !== before, listed: (await namesOf(ctx.mc)).includes(name), after: after ? await blankFrameOutcome(ctx, frame) : null };
+  });
+  add('frames.aboutBlank.engineErrorRealm', async (ctx) => {
+    // An error the JavaScript engine raises while converting an argument (an object whose
+    // conversion to a primitive gives another object).
+    const frame = BLANK_FRAMES.noSrc();
+    ctx.onCleanup(() => frame.remove());
+    const w = globalOf(frame);
+    const name = { [Symbol.toPrimitive]: () => ({}) };
+    const err = await contextOf(frame).registerTool({ name, description: 'd', execute: () => 1 }).catch((e) => e);
+    return { error: describeError(err), frameRealm: err instanceof w.TypeError };
+  });
+  add('frames.aboutBlank.inShadowTree', (ctx) => {
+    const host = document.createElement('div');
+    document.body.append(host);
+    ctx.onCleanup(() => host.remove());
+    const frame = document.createElement('iframe');
+    host.attachShadow({ mode: 'open' }).append(frame);
+    return { inDocument: 'modelContext' in docOf(frame) };
+  });
+  add('frames.initialDocumentOfNavigatingFrame', (ctx) => {
+    /** @type {Record<string, { url: string, inDocument: boolean }>} */
+    const out = {};
+    /** @type {Array<[string, 'src' | 'srcdoc', string]>} */
+    const frames = [['src', 'src', 'probe_frame.html'], ['srcdoc', 'srcdoc', '<p>x</p>']];
+    for (const [label, attribute, value] of frames) {
+      const frame = document.createElement('iframe');
+      frame[attribute] = value;
+      document.body.append(frame);
+      ctx.onCleanup(() => frame.remove());
+      out[label] = { url: docOf(frame).URL, inDocument: 'modelContext' in docOf(frame) };
+    }
+    return out;
   });
 }
 
-/** Documents without a browsing context of their own. */
+/**
+ * Documents without a browsing context of their own.
+ * @param {AddCase} add
+ */
 function documentCases(add) {
   add('documents.in', () => ({
     createHTMLDocument: 'modelContext' in document.implementation.createHTMLDocument(''),
@@ -1822,9 +2444,12 @@ function documentCases(add) {
 // ---------------------------------------------------------------------------------------
 // The table of cases, and the runner
 
+/** @returns {Array<{ id: string, run: (ctx: CaseContext) => unknown }>} */
 export function conformanceCases() {
+  /** @type {Array<{ id: string, run: (ctx: CaseContext) => unknown }>} */
   const cases = [];
-  const add = (id, run) => cases.push({ id, run });
+  /** @type {AddCase} */
+  const add = (id, run) => { cases.push({ id, run }); };
   surfaceCases(add);
   registerToolCases(add);
   getToolsCases(add);
@@ -1832,25 +2457,34 @@ export function conformanceCases() {
   eventCases(add);
   abortCases(add);
   resultCases(add);
+  nestingCases(add);
   frameCases(add);
   return cases;
 }
 
-/** Runs every case (or those whose id starts with one of `only`) and returns the report. */
+/**
+ * Runs every case (or those whose id starts with one of `only`) and returns the report.
+ * @param {{ only?: string[] | null }} [options]
+ */
 export async function runConformance({ only = null } = {}) {
-  const mc = document.modelContext;
-  if (!mc) return { present: false, count: 0, cases: {}, skipped: {}, knownDifferences: {} };
-  const env = { mc };
-  const report = { present: true, count: 0, cases: {}, skipped: {}, knownDifferences: {} };
+  /** @type {{ present: boolean, count: number, cases: Record<string, unknown>, skipped: Record<string, string>, knownDifferences: Record<string, string> }} */
+  const report = { present: false, count: 0, cases: {}, skipped: {}, knownDifferences: {} };
+  if (!document.modelContext) return report;
+  report.present = true;
+  const env = { mc: probed(document) };
+  /** @type {Record<string, string>} */
+  const skipped = SKIPPED;
+  /** @type {Record<string, string>} */
+  const known = KNOWN_DIFFERENCES;
   for (const { id, run } of conformanceCases()) {
     if (only && !only.some((prefix) => id.startsWith(prefix))) continue;
-    if (SKIPPED[id]) {
-      report.skipped[id] = SKIPPED[id];
+    if (skipped[id]) {
+      report.skipped[id] = skipped[id];
       continue;
     }
     report.cases[id] = await runCase(env, run);
     report.count += 1;
-    if (KNOWN_DIFFERENCES[id]) report.knownDifferences[id] = KNOWN_DIFFERENCES[id];
+    if (known[id]) report.knownDifferences[id] = known[id];
   }
   return report;
 }
@@ -1858,11 +2492,20 @@ export async function runConformance({ only = null } = {}) {
 const CASE_TIMEOUT_MS = 8000;
 const TOOLCHANGE_WAIT_MS = 1000;
 
-/** Resolves to what promise gives, or to `late` if that takes longer than ms. */
+/**
+ * Resolves to what promise gives, or to `late` if that takes longer than ms.
+ * @param {Promise<unknown>} promise
+ * @param {number} ms
+ * @param {unknown} late
+ */
 function within(promise, ms, late) {
   return Promise.race([promise, sleep(ms).then(() => late)]);
 }
 
+/**
+ * @param {{ mc: ProbedContext }} env
+ * @param {(ctx: CaseContext) => unknown} run
+ */
 async function runCase(env, run) {
   const ctx = new CaseContext(env);
   let outcome;

@@ -3,8 +3,9 @@
 // tests/test_webmcp_conformance.py calls it in native Chromium and in the Qt shell.
 import { runConformance } from './conformance.js';
 
-const summary = document.getElementById('probe-summary');
-const out = document.getElementById('probe-report');
+// probe.html has both; a page without them is not the probe, and fails loudly.
+const summary = /** @type {HTMLElement} */ (document.getElementById('probe-summary'));
+const out = /** @type {HTMLElement} */ (document.getElementById('probe-report'));
 window.runConformance = runConformance;
 if (!('modelContext' in document)) {
   summary.textContent = 'document.modelContext is missing: this browser does not offer WebMCP to pages.';

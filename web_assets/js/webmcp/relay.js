@@ -26,21 +26,29 @@
   const clone = structuredClone;
   const { defineProperty, isFrozen } = Object;
   const call = Function.prototype.call.bind(Function.prototype.call);
+  /**
+   * A built-in accessor's getter or setter, taken now (these prototypes always have it).
+   * @param {object} proto
+   * @param {string} key
+   * @param {'get' | 'set'} [which]
+   * @returns {Function}
+   */
+  const accessorOf = (proto, key, which = 'get') => /** @type {Function} */ (Object.getOwnPropertyDescriptor(proto, key)?.[which]);
   const listen = EventTarget.prototype.addEventListener;
   const stopNow = Event.prototype.stopImmediatePropagation;
-  const dataOf = Object.getOwnPropertyDescriptor(MessageEvent.prototype, 'data').get;
-  const portsOf = Object.getOwnPropertyDescriptor(MessageEvent.prototype, 'ports').get;
-  const sourceOf = Object.getOwnPropertyDescriptor(MessageEvent.prototype, 'source').get;
+  const dataOf = accessorOf(MessageEvent.prototype, 'data');
+  const portsOf = accessorOf(MessageEvent.prototype, 'ports');
+  const sourceOf = accessorOf(MessageEvent.prototype, 'source');
   const post = MessagePort.prototype.postMessage;
   const startPort = MessagePort.prototype.start;
   const Controller = AbortController;
   const abort = AbortController.prototype.abort;
-  const signalOf = Object.getOwnPropertyDescriptor(AbortController.prototype, 'signal').get;
+  const signalOf = accessorOf(AbortController.prototype, 'signal');
   const then = Promise.prototype.then;
   const Str = String;
   const slice = String.prototype.slice;
   const arrayPush = Array.prototype.push;
-  const setOnMessage = Object.getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage').set;
+  const setOnMessage = accessorOf(MessagePort.prototype, 'onmessage', 'set');
   const PromiseCtor = Promise;
   const MapCtor = Map;
   const mapGet = Map.prototype.get;
@@ -52,16 +60,25 @@
   const contextOf = Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext')?.get ?? null;
   const ContextProto = typeof ModelContext === 'function' ? ModelContext.prototype : null;
   const getTools = ContextProto ? ContextProto.getTools : null;
-  const readyStateOf = Object.getOwnPropertyDescriptor(Document.prototype, 'readyState').get;
+  const readyStateOf = accessorOf(Document.prototype, 'readyState');
   const theDocument = document;
 
   // The shim leaves a hook for an in-page agent; nothing uses it here, so nothing keeps it.
-  const agent = window[AGENT_HOOK] ?? null;
-  if (agent) delete window[AGENT_HOOK];
+  // The window, with the hook the shim may have left on it (a symbol key: no DOM type has it).
+  const hooked = /** @type {Window & { [AGENT_HOOK]?: object }} */ (window);
+  const agent = hooked[AGENT_HOOK] ?? null;
+  if (agent) delete hooked[AGENT_HOOK];
 
+  /** @type {MessagePort | null} */
   let port = null;
+  /** @type {object[]} */
   const early = []; // what the console sent before the bridge's port arrived
 
+  /**
+   * A message to the shell: a push the console makes, or the response to one of its requests.
+   * @param {string} kind
+   * @param {unknown} body
+   */
   function send(kind, body) {
     let message;
     try {
@@ -77,29 +94,48 @@
   // The console installs its handler once, at boot. This property takes the first frozen
   // handler and keeps it: a later script cannot swap in another. The handler's link() gets
   // the private send function, once.
+  /**
+   * The console's handler (js/shell_api.js): it answers the shell's requests, and is given
+   * the function it pushes with.
+   * @typedef {{ handle(op: string, request: object, signal: AbortSignal): unknown, link?: (send: (body: unknown) => void) => void }} ConsoleHandler
+   */
+  /** @type {ConsoleHandler | null} */
   let installed = null;
   defineProperty(window, 'understudyShell', {
     configurable: false,
     enumerable: false,
     get: () => installed,
-    set: (value) => {
+    set: (/** @type {ConsoleHandler | null | undefined} */ value) => {
       if (installed !== null || !value || typeof value.handle !== 'function' || !isFrozen(value)) return;
       installed = value;
-      if (typeof value.link === 'function') value.link((body) => send('push', body));
+      if (typeof value.link === 'function') value.link((/** @type {unknown} */ body) => send('push', body));
     },
   });
 
   const calls = new MapCtor(); // call id -> AbortController
 
+  /** A request's id, as the shell numbers them. @typedef {number | string} RequestId */
+
+  /**
+   * @param {RequestId} id
+   * @param {unknown} value
+   */
   function respond(id, value) {
     send('response', { id, ok: true, value: value === undefined ? null : value });
   }
 
+  /**
+   * @param {RequestId} id
+   * @param {unknown} err whatever the console threw (an Error, a string, anything)
+   */
   function refuse(id, err) {
-    const error = { name: call(slice, Str(err?.name ?? 'Error'), 0, 64), message: call(slice, Str(err?.message ?? err), 0, 500) };
+    // Reading a member of a primitive gives undefined, so any value may be read as this.
+    const said = /** @type {{ name?: unknown, message?: unknown } | null | undefined} */ (err);
+    const error = { name: call(slice, Str(said?.name ?? 'Error'), 0, 64), message: call(slice, Str(said?.message ?? err), 0, 500) };
     send('response', { id, ok: false, error });
   }
 
+  /** @param {unknown} text a request from the shell, as JSON */
   function onRequest(text) {
     let request;
     try {
@@ -120,19 +156,19 @@
     }
     const controller = new Controller();
     call(mapSet, calls, id, controller);
-    const work = new PromiseCtor((ok) => ok(console_.handle(Str(op), request, call(signalOf, controller))));
-    call(then, work, (value) => { call(mapDelete, calls, id); respond(id, value); },
-      (err) => { call(mapDelete, calls, id); refuse(id, err); });
+    const work = new PromiseCtor((/** @type {(value: unknown) => void} */ ok) => ok(console_.handle(Str(op), request, call(signalOf, controller))));
+    call(then, work, (/** @type {unknown} */ value) => { call(mapDelete, calls, id); respond(id, value); },
+      (/** @type {unknown} */ err) => { call(mapDelete, calls, id); refuse(id, err); });
   }
 
-  call(listen, window, 'message', (event) => {
+  call(listen, window, 'message', (/** @type {MessageEvent} */ event) => {
     if (port !== null || call(sourceOf, event) !== window) return;
     const data = call(dataOf, event);
     const ports = call(portsOf, event);
     if (data !== HANDSHAKE || !ports || ports.length !== 1) return;
     call(stopNow, event); // no page script sees the port
     port = ports[0];
-    call(setOnMessage, port, (message) => onRequest(call(dataOf, message)));
+    call(setOnMessage, port, (/** @type {MessageEvent} */ message) => onRequest(call(dataOf, message)));
     call(startPort, port);
     for (let i = 0; i < early.length; i += 1) call(post, port, early[i]);
     early.length = 0;
@@ -158,14 +194,15 @@
       call(consoleError, console, 'understudy bridge: could not list tools', err);
       return;
     }
-    call(then, asked, (list) => {
+    call(then, asked, (/** @type {Array<{ name: unknown, description: unknown }>} */ list) => {
       // The report is for diagnostics: the first REPORTED tools and how many there are.
+      /** @type {Array<{ name: string, description: string }>} */
       const tools = [];
       for (let i = 0; i < list.length && i < REPORTED; i += 1) call(arrayPush, tools, { name: Str(list[i].name), description: Str(list[i].description) });
       send('push', { event: 'tools', tools, total: list.length });
       listing = false;
       if (listAgain) call(setTimer, window, pushTools, 0);
-    }, (err) => {
+    }, (/** @type {unknown} */ err) => {
       listing = false;
       call(consoleError, console, 'understudy bridge: could not list tools', err);
     });

@@ -18,92 +18,260 @@
 // - Built-ins are captured before any page script runs, so a page that replaces them later
 //   does not change how the shim behaves (native code does not see such changes either).
 //
+// - An iframe's about:blank document gets no user script from QtWebEngine before the page
+//   can reach it (Qt injects a task after a navigation commits, and the initial about:blank
+//   document commits none), so the parent's shim installs this same function there, at the
+//   load event such a frame fires while it is being inserted. Everything the shim hands a
+//   page is made from the built-ins of the window it is installed in, so a frame's objects
+//   are the frame's, as natively.
+//
 // Classic script on purpose: QWebEngineScript injects source text, not modules.
-(() => {
+(/**
+  * @param {Window & typeof globalThis} win
+  * @param {Readonly<ReturnType<typeof ownBuiltIns>>} [captured] the built-ins of the realm this
+  *   code comes from, taken when it first ran (install() passes them on to a frame)
+  */
+  function install(win, captured) {
   'use strict';
 
-  if (typeof Document !== 'function' || !isSecureContext || 'modelContext' in Document.prototype) return;
+  if (typeof win.Document !== 'function' || !win.isSecureContext || 'modelContext' in win.Document.prototype) return;
 
   // ---------------------------------------------------------------------------------------
   // Built-ins, captured now
 
-  const { apply, ownKeys, getPrototypeOf } = Reflect;
-  const { defineProperty, getOwnPropertyDescriptor, create: objectCreate, freeze } = Object;
+  // Those of this code's own realm that make nothing a page sees, taken before any page
+  // script ran: an install() into a frame runs later, when the page may have replaced them.
+  const own = captured ?? ownBuiltIns();
+  const { apply, construct, ownKeys, getPrototypeOf, setPrototypeOf, defineProperty, getOwnPropertyDescriptor, objectCreate, freeze } = own;
+  /**
+   * A built-in method as a function of its receiver: a page replacing the method later
+   * changes nothing.
+   * @template {unknown[]} A
+   * @template R
+   * @param {(...args: A) => R} fn
+   * @returns {(self: unknown, ...args: A) => R}
+   */
   const uncurry = (fn) => (self, ...args) => apply(fn, self, args);
-  const getterOf = (object, key) => uncurry(getOwnPropertyDescriptor(object, key).get);
+  /**
+   * A built-in accessor's getter, the same way (these objects always have it).
+   * @template T
+   * @template {keyof T} K
+   * @param {T} object
+   * @param {K} key
+   * @returns {(self: unknown) => T[K]}
+   */
+  const getterOf = (object, key) => uncurry(/** @type {() => T[K]} */ (getOwnPropertyDescriptor(object, key)?.get));
 
-  const NativePromise = Promise;
-  const NativeTypeError = TypeError;
-  const NativeDOMException = DOMException;
-  const NativeEvent = Event;
-  const NativeCustomEvent = CustomEvent;
-  const NativeEventTarget = EventTarget;
-  const NativeAbortController = AbortController;
-  const NativeMessageChannel = MessageChannel;
-  const NativeURL = URL;
-  const NativeWeakMap = WeakMap;
-  const stringify = JSON.stringify;
-  const parseJSON = JSON.parse;
-  const promiseThen = uncurry(Promise.prototype.then);
-  const addListener = uncurry(EventTarget.prototype.addEventListener);
-  const removeListener = uncurry(EventTarget.prototype.removeEventListener);
-  const dispatch = uncurry(EventTarget.prototype.dispatchEvent);
-  const preventDefault = uncurry(Event.prototype.preventDefault);
-  const stopImmediatePropagation = uncurry(Event.prototype.stopImmediatePropagation);
-  const customEventDetail = getterOf(CustomEvent.prototype, 'detail');
-  const signalAborted = getterOf(AbortSignal.prototype, 'aborted');
-  const signalReason = getterOf(AbortSignal.prototype, 'reason');
-  const controllerSignal = getterOf(AbortController.prototype, 'signal');
-  const controllerAbort = uncurry(AbortController.prototype.abort);
-  const channelPort1 = getterOf(MessageChannel.prototype, 'port1');
-  const channelPort2 = getterOf(MessageChannel.prototype, 'port2');
-  const portPost = uncurry(MessagePort.prototype.postMessage);
-  const portStart = uncurry(MessagePort.prototype.start);
-  const documentView = getterOf(Document.prototype, 'defaultView');
-  const windowSelf = getterOf(window, 'self');
-  const windowDocument = getterOf(window, 'document');
-  const windowTop = getterOf(window, 'top');
-  const windowParent = getterOf(window, 'parent');
-  const windowClosed = getterOf(window, 'closed');
-  const windowLength = getterOf(window, 'length');
-  const windowLocation = getterOf(window, 'location');
-  const urlProtocol = getterOf(URL.prototype, 'protocol');
-  const urlHostname = getterOf(URL.prototype, 'hostname');
-  const urlOrigin = getterOf(URL.prototype, 'origin');
-  const locationOrigin = getterOf(location, 'origin');
-  const toWellFormed = uncurry(String.prototype.toWellFormed);
-  const isWellFormed = uncurry(String.prototype.isWellFormed);
-  const charCodeAt = uncurry(String.prototype.charCodeAt);
-  const stringSlice = uncurry(String.prototype.slice);
-  const weakGet = uncurry(WeakMap.prototype.get);
-  const weakSet = uncurry(WeakMap.prototype.set);
-  const ITERATOR = Symbol.iterator;
-  const TO_STRING_TAG = Symbol.toStringTag;
-  const AGENT_HOOK = Symbol.for('understudy.webmcp.agent');
+  const {
+    Promise: NativePromise, TypeError: NativeTypeError, RangeError: NativeRangeError, DOMException: NativeDOMException,
+    Event: NativeEvent, CustomEvent: NativeCustomEvent, EventTarget: NativeEventTarget,
+    AbortController: NativeAbortController, MessageChannel: NativeMessageChannel, URL: NativeURL,
+    WeakMap: NativeWeakMap, Array: NativeArray, JSON: NativeJSON,
+  } = win;
+  const ObjectPrototype = win.Object.prototype;
+  const FunctionPrototype = win.Function.prototype;
+  const stringify = NativeJSON.stringify;
+  const parseJSON = NativeJSON.parse;
+  const promiseThen = uncurry(NativePromise.prototype.then);
+  const addListener = uncurry(NativeEventTarget.prototype.addEventListener);
+  const removeListener = uncurry(NativeEventTarget.prototype.removeEventListener);
+  const dispatch = uncurry(NativeEventTarget.prototype.dispatchEvent);
+  const preventDefault = uncurry(NativeEvent.prototype.preventDefault);
+  const stopImmediatePropagation = uncurry(NativeEvent.prototype.stopImmediatePropagation);
+  const eventTarget = getterOf(NativeEvent.prototype, 'target');
+  const customEventDetail = getterOf(NativeCustomEvent.prototype, 'detail');
+  const signalAborted = getterOf(win.AbortSignal.prototype, 'aborted');
+  const signalReason = getterOf(win.AbortSignal.prototype, 'reason');
+  const controllerSignal = getterOf(NativeAbortController.prototype, 'signal');
+  const controllerAbort = uncurry(NativeAbortController.prototype.abort);
+  const channelPort1 = getterOf(NativeMessageChannel.prototype, 'port1');
+  const channelPort2 = getterOf(NativeMessageChannel.prototype, 'port2');
+  const portPost = uncurry(win.MessagePort.prototype.postMessage);
+  const portStart = uncurry(win.MessagePort.prototype.start);
+  const documentView = getterOf(win.Document.prototype, 'defaultView');
+  const frameContentWindow = getterOf(win.HTMLIFrameElement.prototype, 'contentWindow');
+  const windowSelf = getterOf(win, 'self');
+  const windowDocument = getterOf(win, 'document');
+  const windowTop = getterOf(win, 'top');
+  const windowParent = getterOf(win, 'parent');
+  const windowClosed = getterOf(win, 'closed');
+  const windowLength = getterOf(win, 'length');
+  const urlProtocol = getterOf(NativeURL.prototype, 'protocol');
+  const urlHostname = getterOf(NativeURL.prototype, 'hostname');
+  const urlOrigin = getterOf(NativeURL.prototype, 'origin');
+  // A document's origin is its window's, not its URL's: an about:blank or srcdoc document
+  // has the origin of the document that made it, where location.origin says "null".
+  const windowOrigin = getterOf(win, 'origin');
+  const toWellFormed = uncurry(own.toWellFormed);
+  const isWellFormed = uncurry(own.isWellFormed);
+  const charCodeAt = uncurry(own.charCodeAt);
+  const stringSlice = uncurry(own.stringSlice);
+  const weakGet = /** @type {<V>(map: WeakMap<object, V>, key: unknown) => V | undefined} */ (uncurry(NativeWeakMap.prototype.get));
+  const weakSet = /** @type {<V>(map: WeakMap<object, V>, key: object, value: V) => void} */ (uncurry(NativeWeakMap.prototype.set));
+  const { ITERATOR, TO_STRING_TAG, AGENT_HOOK } = own;
   const JOIN_EVENT = 'understudy-webmcp-join';
+
+  function ownBuiltIns() {
+    return Object.freeze({
+      apply: Reflect.apply,
+      construct: Reflect.construct,
+      ownKeys: Reflect.ownKeys,
+      getPrototypeOf: Reflect.getPrototypeOf,
+      setPrototypeOf: Reflect.setPrototypeOf,
+      defineProperty: Object.defineProperty,
+      getOwnPropertyDescriptor: Object.getOwnPropertyDescriptor,
+      objectCreate: Object.create,
+      freeze: Object.freeze,
+      toWellFormed: String.prototype.toWellFormed,
+      isWellFormed: String.prototype.isWellFormed,
+      charCodeAt: String.prototype.charCodeAt,
+      stringSlice: String.prototype.slice,
+      ITERATOR: Symbol.iterator,
+      TO_STRING_TAG: Symbol.toStringTag,
+      AGENT_HOOK: Symbol.for('understudy.webmcp.agent'),
+    });
+  }
 
   // ---------------------------------------------------------------------------------------
   // Small helpers
 
+  /**
+   * An object in JavaScript's sense (a function too): its members can be read.
+   * @param {unknown} v
+   * @returns {v is Record<PropertyKey, unknown>}
+   */
   const isObject = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function';
+  /** @param {string} message */
   const typeError = (message) => new NativeTypeError(message);
+  /**
+   * @param {string} name
+   * @param {string} message
+   */
   const domError = (name, message) => new NativeDOMException(message, name);
+  /**
+   * @param {unknown} reason
+   * @returns {Promise<never>}
+   */
   const rejected = (reason) => new NativePromise((resolve, reject) => reject(reason));
 
+  /**
+   * A promise and the means to settle it, once.
+   * @template T
+   * @typedef {{ settled: boolean, promise: Promise<T>, fulfil(value: T): void, fail(reason: unknown): void }} Deferred
+   */
+
+  /**
+   * What one realm's shim makes for its callers (shared through the hub: a call may run a
+   * tool whose function comes from another realm, and get its client from there).
+   * @typedef {object} Realm
+   * @property {object} functionPrototype
+   * @property {typeof Event} Event
+   * @property {EventInterface} ToolActivatedEvent
+   * @property {EventInterface} ToolCancelEvent
+   * @property {(text: string) => unknown} parse
+   * @property {(controller: AbortController) => Record<string, unknown>} makeClient
+   * @property {() => AbortController} makeController
+   * @property {(record: ToolRecord) => Record<string, unknown>} makeEntry
+   * @property {string} origin
+   */
+  /** @typedef {new (type: string, init: { toolName: string }) => Event} EventInterface */
+
+  /**
+   * A document and its ModelContext (a "local"): its tools and event handlers.
+   * @typedef {object} Local
+   * @property {Document} document
+   * @property {Window | null} window
+   * @property {string} origin
+   * @property {EventTarget} mc
+   * @property {Realm} realm
+   * @property {boolean} allowed
+   * @property {Record<string, ToolRecord>} tools
+   * @property {Record<string, HandlerSlot | undefined>} handlers
+   */
+  /** @typedef {{ value: object, listener: (this: EventTarget, event: Event) => void }} HandlerSlot */
+
+  /**
+   * A registered tool.
+   * @typedef {object} ToolRecord
+   * @property {Local} local
+   * @property {string} name
+   * @property {string} title
+   * @property {string} description
+   * @property {Annotations | undefined} annotations
+   * @property {string | undefined} schemaJSON
+   * @property {boolean} listed
+   * @property {Function} execute
+   * @property {AbortSignal | undefined} signal
+   * @property {string[]} exposedTo
+   */
+
+  /**
+   * One executeTool() call, from its start to the caller hearing the outcome.
+   * @typedef {object} Call
+   * @property {Deferred<string | null>} done
+   * @property {AbortSignal | undefined} signal
+   * @property {Local | undefined} target
+   * @property {string} name
+   * @property {string} origin
+   * @property {string} inputJSON
+   * @property {boolean} started
+   * @property {boolean} toolSettled
+   * @property {AbortController | null} controller
+   * @property {() => void} [onAbort]
+   * @property {ToolRecord} [record]
+   * @property {number} [key]
+   */
+
+  /**
+   * The top document's registry of documents and its task queue, shared with its same-origin
+   * frames (whose shims may be other realms').
+   * @typedef {object} Hub
+   * @property {(local: Local) => void} attach
+   * @property {Enqueue} enqueue
+   * @property {(then: (() => void) | null) => void} notifyChange
+   * @property {() => Local[]} treeOrder
+   * @property {(call: Call) => void} track
+   * @property {(call: Call) => void} untrack
+   * @property {(local: Local) => Call[]} callsInto
+   * @property {(fn: unknown) => Realm | null} realmOfFunction
+   * @property {(mc: unknown) => Local | undefined} localOfContext
+   * @property {(doc: Document) => Local | undefined} localOfDocument
+   * @property {(view: Window) => Local | undefined} localOfWindow
+   */
+  /** @typedef {(first: () => void, second?: () => void) => void} Enqueue */
+
+  /**
+   * @template T
+   * @returns {Deferred<T>}
+   */
   function deferred() {
-    const d = { settled: false };
-    d.promise = new NativePromise((resolve, reject) => { d.resolve = resolve; d.reject = reject; });
-    d.fulfil = (value) => { if (!d.settled) { d.settled = true; d.resolve(value); } };
-    d.fail = (reason) => { if (!d.settled) { d.settled = true; d.reject(reason); } };
+    /** @type {(value: T) => void} */
+    let resolve = () => {};
+    /** @type {(reason: unknown) => void} */
+    let reject = () => {};
+    /** @type {Promise<T>} */
+    const promise = new NativePromise((ok, fail) => { resolve = ok; reject = fail; });
+    /** @type {Deferred<T>} */
+    const d = {
+      settled: false,
+      promise,
+      fulfil: (value) => { if (!d.settled) { d.settled = true; resolve(value); } },
+      fail: (reason) => { if (!d.settled) { d.settled = true; reject(reason); } },
+    };
     return d;
   }
 
-  /** A dictionary for a native call: no prototype, so nothing a page adds to Object.prototype
-   *  is read as one of its members. */
+  /**
+   * A dictionary for a native call: no prototype, so nothing a page adds to Object.prototype
+   * is read as one of its members.
+   * @template {object} T
+   * @param {T} members
+   * @returns {T}
+   */
   function plain(members) {
     const out = objectCreate(null);
     const keys = ownKeys(members);
-    for (let i = 0; i < keys.length; i++) out[keys[i]] = members[keys[i]];
+    for (let i = 0; i < keys.length; i++) out[keys[i]] = members[/** @type {keyof T} */ (keys[i])];
     return out;
   }
 
@@ -113,47 +281,107 @@
   // whose signal has aborted as gone, so what those listeners see is right all the same.
   const ABORT_STEPS = freeze(plain({ once: true }));
 
-  /** An array appended without Array.prototype (which a page may have replaced). */
+  /**
+   * An array appended without Array.prototype (which a page may have replaced).
+   * @template T
+   * @param {T[]} list
+   * @param {T} value
+   */
   function append(list, value) { list[list.length] = value; }
+
+  /**
+   * @template T
+   * @param {readonly T[]} list
+   * @param {T} value
+   */
+  function includes(list, value) {
+    for (let i = 0; i < list.length; i++) if (list[i] === value) return true;
+    return false;
+  }
+
+  // What a page is handed is made from this window's built-ins (this code may be another
+  // realm's: see install() at the end).
+  /** @returns {Record<string, unknown>} */
+  const newObject = () => objectCreate(ObjectPrototype);
+  /**
+   * @template T
+   * @returns {T[]}
+   */
+  const newArray = () => new NativeArray();
 
   // ---------------------------------------------------------------------------------------
   // WebIDL conversions
 
+  /**
+   * The page's values reach the shim as `unknown`; the conversions below make them what the
+   * IDL says, as WebIDL does.
+   * @param {unknown} value
+   * @returns {string}
+   */
   function toDOMString(value) {
     if (typeof value === 'symbol') throw typeError('Cannot convert a Symbol value to a string');
     return `${value}`; // ToString, as WebIDL does (the template literal uses hint "string")
   }
 
+  /** @param {unknown} value */
   const toUSVString = (value) => toWellFormed(toDOMString(value));
 
-  /** A dictionary argument: undefined and null are an empty dictionary, other primitives fail. */
+  /**
+   * A dictionary argument: undefined and null are an empty dictionary, other primitives fail.
+   * @param {unknown} value
+   * @param {string} context
+   * @param {string} name
+   * @returns {Record<PropertyKey, unknown> | null}
+   */
   function dictionary(value, context, name) {
     if (value === undefined || value === null) return null;
     if (!isObject(value)) throw typeError(`${context}: The provided value is not of type '${name}'.`);
     return value;
   }
 
+  /**
+   * @param {Record<PropertyKey, unknown> | null} dict
+   * @param {string} key
+   */
   const member = (dict, key) => (dict === null ? undefined : dict[key]);
 
+  /**
+   * @param {unknown} value
+   * @param {string} context
+   * @param {string} name
+   * @param {string} key
+   */
   function required(value, context, name, key) {
     if (value === undefined) throw typeError(`${context}: Failed to read the '${key}' property from '${name}': Required member is undefined.`);
     return value;
   }
 
+  /**
+   * @param {unknown} value
+   * @param {string} context
+   */
   function toObject(value, context) {
     if (!isObject(value)) throw typeError(`${context}: The provided value is not of type 'object'.`);
     return value;
   }
 
+  /**
+   * @param {unknown} value
+   * @param {string} context
+   */
   function toAbortSignal(value, context) {
     try {
       signalAborted(value);
     } catch {
       throw typeError(`${context}: Failed to read the 'signal' property: Failed to convert value to 'AbortSignal'.`);
     }
-    return value;
+    return /** @type {AbortSignal} */ (value); // its getter accepted it
   }
 
+  /**
+   * @param {unknown} value
+   * @param {string} context
+   */
   function toWindow(value, context) {
     try {
       // The global's own getters treat undefined and null as the global: rule them out first.
@@ -162,17 +390,23 @@
     } catch {
       throw typeError(`${context}: Failed to read the 'window' property from 'RegisteredTool': Failed to convert value to 'Window'.`);
     }
-    return value;
+    return /** @type {Window} */ (/** @type {unknown} */ (value)); // a window's own getter accepted it
   }
 
-  /** sequence<USVString>: any iterable, walked through its own iterator. */
+  /**
+   * sequence<USVString>: any iterable, walked through its own iterator.
+   * @param {unknown} value
+   * @param {string} context
+   */
   function toUSVStringSequence(value, context) {
     if (!isObject(value)) throw typeError(`${context}: The provided value cannot be converted to a sequence.`);
     const method = value[ITERATOR];
     if (typeof method !== 'function') throw typeError(`${context}: The object must have a callable @@iterator property.`);
     const iterator = apply(method, value, []);
     if (!isObject(iterator)) throw typeError(`${context}: The iterator is not an object.`);
-    const next = iterator.next;
+    // Not checked here: calling one that is not callable throws, as WebIDL's Call does.
+    const next = /** @type {Function} */ (iterator.next);
+    /** @type {string[]} */
     const out = [];
     for (;;) {
       const step = apply(next, iterator, []);
@@ -182,43 +416,70 @@
     }
   }
 
+  /** @typedef {'consequentialHint' | 'debugging' | 'readOnlyHint' | 'untrustedContentHint'} AnnotationName */
+  /** @typedef {Record<AnnotationName, boolean>} Annotations */
+  /** @type {AnnotationName[]} */
   const ANNOTATION_MEMBERS = ['consequentialHint', 'debugging', 'readOnlyHint', 'untrustedContentHint'];
 
+  /**
+   * @param {unknown} value
+   * @param {string} context
+   * @returns {Annotations}
+   */
   function toAnnotations(value, context) {
     const dict = dictionary(value, context, 'ToolAnnotations');
-    const out = {};
+    const out = /** @type {Annotations} */ ({});
     for (let i = 0; i < ANNOTATION_MEMBERS.length; i++) out[ANNOTATION_MEMBERS[i]] = Boolean(member(dict, ANNOTATION_MEMBERS[i]));
     return out;
   }
 
-  /** dictionary ModelContextTool, members in lexicographic order. */
+  /**
+   * A tool as registerTool() takes it.
+   * @typedef {{ annotations: Annotations | undefined, description: string, execute: Function, inputSchema: object | undefined, name: string, title: string | undefined }} ToolInit
+   */
+
+  /**
+   * dictionary ModelContextTool, members read in lexicographic order.
+   * @param {unknown} value
+   * @param {string} context
+   * @returns {ToolInit}
+   */
   function toModelContextTool(value, context) {
     const dict = dictionary(value, context, 'ModelContextTool');
     const name = 'ModelContextTool';
-    const annotations = member(dict, 'annotations');
-    const out = { annotations: annotations === undefined ? undefined : toAnnotations(annotations, context) };
-    out.description = toDOMString(required(member(dict, 'description'), context, name, 'description'));
+    const annotationsValue = member(dict, 'annotations');
+    const annotations = annotationsValue === undefined ? undefined : toAnnotations(annotationsValue, context);
+    const description = toDOMString(required(member(dict, 'description'), context, name, 'description'));
     const execute = required(member(dict, 'execute'), context, name, 'execute');
     if (typeof execute !== 'function') throw typeError(`${context}: Failed to read the 'execute' property from '${name}': The provided value is not a function.`);
-    out.execute = execute;
     const schema = member(dict, 'inputSchema');
-    out.inputSchema = schema === undefined ? undefined : toObject(schema, context);
-    out.name = toDOMString(required(member(dict, 'name'), context, name, 'name'));
-    const title = member(dict, 'title');
-    out.title = title === undefined ? undefined : toUSVString(title);
-    return out;
+    const inputSchema = schema === undefined ? undefined : toObject(schema, context);
+    const toolName = toDOMString(required(member(dict, 'name'), context, name, 'name'));
+    const titleValue = member(dict, 'title');
+    const title = titleValue === undefined ? undefined : toUSVString(titleValue);
+    return { annotations, description, execute, inputSchema, name: toolName, title };
   }
 
+  /**
+   * @param {unknown} value
+   * @param {string} context
+   * @returns {{ exposedTo: string[] | undefined, signal: AbortSignal | undefined }}
+   */
   function toRegisterOptions(value, context) {
     const dict = dictionary(value, context, 'ModelContextRegisterToolOptions');
-    const exposedTo = member(dict, 'exposedTo');
-    const out = { exposedTo: exposedTo === undefined ? undefined : toUSVStringSequence(exposedTo, context) };
+    const exposedToValue = member(dict, 'exposedTo');
+    const exposedTo = exposedToValue === undefined ? undefined : toUSVStringSequence(exposedToValue, context);
     const signal = member(dict, 'signal');
-    out.signal = signal === undefined ? undefined : toAbortSignal(signal, context);
-    return out;
+    return { exposedTo, signal: signal === undefined ? undefined : toAbortSignal(signal, context) };
   }
 
-  /** dictionary RegisteredTool: what getTools() gives, handed back to executeTool(). */
+  /**
+   * dictionary RegisteredTool: what getTools() gives, handed back to executeTool(). Only
+   * what finds the tool is kept; the other members are converted (and may throw) all the same.
+   * @param {unknown} value
+   * @param {string} context
+   * @returns {{ name: string, origin: string, window: Window }}
+   */
   function toRegisteredTool(value, context) {
     const dict = dictionary(value, context, 'RegisteredTool');
     const name = 'RegisteredTool';
@@ -227,20 +488,28 @@
     toDOMString(required(member(dict, 'description'), context, name, 'description'));
     const schema = member(dict, 'inputSchema');
     if (schema !== undefined) toObject(schema, context);
-    const out = { name: toDOMString(required(member(dict, 'name'), context, name, 'name')) };
-    out.origin = toUSVString(required(member(dict, 'origin'), context, name, 'origin'));
+    const toolName = toDOMString(required(member(dict, 'name'), context, name, 'name'));
+    const origin = toUSVString(required(member(dict, 'origin'), context, name, 'origin'));
     const title = member(dict, 'title');
     if (title !== undefined) toDOMString(title);
-    out.window = toWindow(required(member(dict, 'window'), context, name, 'window'), context);
-    return out;
+    return { name: toolName, origin, window: toWindow(required(member(dict, 'window'), context, name, 'window'), context) };
   }
 
+  /**
+   * @param {unknown} value
+   * @param {string} context
+   * @param {string} name
+   */
   function toSignalOptions(value, context, name) {
     const dict = dictionary(value, context, name);
     const signal = member(dict, 'signal');
     return { signal: signal === undefined ? undefined : toAbortSignal(signal, context) };
   }
 
+  /**
+   * @param {unknown} value
+   * @param {string} context
+   */
   function toGetToolsOptions(value, context) {
     const dict = dictionary(value, context, 'ModelContextGetToolOptions');
     const fromOrigins = member(dict, 'fromOrigins');
@@ -250,7 +519,10 @@
   // ---------------------------------------------------------------------------------------
   // Names, origins and values, as Chromium 156 checks and converts them
 
-  /** 1 to 128 ASCII letters, digits, "_", "-" or ".". */
+  /**
+   * 1 to 128 ASCII letters, digits, "_", "-" or ".".
+   * @param {string} name
+   */
   function validToolName(name) {
     if (name.length < 1 || name.length > 128) return false;
     for (let i = 0; i < name.length; i++) {
@@ -261,6 +533,7 @@
     return true;
   }
 
+  /** @param {string} text */
   function parseURL(text) {
     try {
       return new NativeURL(text);
@@ -269,12 +542,14 @@
     }
   }
 
+  /** @param {string} host */
   function isLoopbackHost(host) {
     if (host === 'localhost' || host === '[::1]') return true;
     if (host.length > 10 && stringSlice(host, -10) === '.localhost') return true;
     return stringSlice(host, 0, 4) === '127.' && parseURL(`http://${host}/`) !== null && isIPv4(host);
   }
 
+  /** @param {string} host */
   function isIPv4(host) {
     for (let i = 0; i < host.length; i++) {
       const c = charCodeAt(host, i);
@@ -285,11 +560,20 @@
 
   // This document is a secure context (or the shim would not run): a scheme of its own that is
   // not one of the web's is one the embedder registered as secure (the shell's understudy:).
-  const OWN_PROTOCOL = location.protocol;
+  // The scheme of this document's origin (an about:srcdoc frame's is its parent's).
+  const OWN_PROTOCOL = (() => {
+    const url = parseURL(windowOrigin(win));
+    return url === null ? '' : urlProtocol(url);
+  })();
   const WEB_PROTOCOLS = ['http:', 'ws:', 'https:', 'wss:', 'file:', 'blob:', 'filesystem:', 'data:', 'about:', 'javascript:'];
-  const OWN_SCHEME_IS_SECURE = !WEB_PROTOCOLS.includes(OWN_PROTOCOL);
+  const OWN_SCHEME_IS_SECURE = OWN_PROTOCOL !== '' && !includes(WEB_PROTOCOLS, OWN_PROTOCOL);
 
-  /** "Is origin potentially trustworthy?", for the URLs exposedTo and fromOrigins list. */
+  /**
+   * "Is origin potentially trustworthy?", for the URLs exposedTo and fromOrigins list.
+   * @param {URL} url
+   * @param {number} [depth] 1 for the origin inside a blob: or filesystem: URL
+   * @returns {boolean}
+   */
   function potentiallyTrustworthy(url, depth = 0) {
     const protocol = urlProtocol(url);
     if (protocol === 'https:' || protocol === 'wss:' || protocol === 'file:') return true;
@@ -302,6 +586,10 @@
     return false;
   }
 
+  /**
+   * @param {string[] | undefined} list
+   * @param {string} what
+   */
   function checkOrigins(list, what) {
     if (list === undefined) return;
     for (let i = 0; i < list.length; i++) {
@@ -311,9 +599,69 @@
   }
 
   /** Chromium hands strings to the browser as UTF-8: one with a lone surrogate does not survive. */
-  const survivesUTF8 = (s) => isWellFormed(s);
+  const survivesUTF8 = (/** @type {string} */ s) => isWellFormed(s);
 
-  /** What executeTool() resolves with, for a value a tool returned (or resolved to). */
+  // How deep a value may nest. Native WebMCP serialises inputs, input schemas and results
+  // with a recursive serialiser that runs out of stack: a RangeError for an argument, an
+  // UnknownError for a result. Measured in Chromium 156 from a shallow call stack, an input
+  // of 5,182 nested objects or 4,783 nested arrays fails and one level less passes; a schema
+  // gets one level more, a result (serialised from a shallower stack) five. An array level
+  // costs 5182/4783 of an object level, and mixed nesting costs the sum. The engine's own
+  // JSON.stringify here goes far deeper, so the shim charges each level its share of a
+  // fixed budget. (Natively the limit also shrinks as the caller's stack grows: that the
+  // shim cannot see; docs/webmcp-differences.md.)
+  const OBJECT_LEVEL = 4783;
+  const ARRAY_LEVEL = 5182;
+  const INPUT_BUDGET = 5182 * OBJECT_LEVEL;
+  const SCHEMA_BUDGET = 5183 * OBJECT_LEVEL;
+  const RESULT_BUDGET = 5187 * OBJECT_LEVEL;
+  // Text shorter than this cannot nest deep enough to fail (each level takes two characters).
+  const SHORTEST_TOO_DEEP = 2 * 4783;
+
+  /**
+   * Whether JSON text nests deeper than `budget` allows.
+   * @param {string} json
+   * @param {number} budget
+   */
+  function nestsTooDeep(json, budget) {
+    if (json.length < SHORTEST_TOO_DEEP) return false;
+    let cost = 0;
+    for (let i = 0; i < json.length; i++) {
+      const c = charCodeAt(json, i);
+      if (c === 34) { // a string: on to its closing quote, past escaped characters
+        for (i++; charCodeAt(json, i) !== 34; i++) if (charCodeAt(json, i) === 92) i++;
+      } else if (c === 123 || c === 91) { // { or [
+        cost += c === 123 ? OBJECT_LEVEL : ARRAY_LEVEL;
+        if (cost >= budget) return true;
+      } else if (c === 125) {
+        cost -= OBJECT_LEVEL;
+      } else if (c === 93) {
+        cost -= ARRAY_LEVEL;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The JSON of an argument, or the RangeError native gives one that nests too deep.
+   * @param {object} value
+   * @param {number} budget
+   * @param {string} method
+   * @returns {string | undefined}
+   */
+  function argumentJSON(value, budget, method) {
+    const json = stringify(value);
+    if (json !== undefined && nestsTooDeep(json, budget)) {
+      throw new NativeRangeError(`Failed to execute '${method}' on 'ModelContext': Maximum call stack size exceeded`);
+    }
+    return json;
+  }
+
+  /**
+   * What executeTool() resolves with, for a value a tool returned (or resolved to).
+   * @param {unknown} value
+   * @returns {string | null}
+   */
   function serialiseResult(value) {
     if (typeof value === 'string') {
       if (value === '') return 'Operation succeeded';
@@ -322,15 +670,20 @@
     if (typeof value === 'symbol') throw typeError('A Symbol cannot be serialised.');
     if (!isObject(value)) return `${value}`;
     const json = stringify(value);
-    return json === undefined ? 'undefined' : json;
+    if (json === undefined) return 'undefined';
+    if (nestsTooDeep(json, RESULT_BUDGET)) throw domError('UnknownError', 'The result nests too deep.');
+    return json;
   }
 
   // ---------------------------------------------------------------------------------------
   // The hub: shared by the top document and its same-origin frames
 
-  /** The hub's queue of work the browser would do later, one job per task, in order.
-   *  Returns enqueue(first, second). */
+  /**
+   * The hub's queue of work the browser would do later, one job per task, in order.
+   * @returns {Enqueue}
+   */
   function createTaskQueue() {
+    /** @type {Array<{ first: () => void, second?: () => void } | undefined>} */
     const queue = [];
     let head = 0;
 
@@ -348,24 +701,30 @@
     });
     portStart(port);
 
-    return function enqueue(first, second) {
+    return function enqueue(first, second = undefined) {
       append(queue, { first, second });
       portPost(sender, null);
     };
   }
 
-  /** The active documents of the tree under `top` that byWindow knows, top first, each
-   *  before its frames (tree order). */
+  /**
+   * The active documents of the tree under `top` that byWindow knows, top first, each
+   * before its frames (tree order).
+   * @param {WeakMap<object, Local>} byWindow
+   * @param {Window} top
+   */
   function documentsInTreeOrder(byWindow, top) {
+    /** @type {Local[]} */
     const out = [];
-    const visit = (win) => {
-      const local = weakGet(byWindow, win);
+    /** @param {Window} view */
+    const visit = (view) => {
+      const local = weakGet(byWindow, view);
       if (local && isActive(local)) append(out, local);
       let count;
-      try { count = windowLength(win); } catch { return; }
+      try { count = windowLength(view); } catch { return; }
       for (let i = 0; i < count; i++) {
         let child;
-        try { child = win[i]; windowDocument(child); } catch { continue; } // cross-origin frames have no part here
+        try { child = view[i]; windowDocument(child); } catch { continue; } // cross-origin frames have no part here
         visit(child);
       }
     };
@@ -373,9 +732,14 @@
     return out;
   }
 
-  /** The realm helpers of the realm a function was made in (found by its prototype chain). */
+  /**
+   * The realm helpers of the realm a function was made in (found by its prototype chain).
+   * @param {WeakMap<object, Realm>} realms
+   * @param {unknown} fn
+   */
   function findRealm(realms, fn) {
     try {
+      if (!isObject(fn)) return null;
       for (let p = getPrototypeOf(fn), depth = 0; p !== null && depth < 4; p = getPrototypeOf(p), depth++) {
         const realm = weakGet(realms, p);
         if (realm) return realm;
@@ -384,14 +748,20 @@
     return null;
   }
 
+  /** @returns {Hub} */
   function createHub() {
+    /** @type {WeakMap<object, Local>} */
     const byContext = new NativeWeakMap();
+    /** @type {WeakMap<object, Local>} */
     const byDocument = new NativeWeakMap();
+    /** @type {WeakMap<object, Local>} */
     const byWindow = new NativeWeakMap();
+    /** @type {WeakMap<object, Realm>} */
     const realms = new NativeWeakMap(); // a realm's Function.prototype -> its realm helpers
-    const hubWindow = window;
+    const hubWindow = win;
     const enqueue = createTaskQueue();
 
+    /** @param {Local} local */
     function attach(local) {
       weakSet(byContext, local.mc, local);
       weakSet(byDocument, local.document, local);
@@ -405,6 +775,7 @@
     /** toolchange at every document of the tree, each in its own task, then `then`. */
     // One toolchange per registration and per unregistration, even several in one task:
     // Chromium 156 gives each tool its own (events.unregister.threeToolsOneTask).
+    /** @param {(() => void) | null} then */
     function notifyChange(then) {
       const targets = treeOrder();
       for (let i = 0; i < targets.length; i++) {
@@ -416,25 +787,60 @@
       if (then) enqueue(then);
     }
 
+    // Calls whose tool lives in a frame that may go away before the tool settles, by a
+    // serial of the hub's own (the callers are shims of several realms).
+    /** @type {Record<string, Call>} */
+    const calls = objectCreate(null);
+    let serial = 0;
+
+    /** @param {Call} call */
+    function track(call) {
+      serial += 1;
+      call.key = serial;
+      calls[serial] = call;
+    }
+
+    /**
+     * The calls into `local` whose tool has not settled yet.
+     * @param {Local} local
+     */
+    function callsInto(local) {
+      /** @type {Call[]} */
+      const out = [];
+      const keys = ownKeys(calls);
+      for (let i = 0; i < keys.length; i++) {
+        const call = calls[/** @type {string} */ (keys[i])];
+        if (call.target === local && !call.toolSettled) append(out, call);
+      }
+      return out;
+    }
+
     return freeze({
       attach,
       enqueue,
       notifyChange,
       treeOrder,
+      track,
+      untrack: (call) => { if (call.key !== undefined) delete calls[call.key]; },
+      callsInto,
       realmOfFunction: (fn) => findRealm(realms, fn),
       localOfContext: (mc) => (isObject(mc) ? weakGet(byContext, mc) : undefined),
       localOfDocument: (doc) => weakGet(byDocument, doc),
-      localOfWindow: (win) => weakGet(byWindow, win),
+      localOfWindow: (view) => weakGet(byWindow, view),
     });
   }
 
-  /** A frame joins the top document's hub, asking it with an event only the top's shim sees. */
+  /**
+   * A frame joins the top document's hub, asking it with an event only the top's shim sees.
+   * @returns {Hub | null}
+   */
   function joinTopHub() {
+    /** @type {Hub | null} */
     let found = null;
     try {
-      const top = windowTop(window);
-      for (let w = window; w !== top; w = windowParent(w)) windowDocument(windowParent(w)); // throws if cross-origin
-      const request = new NativeCustomEvent(JOIN_EVENT, plain({ detail: (api) => { found = api; } }));
+      const top = /** @type {Window} */ (windowTop(win)); // a window in a document has a top
+      for (let w = /** @type {Window} */ (win); w !== top; w = /** @type {Window} */ (windowParent(w))) windowDocument(windowParent(w)); // throws if cross-origin
+      const request = new NativeCustomEvent(JOIN_EVENT, plain({ detail: (/** @type {Hub} */ api) => { found = api; } }));
       dispatch(top, request);
     } catch {
       return null;
@@ -442,23 +848,21 @@
     return found;
   }
 
+  /** @param {Hub} hub */
   function answerJoins(hub) {
-    addListener(window, JOIN_EVENT, (event) => {
+    addListener(win, JOIN_EVENT, (/** @type {Event} */ event) => {
       stopImmediatePropagation(event);
       const accept = customEventDetail(event);
       if (typeof accept === 'function') accept(hub);
     }, CAPTURE);
   }
 
-  const isTop = windowTop(window) === window;
-  let allowed = true;
-  let hub = isTop ? null : joinTopHub();
-  if (!hub) {
-    // The top document or, failing that, a tree of its own (a frame inside another origin:
-    // Chromium's "tools" permissions policy refuses it the API, so calls fail as there).
-    allowed = isTop;
-    hub = createHub();
-  }
+  const isTop = windowTop(win) === win;
+  const joined = isTop ? null : joinTopHub();
+  // The top document or, failing that, a tree of its own (a frame inside another origin:
+  // Chromium's "tools" permissions policy refuses it the API, so calls fail as there).
+  const allowed = isTop || joined !== null;
+  const hub = joined ?? createHub();
   if (isTop) answerJoins(hub);
 
   // ---------------------------------------------------------------------------------------
@@ -466,42 +870,91 @@
 
   let constructing = false;
 
-  class ModelContext extends NativeEventTarget {
-    constructor() {
-      if (!constructing) throw typeError("Failed to construct 'ModelContext': Illegal constructor");
-      super();
-    }
+  // Interface objects are plain functions, not classes: a class called without `new` throws
+  // the engine's own TypeError, made in the realm this code comes from, which for an
+  // about:blank frame is its parent's (frames.aboutBlank.*).
+  function ModelContext() {
+    if (new.target === undefined || !constructing) throw typeError("Failed to construct 'ModelContext': Illegal constructor");
+    return construct(NativeEventTarget, [], new.target);
   }
+  asInterface(ModelContext, NativeEventTarget);
 
+  /**
+   * ToolActivatedEvent or ToolCancelEvent: an Event with a toolName.
+   * @param {string} name
+   * @returns {EventInterface}
+   */
   function eventInterface(name) {
-    const EventInterface = class extends NativeEvent {
-      #toolName;
-
-      constructor(type, eventInitDict) {
-        if (arguments.length < 1) throw typeError(`Failed to construct '${name}': 1 argument required, but only 0 present.`);
-        super(type, eventInitDict);
-        const toolName = isObject(eventInitDict) ? eventInitDict.toolName : undefined;
-        this.#toolName = toolName === undefined ? '' : toDOMString(toolName);
-      }
-
-      static toolNameOf(event) { return event.#toolName; }
+    /** @type {WeakMap<object, string>} */
+    const toolNames = new NativeWeakMap(); // event -> its toolName
+    /**
+     * @param {unknown} type
+     * @param {unknown} [eventInitDict]
+     */
+    const EventInterface = function (type, eventInitDict) {
+      if (new.target === undefined) throw typeError(`Failed to construct '${name}': Please use the 'new' operator, this DOM object constructor cannot be called as a function.`);
+      if (arguments.length < 1) throw typeError(`Failed to construct '${name}': 1 argument required, but only 0 present.`);
+      const event = /** @type {Event} */ (construct(NativeEvent, [type, eventInitDict], new.target));
+      const toolName = isObject(eventInitDict) ? eventInitDict.toolName : undefined;
+      weakSet(toolNames, event, toolName === undefined ? '' : toDOMString(toolName));
+      return event;
     };
     defineProperty(EventInterface, 'name', { value: name });
     defineProperty(EventInterface, 'length', { value: 1 });
-    const toolNameOf = EventInterface.toolNameOf;
-    delete EventInterface.toolNameOf;
-    const accessors = { get toolName() { return toolNameOf(this); } };
+    asInterface(EventInterface, NativeEvent);
+    const accessors = {
+      get toolName() {
+        const value = weakGet(toolNames, this);
+        if (value === undefined) throw typeError('Illegal invocation');
+        return value;
+      },
+    };
     finishPrototype(EventInterface, [['toolName', getOwnPropertyDescriptor(accessors, 'toolName')]], name);
-    return EventInterface;
+    // A function that constructs as the Event it returns: how TypeScript cannot tell.
+    return /** @type {EventInterface} */ (/** @type {unknown} */ (EventInterface));
   }
 
-  /** Members in the order Chromium lists them, then constructor, then @@toStringTag. */
+  /**
+   * A function made an interface object: it and its prototype inherit from `Parent`'s, and
+   * its prototype property is fixed, as for a class.
+   * @param {Function} Interface
+   * @param {Function} Parent
+   */
+  function asInterface(Interface, Parent) {
+    setPrototypeOf(Interface, Parent);
+    setPrototypeOf(Interface.prototype, Parent.prototype);
+    defineProperty(Interface, 'prototype', { writable: false });
+  }
+
+  /**
+   * A function the page reaches inherits from this window's Function.prototype (the code
+   * may be another realm's).
+   * @template T
+   * @param {T} fn
+   * @returns {T}
+   */
+  function ownFunction(fn) {
+    if (typeof fn === 'function') setPrototypeOf(fn, FunctionPrototype);
+    return fn;
+  }
+
+  /**
+   * Members in the order Chromium lists them, then constructor, then @@toStringTag.
+   * @param {Function} Interface
+   * @param {Array<[string, PropertyDescriptor | undefined]>} members
+   * @param {string} tag
+   */
   function finishPrototype(Interface, members, tag) {
     const proto = Interface.prototype;
     delete proto.constructor;
     for (let i = 0; i < members.length; i++) {
-      const [key, descriptor] = members[i];
-      defineProperty(proto, key, { ...descriptor, enumerable: true, configurable: true });
+      // Indexed, not destructured: array iteration is the page's to replace.
+      const key = members[i][0];
+      const descriptor = { ...members[i][1], enumerable: true, configurable: true };
+      ownFunction(descriptor.value);
+      ownFunction(descriptor.get);
+      ownFunction(descriptor.set);
+      defineProperty(proto, key, descriptor);
     }
     defineProperty(proto, 'constructor', { value: Interface, writable: true, enumerable: false, configurable: true });
     defineProperty(proto, TO_STRING_TAG, { value: tag, writable: false, enumerable: false, configurable: true });
@@ -510,22 +963,35 @@
   const ToolActivatedEvent = eventInterface('ToolActivatedEvent');
   const ToolCancelEvent = eventInterface('ToolCancelEvent');
 
+  /** @type {Realm} */
   const realm = freeze({
-    functionPrototype: Function.prototype,
+    functionPrototype: FunctionPrototype,
     Event: NativeEvent,
     ToolActivatedEvent,
     ToolCancelEvent,
     parse: parseJSON,
-    makeClient(controller) { return { signal: controllerSignal(controller) }; },
+    makeClient(controller) {
+      const client = newObject();
+      client.signal = controllerSignal(controller);
+      return client;
+    },
     makeController: () => new NativeAbortController(),
     makeEntry,
-    origin: locationOrigin(location),
+    origin: windowOrigin(win),
   });
 
-  /** A getTools() entry, made in this realm, members in dictionary order. */
+  /**
+   * A getTools() entry, made in this realm, members in dictionary order.
+   * @param {ToolRecord} record
+   */
   function makeEntry(record) {
-    const entry = {};
-    if (record.annotations !== undefined) entry.annotations = { ...record.annotations };
+    const entry = newObject();
+    if (record.annotations !== undefined) {
+      const annotations = newObject();
+      const given = record.annotations;
+      for (let i = 0; i < ANNOTATION_MEMBERS.length; i++) annotations[ANNOTATION_MEMBERS[i]] = given[ANNOTATION_MEMBERS[i]];
+      entry.annotations = annotations;
+    }
     entry.description = record.description;
     if (record.schemaJSON !== undefined) entry.inputSchema = parseJSON(record.schemaJSON);
     entry.name = record.name;
@@ -538,6 +1004,7 @@
   // ---------------------------------------------------------------------------------------
   // Documents and their ModelContext
 
+  /** @param {Local} local */
   function isActive(local) {
     if (local.window === null) return false;
     try {
@@ -547,32 +1014,48 @@
     }
   }
 
-  function createLocal(doc, win, origin) {
+  /**
+   * @param {Document} doc
+   * @param {Window | null} view
+   * @param {string} origin
+   * @returns {Local}
+   */
+  function createLocal(doc, view, origin) {
     constructing = true;
     let mc;
     try {
-      mc = new ModelContext();
+      mc = /** @type {EventTarget} */ (construct(ModelContext, []));
     } finally {
       constructing = false;
     }
-    const local = { document: doc, window: win, origin, mc, realm, allowed, tools: objectCreate(null), handlers: objectCreate(null) };
+    /** @type {Local} */
+    const local = { document: doc, window: view, origin, mc, realm, allowed, tools: objectCreate(null), handlers: objectCreate(null) };
     hub.attach(local);
     return local;
   }
 
-  /** A document with no shim of its own (one made by script, say) gets one lazily. */
+  /**
+   * A document with no shim of its own (one made by script, say) gets one lazily.
+   * @param {Document} doc
+   */
   function localForDocument(doc) {
     const known = hub.localOfDocument(doc);
     if (known) return known;
-    const win = documentView(doc);
+    const view = documentView(doc);
     let origin = 'null';
-    try { if (win !== null) origin = locationOrigin(windowLocation(win)); } catch { /* cross-origin */ }
-    return createLocal(doc, win, origin);
+    try { if (view !== null) origin = windowOrigin(view); } catch { /* cross-origin */ }
+    return createLocal(doc, view, origin);
   }
 
-  const here = createLocal(document, window, realm.origin);
+  const here = createLocal(windowDocument(win), win, realm.origin);
+  // Before any page script, so no listener of the page's can stop it.
+  addListener(win, 'pagehide', onPageHide, CAPTURE);
 
-  /** The live registration of `name` in a document: a tool whose signal aborted is gone. */
+  /**
+   * The live registration of `name` in a document: a tool whose signal aborted is gone.
+   * @param {Local} local
+   * @param {string} name
+   */
   function liveRecord(local, name) {
     const record = local.tools[name];
     if (record === undefined) return undefined;
@@ -580,11 +1063,13 @@
     return record;
   }
 
+  /** @param {Local} local */
   function liveRecords(local) {
+    /** @type {ToolRecord[]} */
     const out = [];
     const names = ownKeys(local.tools);
     for (let i = 0; i < names.length; i++) {
-      const record = liveRecord(local, names[i]);
+      const record = liveRecord(local, /** @type {string} */ (names[i]));
       if (record !== undefined) append(out, record);
     }
     return out;
@@ -593,6 +1078,10 @@
   // ---------------------------------------------------------------------------------------
   // registerTool()
 
+  /** The steps of an operation, given the document and the arguments it was called with.
+   *  @typedef {(local: Local, args: ArrayLike<unknown>) => Promise<unknown>} Steps */
+
+  /** @type {Steps} */
   function registerTool(local, args) {
     const context = "Failed to execute 'registerTool' on 'ModelContext'";
     if (args.length < 1) throw typeError(`${context}: 1 argument required, but only 0 present.`);
@@ -604,7 +1093,7 @@
     if (!validToolName(tool.name)) throw domError('InvalidStateError', `Invalid tool name: ${tool.name}`);
     let schemaJSON;
     if (tool.inputSchema !== undefined) {
-      schemaJSON = stringify(tool.inputSchema);
+      schemaJSON = argumentJSON(tool.inputSchema, SCHEMA_BUDGET, 'registerTool');
       if (schemaJSON === undefined) throw typeError('The inputSchema cannot be serialised to JSON.');
     }
     if (options.signal !== undefined && signalAborted(options.signal)) return rejected(signalReason(options.signal));
@@ -612,7 +1101,15 @@
     return addRecord(local, tool, options, schemaJSON);
   }
 
+  /**
+   * @param {Local} local
+   * @param {ToolInit} tool
+   * @param {{ exposedTo: string[] | undefined, signal: AbortSignal | undefined }} options
+   * @param {string | undefined} schemaJSON
+   * @returns {Promise<undefined>}
+   */
   function addRecord(local, tool, options, schemaJSON) {
+    /** @type {ToolRecord} */
     const record = {
       local,
       name: tool.name,
@@ -627,11 +1124,13 @@
       exposedTo: options.exposedTo ?? [],
     };
     local.tools[tool.name] = record;
+    /** @type {Deferred<undefined>} */
     const done = deferred();
-    if (options.signal !== undefined) {
-      addListener(options.signal, 'abort', () => {
+    const signal = options.signal;
+    if (signal !== undefined) {
+      addListener(signal, 'abort', () => {
         if (local.tools[record.name] === record) delete local.tools[record.name];
-        done.fail(signalReason(options.signal));
+        done.fail(signalReason(signal));
         hub.notifyChange(null);
       }, ABORT_STEPS);
     }
@@ -639,6 +1138,7 @@
     return done.promise;
   }
 
+  /** @param {Local} local */
   function checkUsable(local) {
     if (!isActive(local)) throw domError('InvalidStateError', 'The document is not fully active.');
     if (!local.allowed) throw domError('NotAllowedError', 'Access to the feature "tools" is disallowed by permissions policy.');
@@ -647,12 +1147,14 @@
   // ---------------------------------------------------------------------------------------
   // getTools()
 
+  /** @type {Steps} */
   function getTools(local, args) {
     const context = "Failed to execute 'getTools' on 'ModelContext'";
     const options = toGetToolsOptions(args[0], context);
     checkUsable(local);
     checkOrigins(options.fromOrigins, 'fromOrigins');
     // Only same-origin documents share a hub, so every tool in it is visible here.
+    /** @type {ToolRecord[]} */
     const records = [];
     const locals = hub.treeOrder();
     for (let i = 0; i < locals.length; i++) {
@@ -660,16 +1162,21 @@
       for (let j = 0; j < list.length; j++) if (list[j].listed) append(records, list[j]);
     }
     sortByName(records);
+    /** @type {Deferred<unknown[]>} */
     const done = deferred();
     hub.enqueue(() => {
-      const out = [];
+      /** @type {unknown[]} */
+      const out = newArray();
       for (let i = 0; i < records.length; i++) append(out, makeEntry(records[i]));
       done.fulfil(out);
     });
     return done.promise;
   }
 
-  /** A stable insertion sort by name (code units), without Array.prototype.sort. */
+  /**
+   * A stable insertion sort by name (code units), without Array.prototype.sort.
+   * @param {ToolRecord[]} list
+   */
   function sortByName(list) {
     for (let i = 1; i < list.length; i++) {
       const item = list[i];
@@ -682,6 +1189,7 @@
   // ---------------------------------------------------------------------------------------
   // executeTool()
 
+  /** @type {Steps} */
   function executeTool(local, args) {
     const context = "Failed to execute 'executeTool' on 'ModelContext'";
     if (args.length < 1) throw typeError(`${context}: 1 argument required, but only 0 present.`);
@@ -692,6 +1200,12 @@
     return startExecution(tool, input, options.signal);
   }
 
+  /**
+   * @param {{ name: string, origin: string, window: Window }} tool
+   * @param {object} input
+   * @param {AbortSignal | undefined} signal
+   * @returns {Promise<string | null>}
+   */
   function startExecution(tool, input, signal) {
     const url = parseURL(tool.origin);
     const origin = url === null ? 'null' : urlOrigin(url);
@@ -700,26 +1214,39 @@
     if (windowClosed(tool.window) || (target !== undefined && !isActive(target))) {
       throw domError('InvalidStateError', "The tool's window is not fully active.");
     }
-    const inputJSON = stringify(input);
+    const inputJSON = argumentJSON(input, INPUT_BUDGET, 'executeTool');
     if (inputJSON === undefined) throw typeError('The input cannot be serialised to JSON.');
     if (signal !== undefined && signalAborted(signal)) return rejected(signalReason(signal));
+    /** @type {Call} */
     const call = { done: deferred(), signal, target, name: tool.name, origin, inputJSON, started: false, toolSettled: false, controller: null };
+    if (target !== undefined) hub.track(call);
     if (signal !== undefined) {
-      call.onAbort = () => cancelExecution(call);
-      addListener(signal, 'abort', call.onAbort, ABORT_STEPS);
+      const onAbort = () => cancelExecution(call);
+      call.onAbort = onAbort;
+      addListener(signal, 'abort', onAbort, ABORT_STEPS);
     }
     hub.enqueue(() => runTool(call), () => announce(call, 'activated'));
     return call.done.promise;
   }
 
-  /** First step, in a task of its own: find the tool and call it. */
+  /**
+   * First step, in a task of its own: find the tool and call it.
+   * @param {Call} call
+   */
   function runTool(call) {
-    const record = call.target === undefined ? undefined : liveRecord(call.target, call.name);
-    if (record === undefined || record.local.origin !== call.origin) {
+    // A frame removed since the call began takes its tools with it: natively the call fails
+    // without running the tool (frames.removedBeforeToolRuns).
+    if (call.target !== undefined && !isActive(call.target)) {
+      finish(call, () => { throw domError('UnknownError', "The tool's document went away."); });
+      return;
+    }
+    const target = call.target;
+    const record = target === undefined ? undefined : liveRecord(target, call.name);
+    if (target === undefined || record === undefined || record.local.origin !== call.origin) {
       finish(call, () => { throw domError('UnknownError', 'The tool is not registered.'); });
       return;
     }
-    const toolRealm = hub.realmOfFunction(record.execute) ?? call.target.realm;
+    const toolRealm = hub.realmOfFunction(record.execute) ?? target.realm;
     const input = toolRealm.parse(call.inputJSON);
     call.record = record;
     if (!isObject(input)) {
@@ -728,19 +1255,25 @@
       return;
     }
     call.started = true;
-    call.controller = toolRealm.makeController();
+    const controller = toolRealm.makeController();
+    call.controller = controller;
     let result;
     try {
-      result = apply(record.execute, undefined, [input, toolRealm.makeClient(call.controller)]);
+      result = apply(record.execute, undefined, [input, toolRealm.makeClient(controller)]);
     } catch (err) {
       toolFinished(call, () => { throw err; });
       return;
     }
+    /** @type {Promise<unknown>} */
     const settled = new NativePromise((resolve) => resolve(result));
-    promiseThen(settled, (value) => toolFinished(call, () => value), (err) => toolFinished(call, () => { throw err; }));
+    promiseThen(settled, (value) => toolFinished(call, () => value), (/** @type {unknown} */ err) => toolFinished(call, () => { throw err; }));
   }
 
-  /** Second step, after the first step's microtasks: toolactivated at the tool's document. */
+  /**
+   * Second step, after the first step's microtasks: toolactivated at the tool's document.
+   * @param {Call} call
+   * @param {'activated' | 'cancelled'} what
+   */
   function announce(call, what) {
     if (!call.record) return;
     const local = call.record.local;
@@ -749,9 +1282,14 @@
     dispatch(local.mc, new EventInterface(what === 'activated' ? 'toolactivated' : 'toolcancel', plain({ toolName: call.name })));
   }
 
+  /**
+   * @param {Call} call
+   * @param {() => unknown} outcome what the tool gave, or throws what it threw
+   */
   function toolFinished(call, outcome) {
     call.toolSettled = true;
-    let serialised;
+    /** @type {string | null} */
+    let serialised = null;
     let failed = false;
     try {
       serialised = serialiseResult(outcome());
@@ -764,21 +1302,55 @@
     });
   }
 
-  /** The caller hears the outcome a task later, as from the browser. */
+  /**
+   * The caller hears the outcome a task later, as from the browser.
+   * @param {Call} call
+   * @param {() => string | null} outcome the result, or throws the failure
+   */
   function finish(call, outcome) {
+    hub.enqueue(() => settle(call, outcome));
+  }
+
+  /**
+   * @param {Call} call
+   * @param {() => string | null} outcome
+   */
+  function settle(call, outcome) {
+    if (call.signal !== undefined && call.onAbort !== undefined) removeListener(call.signal, 'abort', call.onAbort);
+    hub.untrack(call);
+    try {
+      call.done.fulfil(outcome());
+    } catch (err) {
+      call.done.fail(err);
+    }
+  }
+
+  /** This document is being unloaded (its frame removed, or navigated from). Natively a call
+   *  into it whose tool has not settled by then fails with UnknownError, even if the tool
+   *  settles a moment later, and its tool's signal is not aborted (frames.removedDuringCall).
+   *  Which calls is decided now; whether the document really went is decided a task later (a
+   *  page can dispatch a pagehide of its own, and a page entering the back-forward cache
+   *  comes back). */
+  function onPageHide() {
+    const lost = hub.callsInto(here);
+    if (lost.length === 0) return;
     hub.enqueue(() => {
-      if (call.signal !== undefined) removeListener(call.signal, 'abort', call.onAbort);
-      try {
-        call.done.fulfil(outcome());
-      } catch (err) {
-        call.done.fail(err);
+      if (isActive(here)) return;
+      // Settled here, not a task later: a result the tool gave after the unload is queued
+      // behind this step and must not win.
+      for (let i = 0; i < lost.length; i++) {
+        settle(lost[i], () => { throw domError('UnknownError', "The tool's document went away."); });
       }
     });
   }
 
-  /** The caller's signal aborted: it hears the reason now; a running tool is told later. */
+  /**
+   * The caller's signal aborted: it hears the reason now; a running tool is told later.
+   * @param {Call} call
+   */
   function cancelExecution(call) {
-    if (call.done.settled) return;
+    if (call.done.settled || call.signal === undefined) return;
+    hub.untrack(call);
     call.done.fail(signalReason(call.signal));
     if (!call.started || call.toolSettled) return;
     hub.enqueue(
@@ -790,10 +1362,19 @@
   // ---------------------------------------------------------------------------------------
   // Event handler attributes
 
+  /**
+   * @param {Local} local
+   * @param {string} type
+   */
   function getHandler(local, type) {
     return local.handlers[type]?.value ?? null;
   }
 
+  /**
+   * @param {Local} local
+   * @param {string} type
+   * @param {unknown} value
+   */
   function setHandler(local, type, value) {
     const slot = local.handlers[type];
     if (!isObject(value)) {
@@ -805,11 +1386,14 @@
       slot.value = value; // the handler keeps its place among the listeners
       return;
     }
-    const fresh = { value, listener: null };
-    fresh.listener = function (event) {
-      const handler = fresh.value;
-      if (typeof handler !== 'function') return;
-      if (apply(handler, this, [event]) === false) preventDefault(event);
+    /** @type {HandlerSlot} */
+    const fresh = {
+      value,
+      listener(event) {
+        const handler = fresh.value;
+        if (typeof handler !== 'function') return;
+        if (apply(handler, this, [event]) === false) preventDefault(event);
+      },
     };
     local.handlers[type] = fresh;
     addListener(local.mc, type, fresh.listener);
@@ -818,13 +1402,23 @@
   // ---------------------------------------------------------------------------------------
   // The interface: brand checks, then the steps above
 
+  /**
+   * @param {unknown} self
+   * @param {string} method
+   */
   function localOf(self, method) {
     const local = hub.localOfContext(self);
     if (local === undefined) throw typeError(`Failed to execute '${method}' on 'ModelContext': Illegal invocation`);
     return local;
   }
 
-  /** A promise-returning operation: every exception becomes a rejected promise. */
+  /**
+   * A promise-returning operation: every exception becomes a rejected promise.
+   * @param {unknown} self
+   * @param {string} method
+   * @param {Steps} steps
+   * @param {ArrayLike<unknown>} args
+   */
   function operation(self, method, steps, args) {
     try {
       return steps(localOf(self, method), args);
@@ -836,19 +1430,24 @@
   // The declared parameters give each method the length WebIDL does (its required
   // arguments); the steps read `arguments`, so a parameter itself is not used.
   const methods = {
+    /** @param {unknown} _tool */
     executeTool(_tool) { return operation(this, 'executeTool', executeTool, arguments); },
     getTools() { return operation(this, 'getTools', getTools, arguments); },
+    /** @param {unknown} _tool */
     registerTool(_tool) { return operation(this, 'registerTool', registerTool, arguments); },
   };
 
+  /** @param {string} type */
   const handlerAccessor = (type) => {
     const accessors = {
+      /** @returns {object | null} */
       get [`on${type}`]() { return getHandler(localOfAttribute(this), type); },
-      set [`on${type}`](value) { setHandler(localOfAttribute(this), type, value); },
+      set [`on${type}`](/** @type {unknown} */ value) { setHandler(localOfAttribute(this), type, value); },
     };
     return getOwnPropertyDescriptor(accessors, `on${type}`);
   };
 
+  /** @param {unknown} self */
   function localOfAttribute(self) {
     const local = hub.localOfContext(self);
     if (local === undefined) throw typeError('Illegal invocation');
@@ -871,32 +1470,62 @@
       } catch {
         throw typeError('Illegal invocation');
       }
-      return localForDocument(this).mc;
+      return localForDocument(/** @type {Document} */ (/** @type {unknown} */ (this))).mc; // its getter accepted it
     },
   };
-  defineProperty(Document.prototype, 'modelContext', {
-    get: getOwnPropertyDescriptor(documentAccessor, 'modelContext').get,
+  defineProperty(win.Document.prototype, 'modelContext', {
+    get: ownFunction(getOwnPropertyDescriptor(documentAccessor, 'modelContext')?.get),
     enumerable: true,
     configurable: true,
   });
   /** @type {Array<[string, Function]>} */
   const interfaceObjects = [['ModelContext', ModelContext], ['ToolActivatedEvent', ToolActivatedEvent], ['ToolCancelEvent', ToolCancelEvent]];
-  for (const [name, value] of interfaceObjects) {
-    defineProperty(window, name, { value, writable: true, enumerable: false, configurable: true });
+  for (let i = 0; i < interfaceObjects.length; i++) {
+    defineProperty(win, interfaceObjects[i][0], { value: interfaceObjects[i][1], writable: true, enumerable: false, configurable: true });
   }
+
+  // ---------------------------------------------------------------------------------------
+  // Frames whose about:blank document QtWebEngine's script does not reach in time
+
+  /** An iframe inserted with no src (or src="about:blank") fires its load event while being
+   *  inserted, before the inserting script goes on. If its document has no shim by then
+   *  (Qt's comes a task later, if at all), it gets this one: natively it has modelContext
+   *  from the start (frames.aboutBlank.*). A frame that loaded a page has Qt's already.
+   *  @param {Event} event */
+  function adoptFrame(event) {
+    let child;
+    let doc;
+    try {
+      child = frameContentWindow(eventTarget(event));
+      if (child === null) return;
+      doc = windowDocument(child);
+    } catch {
+      return; // not an iframe (an image, a script), or another origin's
+    }
+    // A same-origin frame's window is a global like this one, with built-ins of its own.
+    if (hub.localOfDocument(doc) === undefined) install(/** @type {Window & typeof globalThis} */ (child), own);
+  }
+  // Load events do not reach the window: the document's capture phase is the first to see
+  // them, and this listener, added before any page script, the first there.
+  addListener(windowDocument(win), 'load', adoptFrame, CAPTURE);
 
   // The shell's relay (injected into the main frame right after this script, before any page
   // script) takes this hook and deletes it: calls it makes are an agent's. Native Chromium
   // treats an agent's call and a page's alike (toolcancel fires when either cancels), so the
   // hook runs the same steps as executeTool() on the top document, without a page's `this`.
   if (isTop) {
-    defineProperty(window, AGENT_HOOK, {
+    defineProperty(win, AGENT_HOOK, {
       configurable: true,
       value: freeze({
+        /**
+         * @param {unknown} tool
+         * @param {unknown} input
+         * @param {unknown} options
+         */
         execute(tool, input, options) {
           return operation(here.mc, 'executeTool', executeTool, [tool, input, options]);
         },
       }),
     });
   }
-})();
+})(window);

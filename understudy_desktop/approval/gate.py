@@ -20,7 +20,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
-from understudy_desktop.consent.dialog import ConsentDialog, DialogText
+from understudy_desktop.approval.dialog import ConsentDialog, DialogText
 from understudy_desktop.consent.ledger import ConsentLedger, Grant, consent_key
 from understudy_desktop.consent.manifest import SensitiveAction
 

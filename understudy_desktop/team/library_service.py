@@ -3,7 +3,12 @@ new, shares their tools into it, applies withdrawals, and hands every shared too
 review as a pack import (nothing from the folder becomes callable until the person accepts).
 
 A folder that is not reachable changes nothing here: accepted tools live in the database, and
-only a withdrawal read from the folder, signed by the tool's author, turns one off."""
+only a withdrawal read from the folder, signed by the tool's author, turns one off.
+
+A service, not a window: it speaks to the person only through the `notify` and `show_problem`
+callables it is given, and reaches the pack import through `PackImport`, which the shell's
+pack actions (shell/pack_actions.py) provide. Nothing here imports shell/
+(tests/test_layering.py), so the window, its menu and Settings sit on top of it."""
 
 from __future__ import annotations
 
@@ -12,17 +17,14 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Signal, SignalInstance
 
 from understudy_desktop.library.library import Library
 from understudy_desktop.library.model import definition_hash, shown_name
 from understudy_desktop.packs.export import ExportError, build_pack
-from understudy_desktop.shell import team_words
-from understudy_desktop.shell.pack_actions import PackActions
 from understudy_desktop.store.settings import Settings
 from understudy_desktop.team.documents import (
     policy_document,
@@ -49,12 +51,13 @@ from understudy_desktop.team.inbox import (
 from understudy_desktop.team.no_links import LinkRefusedError
 from understudy_desktop.team.provenance import Provenance
 from understudy_desktop.team.signing import key_id
+from understudy_desktop.team.status_words import LINK_WORDS, UNREACHABLE, offered_words
 from understudy_desktop.team.trust import TeamDecisions
+from understudy_desktop.team.usage import USAGE_EVERY_S, usage_rows
 from understudy_desktop.team.watcher import POLL_MS, TeamWatcher
 
 log = logging.getLogger(__name__)
 TEAM_FOLDER = "team_folder"
-USAGE_EVERY_S = 3600.0
 SHARE_USAGE = "team_share_usage"
 # The tools this person has in the folder (from the last scan that reached it), and the ones
 # they removed from their library whose withdrawal is not written yet: both in the database,
@@ -70,36 +73,32 @@ REVIEWS_PENDING = "team_reviews_pending"
 HANDOVERS_PENDING = "team_handovers_pending"
 # The team lead's key this person chose to follow ('' none).
 TEAM_LEAD = "team_lead_key"
-LINK_WORDS = (
-    "The team folder has a link where Understudy keeps its files, so nothing was written: a "
-    "link could send it to another folder of this computer. Ask whoever looks after the "
-    "folder to remove the link."
-)
-UNREACHABLE = (
-    "Team library: the folder is not reachable just now. Your tools work as usual; "
-    "Understudy checks again by itself."
-)
 
 
-def offered_words(view: TeamView) -> str:
-    """What the status bar says. Only tools signed by people this person trusts are "from
-    your team"; signed by a key they do not trust yet is said apart; unsigned ones are not
-    counted (the team window lists them, with their warning)."""
-    new = sum(1 for t in view.new_from_team if t.state == "new")
-    updates = sum(1 for t in view.new_from_team if t.state == "update")
-    strangers = sum(1 for t in view.tools if t.state == "untrusted")
-    parts = []
-    if new:
-        parts.append(f"{new} new tool{'s' if new != 1 else ''}")
-    if updates:
-        parts.append(f"{updates} update{'s' if updates != 1 else ''}")
-    words = " and ".join(parts) + " from your team" if parts else ""
-    if strangers:
-        theirs = (
-            f"{strangers} new tool{'s' if strangers != 1 else ''} from someone you do not trust yet"
-        )
-        words = f"{words}; {theirs}" if words else theirs
-    return words
+class PackImport(Protocol):
+    """What the service needs of the pack import: a shared tool is accepted through the same
+    preview, grant and one transaction as any pack, so the service never writes the library
+    for it itself."""
+
+    @property
+    def accepted_from_team(self) -> SignalInstance:
+        """Emits the Provenance of a shared version the person just accepted."""
+        ...
+
+    def import_data(
+        self,
+        data: bytes,
+        filename: str,
+        confirm: bool,
+        replace: bool = False,
+        source: Provenance | None = None,
+    ) -> None: ...
+
+    def provenance(self, data: bytes, author: str) -> Provenance: ...
+
+    def author(self) -> str: ...
+
+    def set_author(self, name: str) -> None: ...
 
 
 class TeamLibrary(QObject):
@@ -114,7 +113,7 @@ class TeamLibrary(QObject):
     def __init__(
         self,
         library: Library,
-        packs: PackActions,
+        packs: PackImport,
         settings: Settings,
         decisions: TeamDecisions,
         identity: Identity,
@@ -330,14 +329,6 @@ class TeamLibrary(QObject):
         if data is not None:
             self._packs.import_data(
                 data, self._label(item), confirm=True, source=self._source(item, data)
-            )
-
-    def accept_without_asking(self, item: TeamTool) -> None:
-        """For the command line's --yes and tests: the same import, approved by the caller."""
-        data = self._bytes(item)
-        if data is not None:
-            self._packs.import_data(
-                data, self._label(item), confirm=False, source=self._source(item, data)
             )
 
     def _bytes(self, item: TeamTool) -> bytes | None:
@@ -670,29 +661,9 @@ class TeamLibrary(QObject):
     # --- usage counts -------------------------------------------------------------------------
     def usage_counts(self) -> list[dict[str, Any]]:
         """Runs, failures and the last day used of each team tool here (numbers only)."""
-        mine = self.identity.public_key
-        rows = []
-        for tool in self._library.tools():
-            if tool.origin.by == "team" and tool.origin.key:
-                shared_by, shared_as = tool.origin.key, tool.origin.shared_as
-            elif mine and any(t.state == "mine" and t.tool == tool.name for t in self.view.tools):
-                shared_by, shared_as = mine, tool.name
-            else:
-                continue
-            usage = self._library.usage(tool.name)
-            last = usage.last_used
-            rows.append(
-                {
-                    "sharedBy": shared_by,
-                    "tool": shared_as,
-                    "runs": usage.runs,
-                    "failures": usage.runs - usage.successes,
-                    "lastUsed": datetime.fromtimestamp(last, UTC).strftime("%Y-%m-%d")
-                    if last
-                    else "",
-                }
-            )
-        return rows
+        return usage_rows(
+            self._library.tools(), self._library.usage, self.identity.public_key, self.view
+        )
 
     def _publish_usage_when_due(self) -> None:
         """At most once an hour, and only when the counts moved: a sync service then carries
@@ -725,8 +696,3 @@ class TeamLibrary(QObject):
         self._usage_published, self._usage_published_at = counts, time.monotonic()
         self.watcher.scan_now()
         return True
-
-    @staticmethod
-    def describe(item: TeamTool) -> str:
-        """The team window's words for one tool: its warning first (team_words.py)."""
-        return team_words.describe(item)

@@ -1,6 +1,10 @@
 """What the approval dialog says about a tool, composed by the app from the definition the
 shell holds (never by a model, never by the page): its description as agents will read it,
-each step in words with its fixed values, what it asks for, and what it can change."""
+each step in words with its fixed values, what it asks for, and what it can change.
+
+It reads the definition as the one Definition model parses it (definition.py), the same
+typed steps a run executes (model/runs.py): what the dialog says a step does is read from
+exactly what would run."""
 
 from __future__ import annotations
 
@@ -8,6 +12,9 @@ import re
 from typing import Any
 
 from understudy_desktop.catalogue import Catalogue
+from understudy_desktop.definition import ConstArg, Definition, ParamArg, Ref, Step, StepArg
+
+Arg = ParamArg | ConstArg | StepArg
 
 LABELS = {
     "status": {
@@ -46,17 +53,18 @@ def shown_value(field: str, value: Any, ref: Any = None) -> str:
     return shown
 
 
-def _arg(catalogue: Catalogue, command: str, field: str, spec: Any) -> str:
+def _arg(catalogue: Catalogue, command: str, field: str, spec: Arg | None) -> str:
     info = catalogue.commands.get(command)
     words = info.words(field, catalogue.field_words) if info else {}
-    if not isinstance(spec, dict) or spec.get("from") == "param":
+    if spec is None or isinstance(spec, ParamArg):
         return words.get("asked", f"the {field} you choose")
-    if spec.get("from") == "step":
+    if isinstance(spec, StepArg):
         return words.get("same", f"the same {field}")
-    return value_words(catalogue, command, field, spec.get("value"), spec.get("ref"))
+    ref = spec.ref.model_dump() if spec.ref is not None else None
+    return value_words(catalogue, command, field, spec.value, ref)
 
 
-def _filter_sentence(catalogue: Catalogue, args: dict[str, Any]) -> str:
+def _filter_sentence(catalogue: Catalogue, args: dict[str, Arg]) -> str:
     how = {
         "text": "mentioning {}",
         "status": "with status {}",
@@ -67,20 +75,20 @@ def _filter_sentence(catalogue: Catalogue, args: dict[str, Any]) -> str:
     parts = []
     for field, pattern in how.items():
         spec = args.get(field)
-        if not isinstance(spec, dict):
+        if spec is None:
             continue
-        if spec.get("from") == "const" and spec.get("value") in ("", None):
+        if isinstance(spec, ConstArg) and spec.value in ("", None):
             continue
         parts.append(pattern.format(_arg(catalogue, "filter_tickets", field, spec)))
     return "Find the tickets " + ", ".join(parts) if parts else "Look at every ticket"
 
 
-def step_sentence(catalogue: Catalogue, step: dict[str, Any]) -> str:
+def step_sentence(catalogue: Catalogue, step: Step) -> str:
     """One step as a sentence: "Assign the ticket you choose to Priya Raman" (js/words.js
     words the page's steps from the same catalogue)."""
-    command = str(step.get("command"))
+    command = step.command
     info = catalogue.commands.get(command)
-    args = step.get("args") or {}
+    args = step.args
     if info is None:
         return "A step this console no longer has"
     if command == "filter_tickets":
@@ -95,22 +103,31 @@ def recorded_step_sentence(catalogue: Catalogue, step: dict[str, Any]) -> str:
     raw_refs, raw_payload = step.get("refs"), step.get("payload")
     refs: dict[str, Any] = raw_refs if isinstance(raw_refs, dict) else {}
     payload: dict[str, Any] = raw_payload if isinstance(raw_payload, dict) else {}
-    args = {
-        name: {"from": "const", "value": value, **({"ref": refs[name]} if name in refs else {})}
+    # Only shown, never run: built as it is, without the checks a definition gets.
+    args: dict[str, Arg] = {
+        name: ConstArg.model_construct(source="const", value=value, ref=_ref(refs.get(name)))
         for name, value in payload.items()
     }
-    return step_sentence(catalogue, {"command": step.get("command"), "args": args})
+    return step_sentence(
+        catalogue, Step.model_construct(command=str(step.get("command")), args=args)
+    )
 
 
-def step_lines(definition: dict[str, Any], catalogue: Catalogue) -> list[str]:
+def _ref(raw: Any) -> Ref | None:
+    if isinstance(raw, dict) and raw.get("name"):
+        return Ref.model_construct(kind=raw.get("kind", "person"), name=str(raw["name"]))
+    return None
+
+
+def step_lines(definition: Definition, catalogue: Catalogue) -> list[str]:
     return [
         f"{index + 1}. {step_sentence(catalogue, step)}"
-        for index, step in enumerate(definition.get("steps") or [])
+        for index, step in enumerate(definition.steps)
     ]
 
 
-def questions(definition: dict[str, Any]) -> list[str]:
-    schema = definition.get("inputSchema") or {}
+def questions(definition: Definition) -> list[str]:
+    schema = definition.inputSchema
     required = set(schema.get("required") or [])
     out = []
     for name, sub in (schema.get("properties") or {}).items():
@@ -119,15 +136,15 @@ def questions(definition: dict[str, Any]) -> list[str]:
     return out
 
 
-def changes(definition: dict[str, Any], catalogue: Catalogue) -> str:
+def changes(definition: Definition, catalogue: Catalogue) -> str:
     titles = []
-    for step in definition.get("steps") or []:
-        info = catalogue.commands.get(str(step.get("command")))
+    for step in definition.steps:
+        info = catalogue.commands.get(step.command)
         if info is not None and info.mutates and info.title not in titles:
             titles.append(info.title)
     if not titles:
         return "Nothing: it only reads tickets."
-    infos = [catalogue.commands.get(str(s.get("command"))) for s in definition.get("steps") or []]
+    infos = [catalogue.commands.get(s.command) for s in definition.steps]
     many = any(info is not None and info.set_based for info in infos)
     text = "Tickets: " + ", ".join(t.lower() for t in titles) + "."
     if many:
@@ -135,19 +152,29 @@ def changes(definition: dict[str, Any], catalogue: Catalogue) -> str:
     return text
 
 
-def summary(definition: dict[str, Any], catalogue: Catalogue) -> str:
+def summary(definition: Definition, catalogue: Catalogue) -> str:
     """One paragraph for an agent's draft answer."""
-    steps = definition.get("steps") or []
-    asked = [str(k) for k in ((definition.get("inputSchema") or {}).get("properties") or {})]
-    text = f'"{definition.get("name")}" does {len(steps)} recorded step(s)'
+    asked = [str(k) for k in (definition.inputSchema.get("properties") or {})]
+    text = f'"{definition.name}" does {len(definition.steps)} recorded step(s)'
     text += f", asking for {', '.join(asked)}." if asked else ", asking for nothing."
     return text + " It changes: " + changes(definition, catalogue)
 
 
-def tool_sections(definition: dict[str, Any], catalogue: Catalogue) -> tuple[tuple[str, str], ...]:
+UNREADABLE = (
+    "Understudy cannot read this tool's steps: it is not the tool that was approved. Revoke "
+    "it, or bring it in again from its pack."
+)
+
+
+def tool_sections(
+    definition: Definition | None, catalogue: Catalogue
+) -> tuple[tuple[str, str], ...]:
+    """The dialog's sections; None is a stored copy that does not read as a definition."""
+    if definition is None:
+        return (("What it does", UNREADABLE),)
     asked = questions(definition)
     return (
-        ("What agents will read", str(definition.get("description", ""))),
+        ("What agents will read", definition.description),
         ("What it does", "\n".join(step_lines(definition, catalogue))),
         ("What it asks for each time", "\n".join(asked) if asked else "Nothing."),
         ("What it can change", changes(definition, catalogue)),
@@ -155,10 +182,12 @@ def tool_sections(definition: dict[str, Any], catalogue: Catalogue) -> tuple[tup
 
 
 def difference_sections(
-    old: dict[str, Any], new: dict[str, Any], catalogue: Catalogue
+    old: Definition | None, new: Definition | None, catalogue: Catalogue
 ) -> tuple[tuple[str, str], ...]:
-    """Old → new, step by step, for a repair or a re-approval."""
-    before = step_lines(old, catalogue)
+    """Old → new, step by step, for a repair or a re-approval (None: nothing readable)."""
+    if new is None:
+        return (("What changes", UNREADABLE),)
+    before = step_lines(old, catalogue) if old is not None else []
     after = step_lines(new, catalogue)
     lines = []
     for i in range(max(len(before), len(after))):
@@ -166,18 +195,14 @@ def difference_sections(
         b = after[i] if i < len(after) else "(none)"
         lines.append(f"{a}" if a == b else f"{a}\n   → now: {b.split('. ', 1)[-1]}")
     sections: list[tuple[str, str]] = [("What changes", "\n".join(lines))]
-    if old.get("description") != new.get("description"):
-        sections.append(
-            (
-                "What agents will read",
-                f"Before: {old.get('description')}\nNow: {new.get('description')}",
-            )
-        )
+    was = old.description if old is not None else ""
+    if was != new.description:
+        sections.append(("What agents will read", f"Before: {was}\nNow: {new.description}"))
     return tuple(sections)
 
 
 def answers(
-    definition: dict[str, Any],
+    definition: Definition | None,
     arguments: dict[str, Any],
     catalogue: Catalogue,
     known: dict[str, list[dict[str, str]]] | None = None,
@@ -185,10 +210,10 @@ def answers(
     """What a run was asked to do with, in words: "Ticket: T-1011", "Person: Priya Raman"
     (people and templates by their name on the saved queue, `known`)."""
     fields: dict[str, tuple[str, str]] = {}
-    for step in definition.get("steps") or []:
-        for field, spec in (step.get("args") or {}).items():
-            if isinstance(spec, dict) and spec.get("from") == "param":
-                fields.setdefault(str(spec.get("name")), (str(step.get("command")), field))
+    for step in definition.steps if definition is not None else []:
+        for field, spec in step.args.items():
+            if isinstance(spec, ParamArg):
+                fields.setdefault(spec.name, (step.command, field))
     lines = []
     for name, value in sorted(arguments.items()):
         command, field = fields.get(name, ("", name))

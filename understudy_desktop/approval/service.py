@@ -16,10 +16,10 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from understudy_desktop.approval import wording
+from understudy_desktop.approval.dialog import DialogText
+from understudy_desktop.approval.gate import ConsentGate, Decision, Ticket
 from understudy_desktop.catalogue import Catalogue
-from understudy_desktop.consent import wording
-from understudy_desktop.consent.dialog import DialogText
-from understudy_desktop.consent.gate import ConsentGate, Decision, Ticket
 from understudy_desktop.consent.ledger import Grant
 from understudy_desktop.consent.manifest import (
     DELETE_RECORDING,
@@ -34,6 +34,7 @@ from understudy_desktop.consent.manifest import (
     RUN_TOOL,
     SensitiveAction,
 )
+from understudy_desktop.definition import readable
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.drafts import Draft, Drafts
 from understudy_desktop.library.library import (
@@ -166,7 +167,7 @@ class ConsentService(QObject):
             details=f"{who} made this tool from a recording. Once you approve, agents can "
             "use it, and you can run it from your library.",
             requester=requester,
-            sections=wording.tool_sections(tool.definition, self.catalogue)
+            sections=wording.tool_sections(tool.parsed, self.catalogue)
             + ((("If it ran now", trial),) if trial else ()),
         )
         return self._decide(PUBLISH_TOOL, publish_args(tool), text, hold_s, poll, answer, carry_out)
@@ -195,7 +196,9 @@ class ConsentService(QObject):
             headline=f"{REPAIR_TOOL.verb} “{self._shown(name)}”",
             details="You re-did one step. The rest of the tool stays as you approved it.",
             requester=requester,
-            sections=wording.difference_sections(old.definition, draft.definition, self.catalogue),
+            sections=wording.difference_sections(
+                old.parsed, readable(draft.definition), self.catalogue
+            ),
         )
         args = repair_args(name, new_digest, old.digest)
         return self._decide(REPAIR_TOOL, args, text, hold_s, poll, answer, carry_out)
@@ -248,7 +251,7 @@ class ConsentService(QObject):
             headline=f"{ENABLE_TOOL.verb} “{self._shown(name)}”",
             details="Agents will be able to use it again.",
             requester=requester,
-            sections=wording.tool_sections(tool.definition, self.catalogue),
+            sections=wording.tool_sections(tool.parsed, self.catalogue),
         )
         return self._decide(ENABLE_TOOL, tool_args(tool), text, None, False, answer, carry_out)
 
@@ -273,7 +276,7 @@ class ConsentService(QObject):
             details=f"It was held back from agents: {tool.review_reason}. This is the tool as "
             "it is now.",
             requester=requester,
-            sections=wording.tool_sections(tool.definition, self.catalogue),
+            sections=wording.tool_sections(tool.parsed, self.catalogue),
         )
         args = {"name": name, "definition": digest}
         return self._decide(REVIEW_TOOL, args, text, None, False, answer, carry_out)
@@ -375,8 +378,9 @@ class ConsentService(QObject):
     ) -> Ticket | None:
         """For a tool marked "ask me every time": one dialog per run, for these arguments."""
         tool = self.library.get(name)
-        definition = tool.definition if tool is not None else {}
-        shown = wording.answers(definition, arguments, self.catalogue, known)
+        shown = wording.answers(
+            tool.parsed if tool is not None else None, arguments, self.catalogue, known
+        )
         text = DialogText(
             headline=f"{RUN_TOOL.verb} “{self._shown(name)}”",
             details="You asked to be asked before each run of this tool.",

@@ -1,0 +1,134 @@
+"""A queue file's bytes as text: the size limit, the encoding, the line endings, its date."""
+
+from __future__ import annotations
+
+import codecs
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final
+
+import charset_normalizer
+
+from understudy_desktop.queue_io.columns import format_utc
+from understudy_desktop.queue_io.errors import cannot_open
+
+MAX_FILE_BYTES: Final = 200 * 1024 * 1024
+# Excel on Western-European Windows writes cp1252; charset-normalizer often ranks a Baltic or
+# Central-European code page just above it on short files, which garbles accents.
+_PREFERRED_LEGACY: Final = ("cp1252",)
+_LEGACY_TOLERANCE: Final = 0.1
+
+_ENCODING_LABELS: Final[dict[str, str]] = {
+    "utf-8": "UTF-8",
+    "utf-16-le": "UTF-16",
+    "utf-16-be": "UTF-16",
+    "utf-16": "UTF-16",
+    "utf-32-le": "UTF-32",
+    "utf-32-be": "UTF-32",
+    "utf-32": "UTF-32",
+    "ascii": "ASCII",
+    "cp1252": "Windows-1252",
+    "cp1250": "Windows-1250",
+    "cp1251": "Windows-1251",
+    "iso8859-1": "Latin-1",
+    "iso8859-15": "Latin-9",
+    "mac-roman": "Mac Roman",
+    "cp932": "Shift-JIS",
+    "shift_jis": "Shift-JIS",
+}
+
+
+def encoding_label(encoding: str) -> str:
+    return _ENCODING_LABELS.get(encoding, encoding.upper())
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        size = path.stat().st_size
+        if path.is_dir():
+            cannot_open(path, "This is a folder, not a file.")
+        if size > MAX_FILE_BYTES:
+            cannot_open(
+                path,
+                f"The file is too large ({size / 1024 / 1024:.0f} MB); the limit is "
+                f"{MAX_FILE_BYTES // 1024 // 1024} MB. Export fewer tickets at a time.",
+            )
+        data = path.read_bytes()
+    except FileNotFoundError:
+        cannot_open(path, "The file was not found. It may have been moved, renamed or deleted.")
+    except PermissionError:
+        cannot_open(path, "You do not have permission to read this file.")
+    except OSError as exc:
+        cannot_open(path, f"The file could not be read ({exc.strerror or exc}).")
+    if not data:
+        cannot_open(path, "The file is empty.")
+    return data
+
+
+_BOMS: Final = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+def decode(path: Path, data: bytes) -> tuple[str, str, bool]:
+    """Return (text, codec name, had BOM)."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data[len(bom) :].decode(encoding), encoding, True
+            except UnicodeDecodeError as exc:
+                cannot_open(
+                    path,
+                    f"The file says it is {encoding_label(encoding)} text, but it is damaged "
+                    f"near byte {exc.start}. Export it again from your helpdesk.",
+                )
+    try:
+        return data.decode("utf-8"), "utf-8", False
+    except UnicodeDecodeError:
+        pass
+    results = list(charset_normalizer.from_bytes(data))
+    if results:
+        best = results[0]
+        for match in results:
+            if (
+                match.encoding in _PREFERRED_LEGACY
+                and match.chaos <= best.chaos + _LEGACY_TOLERANCE
+            ):
+                best = match
+                break
+        encoding = codecs.lookup(best.encoding).name
+        try:
+            return data.decode(encoding), encoding, False
+        except UnicodeDecodeError:
+            pass
+    cannot_open(
+        path,
+        "We could not work out how the text in this file is encoded. In your spreadsheet "
+        'program, save it again as "CSV UTF-8" and open that copy.',
+    )
+
+
+def line_layout(text: str) -> tuple[str, bool]:
+    """The file's line ending and whether it ends with one."""
+    first = text.find("\n")
+    if first > 0 and text[first - 1] == "\r":
+        newline = "\r\n"
+    elif first == -1 and "\r" in text:
+        newline = "\r"
+    else:
+        newline = "\n"
+    return newline, text.endswith(("\n", "\r"))
+
+
+def file_time(path: Path) -> str:
+    try:
+        return format_utc(
+            datetime.fromtimestamp(os.stat(path).st_mtime, UTC).replace(microsecond=0)
+        )
+    except OSError:
+        return format_utc(datetime.now(UTC).replace(microsecond=0))
