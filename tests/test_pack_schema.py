@@ -140,3 +140,19 @@ def test_a_badly_shaped_definition_is_told_where_without_its_own_keys():
     assert parsed is None and len(problems) == 1
     assert problems[0].startswith("The tool is not well formed (at steps/0/args/…")
     assert "zz_secret_key" not in problems[0] and "elsewhere" not in problems[0]
+
+
+def test_a_generated_file_is_written_and_then_checked_current(tmp_path, capsys):
+    from understudy_desktop.generated_file import write_or_check
+
+    path = tmp_path / "made.json"
+    path.write_text("stale", encoding="utf-8")
+    assert write_or_check(path, lambda: "fresh", "d", ["--check"]) == 1
+    assert path.read_text(encoding="utf-8") == "stale"  # a check writes nothing
+    assert write_or_check(path, lambda: "fresh", "d", []) == 0
+    assert write_or_check(path, lambda: "fresh", "d", ["--check"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "made.json is out of date",
+        "wrote made.json",
+        "made.json is current",
+    ]

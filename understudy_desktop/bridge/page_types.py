@@ -13,7 +13,6 @@ a default are optional (they may be absent).
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import textwrap
@@ -26,6 +25,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from understudy_desktop import definition
 from understudy_desktop.bridge import protocol, to_page
+from understudy_desktop.generated_file import write_or_check
 
 TYPES_FILE = Path(__file__).resolve().parents[2] / "web_assets" / "types" / "protocol.d.ts"
 MODULES: tuple[types.ModuleType, ...] = (protocol, to_page, definition)
@@ -241,16 +241,7 @@ def text() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Write protocol.d.ts from the protocol models.")
-    parser.add_argument("--check", action="store_true", help="only say whether it is current")
-    args = parser.parse_args(argv)
-    if args.check:
-        current = TYPES_FILE.is_file() and TYPES_FILE.read_text(encoding="utf-8") == text()
-        print("protocol.d.ts is current" if current else "protocol.d.ts is out of date")
-        return 0 if current else 1
-    TYPES_FILE.write_text(text(), encoding="utf-8")
-    print(f"wrote {TYPES_FILE.name}")
-    return 0
+    return write_or_check(TYPES_FILE, text, "Write protocol.d.ts from the protocol models.", argv)
 
 
 if __name__ == "__main__":

@@ -9,12 +9,12 @@ the format); tests/test_pack_schema.py fails when it and the models disagree.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from understudy_desktop.generated_file import write_or_check
 from understudy_desktop.packs.model import Pack
 
 SCHEMA_FILE = Path(__file__).with_name("pack.schema.json")
@@ -48,16 +48,7 @@ def text() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Write pack.schema.json from the pack models.")
-    parser.add_argument("--check", action="store_true", help="only say whether it is current")
-    args = parser.parse_args(argv)
-    if args.check:
-        current = SCHEMA_FILE.read_text(encoding="utf-8") == text()
-        print("pack.schema.json is current" if current else "pack.schema.json is out of date")
-        return 0 if current else 1
-    SCHEMA_FILE.write_text(text(), encoding="utf-8")
-    print(f"wrote {SCHEMA_FILE.name}")
-    return 0
+    return write_or_check(SCHEMA_FILE, text, "Write pack.schema.json from the pack models.", argv)
 
 
 if __name__ == "__main__":
