@@ -29,6 +29,7 @@ RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("consent", ("library", "agent", "shell", "bridge", "approval")),
     ("library", ("approval", "shell", "bridge")),
     ("team", ("shell",)),
+    ("model", ("library", "approval", "shell", "bridge", "team")),
 )
 
 
@@ -101,6 +102,7 @@ def test_the_check_reads_every_layer_it_guards():
         ("library/runner.py", "from understudy_desktop.shell.main_window import MainWindow\n"),
         ("library/model.py", "from understudy_desktop.bridge.console_port import ConsolePort\n"),
         ("team/inbox.py", "from understudy_desktop.shell import team_words\n"),
+        ("model/service.py", "from understudy_desktop.bridge import to_page\n"),
     ],
 )
 def test_each_rule_fails_when_it_is_broken(relative, source):

@@ -37,10 +37,10 @@ from understudy_desktop.bridge.protocol import (
 )
 from understudy_desktop.definition import Ref
 from understudy_desktop.error_codes import ErrorCode
+from understudy_desktop.model.commands import Actor
 
 log = logging.getLogger(__name__)
 
-Actor = Literal["person", "agent", "helpdesk"]  # who made a commit the feed carries
 WriteOp = Literal["set", "add_tag", "remove_tag"]
 FieldValue = str | list[str] | None  # a ticket field's value: text, the tags, or nobody
 Status = Literal["active", "disabled", "needs_review"]

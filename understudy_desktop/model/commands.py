@@ -24,6 +24,9 @@ from understudy_desktop.model.views import Filter, View
 WriteOp = Literal["set", "add_tag", "remove_tag"]
 
 
+Actor = Literal["person", "agent", "helpdesk"]  # who made a commit the feed carries
+
+
 @dataclass(frozen=True)
 class Write:
     """What a command wrote: `field` := `value` on `ids` ("set"), or the tag `value` added to

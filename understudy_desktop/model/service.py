@@ -27,11 +27,10 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from shiboken6 import isValid
 
-from understudy_desktop.bridge import to_page
 from understudy_desktop.catalogue import Catalogue
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.model import commands, runs
-from understudy_desktop.model.commands import CommandError, Context, People, Write
+from understudy_desktop.model.commands import Actor, CommandError, Context, People, Write
 from understudy_desktop.model.history import History, Move, apply_moves, redo_moves, undo_moves
 from understudy_desktop.model.person_lane import PersonLane
 from understudy_desktop.model.runs import RunError, RunOutcome, RunRequest
@@ -56,25 +55,10 @@ class FeedEntry:
 
     revision: int
     generation: str  # which queue (a queue opened from a file is a new generation)
-    by: to_page.Actor
+    by: Actor
     writes: list[Write]
     tool: str = ""
     step: runs.StepShown | None = None
-
-    def as_message(self) -> to_page.FeedEntry:
-        step = None
-        if self.step is not None:
-            step = to_page.FeedStep(
-                index=self.step.index, title=self.step.title, control=self.step.control
-            )
-        return to_page.FeedEntry(
-            rev=self.revision,
-            generation=self.generation,
-            by=self.by,
-            tool=self.tool,
-            writes=[(w.op, w.field, w.value, list(w.ids)) for w in self.writes],
-            step=step,
-        )
 
 
 class ConsoleModel(QObject):
@@ -257,7 +241,7 @@ class ConsoleModel(QObject):
         """Apply a taught tool's approved steps in one transaction; `check` decides inside it
         whether the tool may still run. A trial is rolled back whatever it did (what it would
         change, for the approval dialog), and nobody is told of a change."""
-        actor: to_page.Actor = "agent" if by == "agent" else "person"
+        actor: Actor = "agent" if by == "agent" else "person"
 
         def work(conn: sqlite3.Connection) -> tuple[RunOutcome, Stamp | None]:
             refusal = check(conn)
@@ -315,7 +299,7 @@ class ConsoleModel(QObject):
     # --- changes from outside (the helpdesk) ---------------------------------------------
     def from_outside(
         self,
-        actor: to_page.Actor,
+        actor: Actor,
         command: str,
         work: Callable[[sqlite3.Connection], tuple[list[Write], Any]],
         done: Callable[[Any], None],

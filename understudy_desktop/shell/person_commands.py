@@ -91,7 +91,7 @@ class PersonCommands(QObject):
         return self._keeper.store
 
     def _feed(self, entry: FeedEntry) -> None:
-        self._feed_held.append(entry.as_message())
+        self._feed_held.append(feed_message(entry))
         persons = entry.by == "person" and not entry.tool
         if persons or time.monotonic() - self._feed_sent >= FEED_EVERY_MS / 1000:
             self.send_feed()
@@ -235,3 +235,21 @@ class PersonCommands(QObject):
         dialog.finished.connect(finished)
         self.rename_dialog = dialog
         dialog.open()
+
+
+def feed_message(entry: FeedEntry) -> to_page.FeedEntry:
+    """A commit of the model's as the page's change feed carries it (the model knows nothing
+    of the page's messages)."""
+    step = None
+    if entry.step is not None:
+        step = to_page.FeedStep(
+            index=entry.step.index, title=entry.step.title, control=entry.step.control
+        )
+    return to_page.FeedEntry(
+        rev=entry.revision,
+        generation=entry.generation,
+        by=entry.by,
+        tool=entry.tool,
+        writes=[(w.op, w.field, w.value, list(w.ids)) for w in entry.writes],
+        step=step,
+    )
