@@ -52,17 +52,8 @@ def tool_view(tool: TaughtTool, library: Library) -> ToolView:
 
 
 def _origin(tool: TaughtTool) -> Origin:
-    o = tool.origin
-    return Origin(
-        by=o.by,
-        client=o.client,
-        pack=o.pack,
-        author=o.author,
-        key=o.key,
-        sharedAs=o.shared_as,
-        version=o.version,
-        created=o.created,
-    )
+    # Origin.as_dict() is the one spelling of its fields in files and messages (sharedAs).
+    return Origin.model_validate(tool.origin.as_dict())
 
 
 def library_view(library: Library) -> LibraryRequest:
