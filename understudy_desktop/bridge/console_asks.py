@@ -81,7 +81,7 @@ class ConsoleAsks(QObject):
                 ask.definition,
                 catalogue,
                 redone,
-                (old.definition, ask.repairStep),
+                (old.parsed, ask.repairStep),  # parsed once, when the tool was loaded
                 known=self._known(),
             )
         else:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from understudy_desktop.catalogue import Catalogue
-from understudy_desktop.definition import readable
+from understudy_desktop.definition import Definition
 from understudy_desktop.library.checks import (
     complete,
     definition_problems,
@@ -52,7 +52,7 @@ def check_draft(
     raw: Any,
     catalogue: Catalogue,
     recording: dict[str, Any] | None,
-    repair_of: tuple[dict[str, Any], int] | None = None,
+    repair_of: tuple[Definition | None, int] | None = None,
     known: Known | None = None,
 ) -> tuple[dict[str, Any] | None, list[str]]:
     """The definition as the shell would approve it, and every problem with it. With `known`
@@ -65,7 +65,7 @@ def check_draft(
     problems = definition_problems(parsed, catalogue)
     if repair_of is not None:
         old, index = repair_of
-        issue = follows_repair(parsed, readable(old), index, recording or {}, catalogue)
+        issue = follows_repair(parsed, old, index, recording or {}, catalogue)
     elif recording is not None:
         issue = follows_recording(parsed, recording)
     else:
