@@ -12,7 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from understudy_desktop.catalogue import Catalogue
-from understudy_desktop.packs.export import ExportError, build_pack, pack_bytes
+from understudy_desktop.definition import Definition
+from understudy_desktop.library.checks import complete
+from understudy_desktop.library.library import new_tool
+from understudy_desktop.library.model import Origin, definition_hash
+from understudy_desktop.packs.export import ExportError, build_pack, definitions_of, pack_bytes
 from understudy_desktop.packs.importer import (
     MAX_PACK_BYTES,
     PackError,
@@ -55,8 +59,8 @@ def test_the_corpus_has_at_least_25_bad_packs():
 
 def test_the_good_pack_imports(catalogue):
     plan = load(PACKS / "good.understudy-pack.json", catalogue)
-    assert [d["name"] for d in plan.definitions] == ["assign_refund"]
-    assert plan.definitions[0]["annotations"] == {
+    assert [d.name for d in plan.definitions] == ["assign_refund"]
+    assert plan.definitions[0].annotations == {
         "readOnlyHint": False,
         "untrustedContentHint": False,
     }
@@ -84,7 +88,7 @@ def test_annotations_in_the_file_are_ignored_and_recomputed(catalogue):
     plan = plan_import(
         parse_pack(json.dumps(pack).encode(), "claims.json"), "claims.json", catalogue, set()
     )
-    assert plan.definitions[0]["annotations"]["readOnlyHint"] is False  # it assigns tickets
+    assert plan.definitions[0].annotations["readOnlyHint"] is False  # it assigns tickets
 
 
 def test_clashing_names_are_reported_and_can_be_renamed(catalogue):
@@ -130,7 +134,8 @@ def definition_with_examples():
 
 
 def test_export_leaves_out_example_values_and_keeps_the_routine(catalogue):
-    data = pack_bytes(build_pack([definition_with_examples()], catalogue, "priya"))
+    tool = Definition.of(definition_with_examples())
+    data = pack_bytes(build_pack([tool], catalogue, "priya"))
     assert b"T-1006" not in data
     assert b"Derek" not in data
     assert b"refund_approved" in data  # a fixed value of the routine stays
@@ -143,7 +148,37 @@ def test_export_refuses_a_tool_frozen_on_one_ticket(catalogue):
     frozen = definition_with_examples()
     frozen["steps"][0]["args"]["ticket_id"] = {"from": "const", "value": "T-1006"}
     with pytest.raises(ExportError, match="Make the ticket a parameter"):
-        build_pack([frozen], catalogue, "priya")
+        build_pack([Definition.of(frozen)], catalogue, "priya")
+
+
+def test_export_reads_each_tool_as_the_library_runs_it(catalogue):
+    """What goes into a pack is the tool's typed definition, so a stored copy that no longer
+    reads as a tool (edited outside the app) is refused by name, and nothing is built."""
+    approved = complete(Definition.of(definition_with_examples()), catalogue)
+    good = new_tool(approved, Origin(by="person"))
+    assert definitions_of([good]) == [good.parsed]
+    broken_form = {**good.definition, "steps": [{"command": "get_ticket", "args": "all"}]}
+    broken = good.but(name="edited_by_hand", definition=broken_form)
+    with pytest.raises(ExportError) as refused:
+        build_pack(definitions_of([good, broken]), catalogue, "priya")
+    assert str(refused.value) == (
+        "“Edited by hand” cannot be read: it was changed outside Understudy. "
+        "Revoke it, or teach it again, before sharing it."
+    )
+    # The pack's steps are the model's file form: the same as the stored steps.
+    pack = build_pack(definitions_of([good]), catalogue, "priya")
+    assert pack["tools"][0]["steps"] == good.definition["steps"]
+
+
+def test_a_draft_approves_exactly_what_the_library_then_stores(catalogue):
+    approved = complete(Definition.of(definition_with_examples()), catalogue)
+    tool = new_tool(approved, Origin(by="person"))
+    assert tool.definition == approved.stored()
+    assert tool.digest == definition_hash(approved.stored()) and tool.intact
+    # What the hash covers does not include what the tool was graded on.
+    regraded = approved.but(catalogueVersion=approved.catalogueVersion + 1)
+    assert definition_hash(regraded.stored()) == tool.digest
+    assert definition_hash(approved.but(description="Other.").stored()) != tool.digest
 
 
 json_values = st.recursive(

@@ -17,6 +17,8 @@ from test_teach_e2e import publish_from_editor, teach_assign_refund
 
 from understudy_desktop.catalogue import current_catalogue
 from understudy_desktop.consent.ledger import ConsentLedger
+from understudy_desktop.definition import Definition
+from understudy_desktop.library.checks import complete
 from understudy_desktop.library.model import definition_hash
 from understudy_desktop.packs.importer import ImportPlan
 from understudy_desktop.shell.pack_dialogs import ImportPackDialog
@@ -102,7 +104,7 @@ def test_names_and_descriptions_from_a_pack_are_shown_as_text(qtbot):
     hostile = '<img src=x onerror="alert(1)"><b>bold</b>'
     definition = json.loads((PACKS / "good.understudy-pack.json").read_text())["tools"][0]
     definition = {**definition, "description": hostile, "title": ""}
-    plan = ImportPlan(definitions=[definition], author=hostile)
+    plan = ImportPlan(definitions=[complete(Definition.of(definition), CATALOGUE)], author=hostile)
     dialog = ImportPackDialog(
         plan, "<h1>evil</h1>.understudy-pack.json", ConsentLedger(), lambda _r, _m: {}, CATALOGUE
     )

@@ -127,9 +127,7 @@ def test_every_screen_a_person_meets_is_in_plain_words(console_factory, tmp_path
     screens["revoke"] = page_text(console, "library-panel")
 
     # Sharing: the export dialog, the import preview (with a name this queue lacks).
-    screens["export"] = widget_text(
-        ExportPackDialog([console.library.get("assign_refund").definition])
-    )
+    screens["export"] = widget_text(ExportPackDialog([console.library.get("assign_refund")]))
     pack = json.loads((FIXTURES / "packs" / "good.understudy-pack.json").read_text())
     pack["tools"][0]["steps"][1]["args"]["assignee"] = {
         "from": "const",

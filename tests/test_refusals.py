@@ -17,8 +17,8 @@ from understudy_desktop.consent.manifest import RELAX_TOOL as RELAX
 from understudy_desktop.consent.manifest import REPAIR_TOOL as REPAIR
 from understudy_desktop.consent.manifest import REVOKE_TOOL as REVOKE
 from understudy_desktop.consent.seal import load_seal
-from understudy_desktop.definition import Definition
-from understudy_desktop.library.checks import follows_recording, follows_repair
+from understudy_desktop.definition import Approved, Definition
+from understudy_desktop.library.checks import complete, follows_recording, follows_repair
 from understudy_desktop.library.library import (
     Library,
     LibraryError,
@@ -102,15 +102,15 @@ def test_an_active_tool_as_approved_runs_until_its_deadline():
 
 
 # --- the library: grants, the cap, what may be called ----------------------------------------
-def definition(name: str) -> dict[str, Any]:
-    return {
+def definition(name: str) -> Approved:
+    raw = {
         "name": name,
         "title": "",
         "description": "Lists the templates.",
         "inputSchema": {"type": "object", "properties": {}},
-        "annotations": {"readOnlyHint": True},
         "steps": [{"command": "list_templates", "args": {}}],
     }
+    return complete(Definition.of(raw), current_catalogue())
 
 
 def grant(action: Any, args: dict[str, Any]) -> Grant:
@@ -191,7 +191,7 @@ def test_the_cap_on_active_tools_is_exact(qtbot, library):
 
 def test_a_name_in_use_is_refused_and_the_first_tool_kept(qtbot, library):
     _publish_ok(qtbot, library, "lists")
-    again = new_tool({**definition("lists"), "description": "Another."}, Origin(by="agent"))
+    again = new_tool(definition("lists").but(description="Another."), Origin(by="agent"))
     refused = publish(qtbot, library, again)
     assert refused is not None and refused.code == "name_taken"
     assert refused.message == "A tool with that name exists already. Choose another name."
@@ -215,7 +215,7 @@ def test_a_stored_definition_that_is_not_a_definition_never_runs():
     definition at all: what a run would execute is unknown, so it is not callable."""
     from understudy_desktop.library.model import definition_hash
 
-    odd = definition("lists")
+    odd = definition("lists").stored()
     odd["steps"] = [{"command": "list_templates", "args": {"x": {"from": "elsewhere"}}}]
     tool = new_tool(definition("lists"), Origin(by="person"))
     broken = tool.but(definition=odd, digest=definition_hash(odd))
@@ -257,7 +257,7 @@ RECORDING = {"steps": [{"command": "select_ticket"}, {"command": "set_ticket_pri
 
 def steps(*commands: str) -> Definition:
     return Definition.model_validate(
-        {**definition("t"), "steps": [{"command": c, "args": {}} for c in commands]}
+        {**definition("t").as_dict(), "steps": [{"command": c, "args": {}} for c in commands]}
     )
 
 
@@ -485,7 +485,7 @@ def test_what_cannot_be_done_is_refused_without_a_dialog(qtbot, library, consent
     _publish_ok(qtbot, library, "lists")
     drafts = consent.drafts
     with_problems = drafts.add(definition("needs_work"), ["Step 1 is not ready."], "agent")
-    taken = drafts.add({**definition("lists"), "description": "Other."}, [], "agent")
+    taken = drafts.add(definition("lists").but(description="Other."), [], "agent")
     repair = drafts.add(definition("ghost"), [], "person", replaces="ghost")
     asked = {
         "no draft": lambda a: consent.publish("draft-nope", "an agent", None, False, a),

@@ -449,7 +449,10 @@ def test_a_kill_in_the_middle_of_the_import_transaction_leaves_no_tool(tmp_path)
             f"""
 import sys, time
 from pathlib import Path
+from understudy_desktop.catalogue import current_catalogue
+from understudy_desktop.definition import Definition
 from understudy_desktop.library import store
+from understudy_desktop.library.checks import complete
 from understudy_desktop.library.library import new_tool
 from understudy_desktop.library.model import Origin
 from understudy_desktop.store.database import Database
@@ -458,9 +461,10 @@ db = Database(Path({str(tmp_path)!r}))
 def write(conn):
     for i in range(5):
         d = {{"name": f"t{{i}}", "title": "", "description": "d",
-             "inputSchema": {{"type": "object"}}, "annotations": {{}},
+             "inputSchema": {{"type": "object"}},
              "steps": [{{"command": "list_templates", "args": {{}}}}]}}
-        store.write_tool(conn, new_tool(d, Origin(by="pack")))
+        approved = complete(Definition.of(d), current_catalogue())
+        store.write_tool(conn, new_tool(approved, Origin(by="pack")))
         if i == 2:
             print("three written", flush=True)
             time.sleep(60)

@@ -82,7 +82,7 @@ def page(app: QApplication, session: Session, script: str) -> object:
 def pack_shots(app: QApplication, session: Any, out: Path, size: tuple[int, int]) -> None:
     """Exporting a pack, and a colleague's pack previewed before import."""
     window = session.window
-    tools = [t.definition for t in session.library.tools()]
+    tools = session.library.tools()
     dialog_shot(app, ExportPackDialog(tools, "Dana Ortiz", window), out, "09-export", size)
     raw = json.loads((ROOT / "packs" / "refund-desk.understudy-pack.json").read_text())
     spec = raw["tools"][0]["steps"][1]["args"]["assignee"]

@@ -1,8 +1,9 @@
 """A tool definition's shape, written once: the steps of catalogue commands, each field filled
 from a question the tool asks, a fixed value, or an earlier step's result.
 
-The library's checks parse every definition with `Definition` (a draft, a repair, a macro), a
-Tool Pack's tools are `Definition`s, and `pack.schema.json` is generated from these models
+The library's checks parse every definition with `Definition` (a draft, a repair, a macro),
+what the person approves is an `Approved` (drafts, import plans, repairs), a Tool Pack's tools
+are `Definition`s both ways, and `pack.schema.json` is generated from these models
 (`python -m understudy_desktop.packs.schema`), so the file format and the code cannot say two
 things. Every limit comes from rules.json. What the shape does not say (budgets in plain
 words, the schema lint, the catalogue) is library/checks.py's.
@@ -137,6 +138,30 @@ class Definition(BaseModel):
             "inputSchema": copy.deepcopy(self.inputSchema),
             "steps": [step.as_dict() for step in self.steps],
         }
+
+
+class Approved(Definition):
+    """A definition as the shell approves and stores it (library/checks.complete): its
+    annotations computed from the catalogue, whatever the author said, and the console version
+    and command schemas it was graded against. What the person approves hashes from
+    `stored()`; the last two are not hashed (re-grading does not change what was approved)."""
+
+    annotations: dict[str, bool]  # required here: the shell computed them
+    catalogueVersion: int  # noqa: N815 (the stored form's own key)
+    commandSchemas: dict[str, dict[str, Any]]  # noqa: N815
+
+    def stored(self) -> dict[str, Any]:
+        """The plain form the library keeps and hashes."""
+        return {
+            **self.as_dict(),
+            "annotations": dict(self.annotations),
+            "catalogueVersion": self.catalogueVersion,
+            "commandSchemas": copy.deepcopy(self.commandSchemas),
+        }
+
+    def but(self, **changes: Any) -> Approved:
+        """A copy with some fields changed (a new name, steps naming other people)."""
+        return self.model_copy(update=changes)
 
 
 def readable(stored: dict[str, Any] | None) -> Definition | None:

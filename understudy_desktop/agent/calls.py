@@ -33,7 +33,6 @@ from understudy_desktop.consent.manifest import (
     SENSITIVE_META_TOOLS,
     SensitiveAction,
 )
-from understudy_desktop.definition import Definition
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.drafts import Drafts, check_draft
 from understudy_desktop.library.library import Library
@@ -226,8 +225,8 @@ class ToolCalls(QObject):
             answer(
                 {
                     "draft_id": draft.id,
-                    "tool": {k: definition[k] for k in PUBLIC_FIELDS if k in definition},
-                    "summary": wording.summary(Definition.of(definition), self.library.catalogue),
+                    "tool": {k: v for k, v in definition.stored().items() if k in PUBLIC_FIELDS},
+                    "summary": wording.summary(definition, self.library.catalogue),
                     "problems": problems,
                     "warnings": result.warnings,
                 }

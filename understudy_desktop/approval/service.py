@@ -34,7 +34,6 @@ from understudy_desktop.consent.manifest import (
     RUN_TOOL,
     SensitiveAction,
 )
-from understudy_desktop.definition import readable
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.drafts import Draft, Drafts
 from understudy_desktop.library.library import (
@@ -180,7 +179,7 @@ class ConsentService(QObject):
         if old is None:
             answer(error(ErrorCode.NOT_FOUND, "There is no tool with that name to repair."))
             return None
-        new_digest = definition_hash(draft.definition)
+        new_digest = draft.digest
 
         def carry_out(grant: Grant, reply: Answer) -> None:
             def done(err: LibraryError | None) -> None:
@@ -196,9 +195,7 @@ class ConsentService(QObject):
             headline=f"{REPAIR_TOOL.verb} “{self._shown(name)}”",
             details="You re-did one step. The rest of the tool stays as you approved it.",
             requester=requester,
-            sections=wording.difference_sections(
-                old.parsed, readable(draft.definition), self.catalogue
-            ),
+            sections=wording.difference_sections(old.parsed, draft.definition, self.catalogue),
         )
         args = repair_args(name, new_digest, old.digest)
         return self._decide(REPAIR_TOOL, args, text, hold_s, poll, answer, carry_out)

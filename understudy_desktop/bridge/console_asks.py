@@ -21,7 +21,6 @@ from understudy_desktop.approval.service import PERSON, ConsentService, error
 from understudy_desktop.bridge.console_port import ConsolePort
 from understudy_desktop.bridge.protocol import CallAsk, LibraryAsk, PublishAsk
 from understudy_desktop.bridge.to_page import Outcome, reply_of
-from understudy_desktop.definition import Definition
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.drafts import check_draft
 from understudy_desktop.library.library import Library, LibraryError
@@ -113,8 +112,7 @@ class ConsoleAsks(QObject):
             trial = trial_sentence(result.ok, changed, message, answers, more)
             self._consent.publish(draft.id, PERSON, None, False, reply, trial=trial)
 
-        parsed = Definition.of(definition)  # check_draft's plain form, with what it was graded on
-        request = RunRequest(parsed.name, parsed.steps, parsed.inputSchema, answers)
+        request = RunRequest(definition.name, definition.steps, definition.inputSchema, answers)
         self._model.run(request, lambda _conn: None, "person", PERSON, tried, trial=True)
 
     def _library_action(self, ask: LibraryAsk, reply: Any) -> None:

@@ -12,13 +12,22 @@ person's repair, a Tool Pack. Nothing reaches the approval dialog without passin
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
 from understudy_desktop.catalogue import Catalogue
-from understudy_desktop.definition import FIELDS, ConstArg, Definition, ParamArg, Step, StepArg
+from understudy_desktop.definition import (
+    FIELDS,
+    Approved,
+    ConstArg,
+    Definition,
+    ParamArg,
+    Step,
+    StepArg,
+)
 from understudy_desktop.packs.lint import lint_schema
 from understudy_desktop.rules import rules
 
@@ -153,21 +162,20 @@ def _step_problems(
     return problems
 
 
-def complete(definition: Definition, catalogue: Catalogue) -> dict[str, Any]:
-    """The definition as the shell stores it: annotations and the command schemas it was made
-    against are computed here, from the catalogue, whatever the author said."""
-    out = definition.as_dict()
-    steps = out["steps"]
-    return {
-        "name": out["name"],
-        "title": out["title"],
-        "description": out["description"],
-        "inputSchema": out["inputSchema"],
-        "annotations": catalogue.annotations(steps),
-        "steps": steps,
-        "catalogueVersion": catalogue.version,
-        "commandSchemas": catalogue.schemas_for(steps),
-    }
+def complete(definition: Definition, catalogue: Catalogue) -> Approved:
+    """The definition as the shell approves and stores it: annotations and the command schemas
+    it was made against are computed here, from the catalogue, whatever the author said."""
+    steps = [step.as_dict() for step in definition.steps]
+    return Approved(
+        name=definition.name,
+        title=definition.title,
+        description=definition.description,
+        inputSchema=copy.deepcopy(definition.inputSchema),
+        steps=definition.steps,
+        annotations=catalogue.annotations(steps),
+        catalogueVersion=catalogue.version,
+        commandSchemas=catalogue.schemas_for(steps),
+    )
 
 
 def follows_recording(definition: Definition, recording: dict[str, Any]) -> str | None:

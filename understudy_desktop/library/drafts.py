@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from understudy_desktop.catalogue import Catalogue
-from understudy_desktop.definition import Definition
+from understudy_desktop.definition import Approved, Definition
 from understudy_desktop.library.checks import (
     complete,
     definition_problems,
@@ -31,7 +31,7 @@ MAX_DRAFTS = 100
 @dataclass
 class Draft:
     id: str
-    definition: dict[str, Any]
+    definition: Approved
     problems: list[str]
     by: MadeBy
     client: str = ""
@@ -41,11 +41,11 @@ class Draft:
 
     @property
     def digest(self) -> str:
-        return definition_hash(self.definition)
+        return definition_hash(self.definition.stored())
 
     @property
     def name(self) -> str:
-        return str(self.definition.get("name", ""))
+        return self.definition.name
 
 
 def check_draft(
@@ -54,7 +54,7 @@ def check_draft(
     recording: dict[str, Any] | None,
     repair_of: tuple[Definition | None, int] | None = None,
     known: Known | None = None,
-) -> tuple[dict[str, Any] | None, list[str]]:
+) -> tuple[Approved | None, list[str]]:
     """The definition as the shell would approve it, and every problem with it. With `known`
     (the saved queue's people and templates), names shown for them are the queue's."""
     parsed, problems = parse_definition(raw)
@@ -77,7 +77,7 @@ def check_draft(
 
 def check_imported(
     raw: Any, catalogue: Catalogue, known: Known
-) -> tuple[dict[str, Any] | None, list[str]]:
+) -> tuple[Approved | None, list[str]]:
     """A definition made from something the team already had (a helpdesk macro), not from a
     recording: checked the same way, and approved by the person the same way."""
     parsed, problems = parse_definition(raw)
@@ -96,7 +96,7 @@ class Drafts:
 
     def add(
         self,
-        definition: dict[str, Any],
+        definition: Approved,
         problems: list[str],
         by: MadeBy,
         client: str = "",

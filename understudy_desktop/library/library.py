@@ -33,6 +33,7 @@ from understudy_desktop.consent.manifest import (
     SensitiveAction,
 )
 from understudy_desktop.consent.seal import ApprovalSeal
+from understudy_desktop.definition import Approved
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library import store
 from understudy_desktop.library.model import Origin, Status, TaughtTool, Usage, definition_hash
@@ -85,12 +86,13 @@ def relax_args(name: str) -> dict[str, Any]:
     return {"name": name}
 
 
-def new_tool(definition: dict[str, Any], origin: Origin, status: Status = "active") -> TaughtTool:
+def new_tool(definition: Approved, origin: Origin, status: Status = "active") -> TaughtTool:
     now = time.time()
+    stored = definition.stored()
     return TaughtTool(
-        name=str(definition["name"]),
-        definition=definition,
-        digest=definition_hash(definition),
+        name=definition.name,
+        definition=stored,
+        digest=definition_hash(stored),
         status=status,
         origin=origin,
         created_at=now,
@@ -239,20 +241,21 @@ class Library(QObject):
 
         self._commit(work, tools, replace, done)
 
-    def repair(self, name: str, definition: dict[str, Any], grant: Grant, done: Done) -> None:
+    def repair(self, name: str, definition: Approved, grant: Grant, done: Done) -> None:
         old = self.get(name)
         if old is None:
             done(LibraryError(ErrorCode.NOT_FOUND, "There is no tool with that name to repair."))
             return
         if _team_off(old, done):
             return
-        digest = definition_hash(definition)
+        stored = definition.stored()
+        digest = definition_hash(stored)
         if not self._covered(grant, REPAIR_TOOL, repair_args(name, digest, old.digest), done):
             return
         now = time.time()
         status: Status = "disabled" if old.status == "disabled" else "active"
         fixed = old.but(
-            definition=definition,
+            definition=stored,
             digest=digest,
             approved_at=now,
             status=status,

@@ -13,13 +13,13 @@ is missing, as it would for any tool whose person has left the queue.
 
 from __future__ import annotations
 
-import copy
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from understudy_desktop.catalogue import Catalogue
-from understudy_desktop.definition import ConstArg, Definition, Ref, Step
+from understudy_desktop.definition import Approved, ConstArg, Definition, Ref, Step
 
+NO_ONE = (None, "", "__unassigned__")  # a fixed "nobody": nothing to name or map
 KIND_WORDS = {"person": "someone", "template": "a reply template"}
 
 
@@ -33,32 +33,26 @@ class Reference:
         return (self.kind, self.name.casefold())
 
 
-def _fixed_refs(
-    definition: dict[str, Any], catalogue: Catalogue
-) -> list[tuple[dict[str, Any], str]]:
-    """(arg spec, kind) for every fixed person or template in the tool's steps."""
+def _fixed_refs(definition: Definition, catalogue: Catalogue) -> list[tuple[ConstArg, str]]:
+    """(fixed value, kind) for every fixed person or template in the tool's steps."""
     found = []
-    for step in definition.get("steps") or []:
-        info = catalogue.commands.get(str(step.get("command")))
+    for step in definition.steps:
+        info = catalogue.commands.get(step.command)
         if info is None:
             continue
-        for field, spec in (step.get("args") or {}).items():
+        for field, spec in step.args.items():
             kind = info.refs.get(field)
-            fixed = isinstance(spec, dict) and spec.get("from") == "const"
-            if kind and fixed and spec.get("value") not in (None, "", "__unassigned__"):
+            if kind and isinstance(spec, ConstArg) and spec.value not in NO_ONE:
                 found.append((spec, kind))
     return found
 
 
-def _name_of(spec: dict[str, Any]) -> str:
-    ref = spec.get("ref")
-    if isinstance(ref, dict) and ref.get("name"):
-        return str(ref["name"])
-    return str(spec.get("value"))
+def _name_of(spec: ConstArg) -> str:
+    return spec.ref.name if spec.ref is not None else str(spec.value)
 
 
-def _matches(spec: dict[str, Any], items: list[dict[str, str]]) -> bool:
-    value = str(spec.get("value"))
+def _matches(spec: ConstArg, items: list[dict[str, str]]) -> bool:
+    value = str(spec.value)
     wanted = _name_of(spec).casefold()
     return any(i["id"] == value or i["name"].casefold() == wanted for i in items)
 
@@ -79,7 +73,7 @@ def name_refs(definition: Definition, catalogue: Catalogue, known: Known) -> Def
             if not kind or not isinstance(spec, ConstArg):
                 continue
             hit = next((i for i in known.get(kind, []) if i["id"] == str(spec.value)), None)
-            if hit is not None and spec.value not in (None, "", "__unassigned__"):
+            if hit is not None and spec.value not in NO_ONE:
                 ref = Ref.model_validate({"kind": kind, "name": hit["name"] or hit["id"]})
                 args[field] = spec.model_copy(update={"ref": ref})
         steps.append(step.model_copy(update={"args": args}))
@@ -87,7 +81,7 @@ def name_refs(definition: Definition, catalogue: Catalogue, known: Known) -> Def
 
 
 def missing_references(
-    definitions: list[dict[str, Any]], catalogue: Catalogue, known: dict[str, list[dict[str, str]]]
+    definitions: Sequence[Definition], catalogue: Catalogue, known: Known
 ) -> list[Reference]:
     """The people and templates the tools name that this queue does not have, each once."""
     seen: dict[tuple[str, str], Reference] = {}
@@ -100,19 +94,26 @@ def missing_references(
 
 
 def apply_mapping(
-    definitions: list[dict[str, Any]],
+    definitions: Sequence[Approved],
     catalogue: Catalogue,
     mapping: dict[tuple[str, str], dict[str, str]],
-) -> list[dict[str, Any]]:
+) -> list[Approved]:
     """The tools with each mapped reference pointing at the chosen person or template ({"id",
-    "name"}); unmapped ones as they were. The input is left untouched."""
+    "name"}); unmapped ones as they were (the models are not changed in place)."""
     out = []
     for definition in definitions:
-        changed = copy.deepcopy(definition)
-        for spec, kind in _fixed_refs(changed, catalogue):
-            chosen = mapping.get(Reference(kind, _name_of(spec)).key)
-            if chosen is not None:
-                spec["value"] = chosen["id"]
-                spec["ref"] = {"kind": kind, "name": chosen["name"] or chosen["id"]}
-        out.append(changed)
+        steps: list[Step] = []
+        for step in definition.steps:
+            info = catalogue.commands.get(step.command)
+            args = dict(step.args)
+            for field, spec in step.args.items():
+                kind = info.refs.get(field) if info is not None else None
+                if not kind or not isinstance(spec, ConstArg) or spec.value in NO_ONE:
+                    continue
+                chosen = mapping.get(Reference(kind, _name_of(spec)).key)
+                if chosen is not None:
+                    ref = Ref.model_validate({"kind": kind, "name": chosen["name"] or chosen["id"]})
+                    args[field] = spec.model_copy(update={"value": chosen["id"], "ref": ref})
+            steps.append(step.model_copy(update={"args": args}))
+        out.append(definition.but(steps=steps))
     return out

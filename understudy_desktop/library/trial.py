@@ -7,30 +7,28 @@ from __future__ import annotations
 
 from typing import Any
 
+from understudy_desktop.definition import Definition, ParamArg
+
 MAX_NAMED = 8
 
 
 def example_input(
-    definition: dict[str, Any], recording: dict[str, Any] | None
+    definition: Definition, recording: dict[str, Any] | None
 ) -> dict[str, Any] | None:
     """Answers for the tool's questions taken from the demonstration: for each question, the
     value the recording's first step of the same command had in that field. None when a
     required question has no example (the trial is then left out)."""
     recorded = list((recording or {}).get("steps") or [])
-    schema = definition.get("inputSchema") or {}
-    required = set(schema.get("required") or [])
+    required = set(definition.inputSchema.get("required") or [])
     answers: dict[str, Any] = {}
-    for step in definition.get("steps") or []:
-        for field, spec in (step.get("args") or {}).items():
-            if not isinstance(spec, dict) or spec.get("from") != "param":
-                continue
-            name = str(spec.get("name"))
-            if name in answers:
+    for step in definition.steps:
+        for field, spec in step.args.items():
+            if not isinstance(spec, ParamArg) or spec.name in answers:
                 continue
             for seen in recorded:
                 payload = seen.get("payload") or {}
-                if seen.get("command") == step.get("command") and field in payload:
-                    answers[name] = payload[field]
+                if seen.get("command") == step.command and field in payload:
+                    answers[spec.name] = payload[field]
                     break
     if not required <= set(answers):
         return None

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from understudy_desktop import APP_NAME, __version__
 from understudy_desktop.catalogue import Catalogue
+from understudy_desktop.definition import ConstArg, Definition
+from understudy_desktop.library.model import TaughtTool
 from understudy_desktop.rules import rules
 
 PACK_VERSION = 1
@@ -33,32 +36,44 @@ def _strip_examples(schema: dict[str, Any]) -> dict[str, Any]:
     return clean
 
 
-def pack_tool(definition: dict[str, Any], catalogue: Catalogue) -> dict[str, Any]:
-    name = str(definition.get("name"))
-    steps = copy.deepcopy(definition.get("steps") or [])
-    for index, step in enumerate(steps):
-        info = catalogue.commands.get(str(step.get("command")))
+def pack_tool(definition: Definition, catalogue: Catalogue) -> dict[str, Any]:
+    for index, step in enumerate(definition.steps):
+        info = catalogue.commands.get(step.command)
         entity_fields = info.entity_fields if info else ()
-        for field, spec in (step.get("args") or {}).items():
-            if field in entity_fields and spec.get("from") == "const":
+        for field, spec in step.args.items():
+            if field in entity_fields and isinstance(spec, ConstArg):
                 raise ExportError(
-                    f'"{name}" step {index + 1} always works on ticket {spec.get("value")!s:.20}. '
-                    "Make the ticket a parameter (repair the tool) before sharing it."
+                    f'"{definition.name}" step {index + 1} always works on ticket '
+                    f"{spec.value!s:.20}. Make the ticket a parameter (repair the tool) before "
+                    "sharing it."
                 )
-    schema = _strip_examples(definition.get("inputSchema") or {"type": "object"})
     tool: dict[str, Any] = {
-        "name": name,
-        "description": str(definition.get("description", "")),
-        "inputSchema": schema,
-        "steps": steps,
+        "name": definition.name,
+        "description": definition.description,
+        "inputSchema": _strip_examples(definition.inputSchema or {"type": "object"}),
+        "steps": [step.as_dict() for step in definition.steps],
     }
-    if definition.get("title"):
-        tool["title"] = str(definition["title"])
+    if definition.title:
+        tool["title"] = definition.title
     return tool
 
 
+def definitions_of(tools: Sequence[TaughtTool]) -> list[Definition]:
+    """What the tools are, read as the library reads them to run them. A tool whose stored copy
+    no longer reads as a tool (changed outside the app) is not shared."""
+    out = []
+    for tool in tools:
+        if tool.parsed is None:
+            raise ExportError(
+                f"“{tool.shown_name}” cannot be read: it was changed outside Understudy. "
+                "Revoke it, or teach it again, before sharing it."
+            )
+        out.append(tool.parsed)
+    return out
+
+
 def build_pack(
-    definitions: list[dict[str, Any]], catalogue: Catalogue, author: str
+    definitions: Sequence[Definition], catalogue: Catalogue, author: str
 ) -> dict[str, Any]:
     tools = [pack_tool(d, catalogue) for d in definitions]
     commands = sorted({str(s["command"]) for t in tools for s in t["steps"]})

@@ -20,7 +20,7 @@ from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
 from understudy_desktop.catalogue import Catalogue
-from understudy_desktop.definition import Definition
+from understudy_desktop.definition import Approved, Definition
 from understudy_desktop.library.checks import complete, definition_problems
 from understudy_desktop.library.model import shown_name
 from understudy_desktop.packs.drift import grade_drift
@@ -39,7 +39,7 @@ class PackError(ValueError):
 class ImportPlan:
     """What importing would do: the definitions to publish, and names that clash."""
 
-    definitions: list[dict[str, Any]]
+    definitions: list[Approved]
     clashes: list[str] = field(default_factory=list)
     author: str = ""
     created: str = ""  # when the pack was made (ISO 8601, as the file says)

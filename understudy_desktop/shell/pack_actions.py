@@ -16,11 +16,17 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QWidget
 
 from understudy_desktop.consent.ledger import ConsentLedger, Grant, command_line_grant
 from understudy_desktop.consent.manifest import IMPORT_PACK
-from understudy_desktop.definition import Definition
+from understudy_desktop.definition import Approved
 from understudy_desktop.library.library import Library, LibraryError, import_args, new_tool
 from understudy_desktop.library.model import Origin, TaughtTool
 from understudy_desktop.library.refs import apply_mapping, missing_references, name_refs
-from understudy_desktop.packs.export import PACK_SUFFIX, ExportError, build_pack, pack_bytes
+from understudy_desktop.packs.export import (
+    PACK_SUFFIX,
+    ExportError,
+    build_pack,
+    definitions_of,
+    pack_bytes,
+)
 from understudy_desktop.packs.importer import (
     ImportPlan,
     PackError,
@@ -57,25 +63,24 @@ def tools_to_import(
     existing: set[str],
     replace: bool,
     filename: str,
-    definitions: list[dict[str, Any]] | None = None,
+    definitions: list[Approved] | None = None,
     origin: Origin | None = None,
 ) -> tuple[list[TaughtTool], list[str]]:
     """The tools an import adds (clashes renamed, or replacing the person's), and the names
     it replaces. Tools whose commands changed in a breaking way arrive held back.
     `definitions` are the plan's with people and templates mapped to this queue."""
-    taken = set(existing) | {str(d["name"]) for d in plan.definitions}
+    taken = set(existing) | {d.name for d in plan.definitions}
     replacing: list[str] = []
     tools: list[TaughtTool] = []
     origin = origin or Origin(by="pack", pack=filename, author=plan.author)
     for definition in definitions if definitions is not None else plan.definitions:
-        definition = dict(definition)
-        original = str(definition["name"])
+        original = definition.name
         if original in plan.clashes:
             if replace:
                 replacing.append(original)
             else:
-                definition["name"] = renamed(original, taken)
-                taken.add(definition["name"])
+                definition = definition.but(name=renamed(original, taken))
+                taken.add(definition.name)
         tool = new_tool(definition, origin)
         reason = plan.hold_back.get(original)
         if reason:
@@ -193,11 +198,12 @@ class PackActions(QObject):
         existing = {t.name for t in self._library.tools()}
         catalogue = self._library.catalogue
         known = self._known()
-        for i, definition in enumerate(plan.definitions):
-            # People and templates this queue has are named as it names them (what the
-            # preview shows is what a run will find).
-            named = name_refs(Definition.of(definition), catalogue, known)
-            plan.definitions[i] = {**definition, "steps": [s.as_dict() for s in named.steps]}
+        # People and templates this queue has are named as it names them (what the preview
+        # shows is what a run will find).
+        plan.definitions = [
+            definition.but(steps=name_refs(definition, catalogue, known).steps)
+            for definition in plan.definitions
+        ]
 
         def variant(
             replace_clashes: bool, mapping: Mapping | None = None
@@ -243,7 +249,7 @@ class PackActions(QObject):
 
     def _over_cap(self, plan: ImportPlan, existing: set[str]) -> str:
         cap = rules().maxTaughtTools
-        adding = sum(1 for d in plan.definitions if str(d["name"]) not in plan.hold_back)
+        adding = sum(1 for d in plan.definitions if d.name not in plan.hold_back)
         if self._library.active_count() + adding <= cap:
             return ""
         return (
@@ -306,7 +312,7 @@ class PackActions(QObject):
         if not tools:
             self._show_problem("Nothing to export", "Teach and publish a tool first.")
             return
-        dialog = ExportPackDialog([t.definition for t in tools], self.author(), self._window)
+        dialog = ExportPackDialog(tools, self.author(), self._window)
         if dialog.exec() != QDialog.DialogCode.Accepted or not dialog.chosen():
             return
         self.set_author(dialog.author.text())
@@ -317,9 +323,10 @@ class PackActions(QObject):
             self.export_pack(Path(path), dialog.chosen())
 
     def export_pack(self, path: Path, names: list[str], author: str | None = None) -> None:
-        chosen = [t.definition for n in names if (t := self._library.get(n)) is not None]
+        chosen = [t for n in names if (t := self._library.get(n)) is not None]
         try:
-            pack = build_pack(chosen, self._library.catalogue, author or self.author())
+            definitions = definitions_of(chosen)
+            pack = build_pack(definitions, self._library.catalogue, author or self.author())
             data = self._identity.sign(pack) if self._identity is not None else pack_bytes(pack)
             write_atomically(path, data)
         except (ExportError, OSError) as exc:

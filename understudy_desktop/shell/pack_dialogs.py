@@ -29,8 +29,8 @@ from understudy_desktop.approval import wording
 from understudy_desktop.catalogue import Catalogue
 from understudy_desktop.consent.ledger import ConsentLedger, DialogApproval, consent_key
 from understudy_desktop.consent.manifest import IMPORT_PACK
-from understudy_desktop.definition import readable
-from understudy_desktop.library.model import shown_name
+from understudy_desktop.definition import Definition
+from understudy_desktop.library.model import TaughtTool, shown_name
 from understudy_desktop.library.refs import Reference
 from understudy_desktop.packs.importer import ImportPlan
 from understudy_desktop.rules import rules
@@ -69,25 +69,25 @@ def day_words(iso: str) -> str:
     return f"{when.day} {when.strftime('%b %Y')}"
 
 
-def changes_many(definition: dict[str, Any], catalogue: Catalogue) -> bool:
+def changes_many(definition: Definition, catalogue: Catalogue) -> bool:
     """A tool that changes every ticket a search matches, not one ticket."""
-    infos = [catalogue.commands.get(str(s.get("command"))) for s in definition.get("steps") or []]
+    infos = [catalogue.commands.get(step.command) for step in definition.steps]
     return any(i is not None and i.set_based and i.mutates for i in infos)
 
 
-def tool_card(definition: dict[str, Any], catalogue: Catalogue, held: str = "") -> QFrame:
+def tool_card(definition: Definition, catalogue: Catalogue, held: str = "") -> QFrame:
     """One tool of a pack, as a person judges it: steps in words with their values, what it
     asks for, what it can change."""
     card = QFrame()
     card.setFrameShape(QFrame.Shape.StyledPanel)
-    card.setAccessibleName(f"Tool {definition['name']}")
+    card.setAccessibleName(f"Tool {definition.name}")
     layout = QVBoxLayout(card)
-    layout.addWidget(_plain(str(definition.get("title") or definition["name"]), bold=True))
+    layout.addWidget(_plain(definition.title or definition.name, bold=True))
     if changes_many(definition, catalogue):
         layout.addWidget(_plain("⚠ Changes many tickets at once: every ticket a search finds."))
     if held:
         layout.addWidget(_plain(f"Arrives turned off, for you to review: {held}"))
-    for heading, text in wording.tool_sections(readable(definition), catalogue):
+    for heading, text in wording.tool_sections(definition, catalogue):
         layout.addWidget(_plain(heading, bold=True))
         layout.addWidget(_plain(text))
     return card
@@ -134,7 +134,7 @@ class ImportPackDialog(QDialog):
             layout.addWidget(self._update_box(provenance, plan.definitions[0], catalogue))
         for definition in plan.definitions:
             layout.addWidget(
-                tool_card(definition, catalogue, plan.hold_back.get(str(definition["name"]), ""))
+                tool_card(definition, catalogue, plan.hold_back.get(definition.name, ""))
             )
         for note in plan.notes:
             layout.addWidget(_plain(note))
@@ -176,7 +176,7 @@ class ImportPackDialog(QDialog):
         button = self._import_words(provenance)
         if provenance is not None and provenance.team_file and count == 1:
             first = plan.definitions[0]
-            tool = shown_name(str(first.get("name", "")), first.get("title"))
+            tool = shown_name(first.name, first.title)
             if provenance.verdict != "signed":
                 # No name at all: an unsigned file could say it is from anyone.
                 return (
@@ -210,21 +210,21 @@ class ImportPackDialog(QDialog):
         return f"Trust {provenance.author[:40] or 'this author'} and import"
 
     @staticmethod
-    def _update_box(provenance: Provenance, new: dict[str, Any], catalogue: Catalogue) -> QWidget:
+    def _update_box(provenance: Provenance, new: Definition, catalogue: Catalogue) -> QWidget:
         box = QFrame()
         box.setFrameShape(QFrame.Shape.StyledPanel)
         layout = QVBoxLayout(box)
-        old = provenance.old_definition or {}
+        old = provenance.old_definition
         since = f", shared {day_words(provenance.created)}" if provenance.created else ""
         layout.addWidget(
             _plain(
-                f"An update to “{shown_name(provenance.update_of, old.get('title'))}”, which you "
-                "accepted before. This "
-                f"version is from {provenance.author or 'its author'}{since}. Old → new:",
+                f"An update to “{shown_name(provenance.update_of, old.title if old else '')}”, "
+                f"which you accepted before. This version is from "
+                f"{provenance.author or 'its author'}{since}. Old → new:",
                 bold=True,
             )
         )
-        for heading, text in wording.difference_sections(readable(old), readable(new), catalogue):
+        for heading, text in wording.difference_sections(old, new, catalogue):
             layout.addWidget(_plain(heading, bold=True))
             layout.addWidget(_plain(text))
         return box
@@ -282,7 +282,7 @@ class ImportPackDialog(QDialog):
 class ExportPackDialog(QDialog):
     def __init__(
         self,
-        tools: list[dict[str, Any]],
+        tools: list[TaughtTool],
         author: str = "",
         parent: QWidget | None = None,
         title: str = "Export Tool Pack",
@@ -297,9 +297,9 @@ class ExportPackDialog(QDialog):
         self.tools.setWordWrap(True)
         self.tools.setAccessibleName("Tools to export")
         for tool in tools:
-            shown = shown_name(str(tool["name"]), tool.get("title"))
-            item = QListWidgetItem(visible_controls(f"{shown} — {tool['description']}"))
-            item.setData(Qt.ItemDataRole.UserRole, tool["name"])
+            what = tool.parsed.description if tool.parsed is not None else "cannot be read"
+            item = QListWidgetItem(visible_controls(f"{tool.shown_name} — {what}"))
+            item.setData(Qt.ItemDataRole.UserRole, tool.name)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked)
             self.tools.addItem(item)

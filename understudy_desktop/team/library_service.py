@@ -23,8 +23,8 @@ from typing import Any, Protocol
 from PySide6.QtCore import QObject, Signal, SignalInstance
 
 from understudy_desktop.library.library import Library
-from understudy_desktop.library.model import definition_hash, shown_name
-from understudy_desktop.packs.export import ExportError, build_pack
+from understudy_desktop.library.model import TaughtTool, definition_hash, shown_name
+from understudy_desktop.packs.export import ExportError, build_pack, definitions_of
 from understudy_desktop.store.settings import Settings
 from understudy_desktop.team.documents import (
     policy_document,
@@ -358,7 +358,7 @@ class TeamLibrary(QObject):
             shared_as=item.tool,
             created=item.file.created,
             update_of=here.local_name if here is not None else "",
-            old_definition=old.definition if old is not None else None,
+            old_definition=old.parsed if old is not None else None,
         )
 
     def _on_accepted(self, accepted: Provenance) -> None:
@@ -407,9 +407,9 @@ class TeamLibrary(QObject):
         return off
 
     # --- sharing ------------------------------------------------------------------------------
-    def shareable(self) -> list[dict[str, Any]]:
+    def shareable(self) -> list[TaughtTool]:
         """This person's own tools (not ones accepted from colleagues)."""
-        return [t.definition for t in self._library.tools() if t.origin.by != "team"]
+        return [t for t in self._library.tools() if t.origin.by != "team"]
 
     @property
     def author(self) -> str:
@@ -437,7 +437,7 @@ class TeamLibrary(QObject):
                 tool = self._library.get(name)
                 if tool is None:
                     continue
-                pack = build_pack([tool.definition], self._library.catalogue, author)
+                pack = build_pack(definitions_of([tool]), self._library.catalogue, author)
                 same, version = mine.get(name, ("", 0))
                 if same and same == share_digest(pack):
                     continue  # shared before, unchanged: no new version

@@ -4,8 +4,8 @@ author (and whether they trust that key), not signed, or changed after signing (
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from understudy_desktop.definition import Definition
 from understudy_desktop.team import names
 from understudy_desktop.team.signing import Checked, Verdict, fingerprint, key_id
 
@@ -23,7 +23,7 @@ class Provenance:
     shared_as: str = ""  # the tool's name in the team folder
     created: str = ""
     update_of: str = ""
-    old_definition: dict[str, Any] | None = None
+    old_definition: Definition | None = None  # None too where the old copy cannot be read
     named_in_file: str = ""  # the author the file names, when a trusted key signs another name
 
     @property
