@@ -505,6 +505,18 @@ def test_latest_version_is_offered_as_an_update_of_the_installed_one():
         assert tool.installed == installed
 
 
+def test_a_newer_version_from_an_author_no_longer_trusted_is_not_offered():
+    """Accepted from Priya, then Priya distrusted: a newer version she signs is not an update
+    this person is offered (its Accept would take her word again without asking)."""
+    old = shared("tools", signed_pack(created="2026-12-01T10:00:00Z"))
+    new = shared("tools", signed_pack(created="2026-12-02T10:00:00Z"))
+    installed = inbox.Installed("assign_refund", PUB_A, "assign_refund", old.digest, old.created)
+    tool = only_tool(view_of(old, new, trusted={}, installed=[installed]))
+    assert tool.state == "current" and not tool.offered
+    assert tool.installed == installed and tool.file.digest == new.digest
+    assert only_tool(view_of(old, new, trusted={PUB_A: "Priya"}, installed=[installed])).offered
+
+
 def test_installed_latest_version_is_current():
     old = shared("tools", signed_pack(created="2026-12-01T10:00:00Z"))
     new = shared("tools", signed_pack(created="2026-12-02T10:00:00Z"))

@@ -42,6 +42,13 @@ def refusals(*selectors: str) -> tuple[str, ...]:
 
 MAY_RUN = "understudy_desktop/library/may_run.py"
 LIBRARY = "understudy_desktop/library/library.py"
+CALLS = "understudy_desktop/agent/calls.py"
+RUNNER = "understudy_desktop/library/runner.py"
+INBOX = "understudy_desktop/team/inbox.py"
+OUTBOX = "understudy_desktop/helpdesk/outbox.py"
+SAID = "tests/test_refusals_said.py"
+HOSTILE = "tests/test_hostile_page.py"
+TRUST = "tests/test_team_trust.py"
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "revoked tool runs",
@@ -204,6 +211,168 @@ MUTANTS: tuple[Mutant, ...] = (
         "        and False\n",
         ("tests/test_team_trust.py", "-k", "second_review"),
     ),
+    Mutant(
+        "arguments not checked",
+        CALLS,
+        "(tool.input_schema, arguments)\n        if problems:\n",
+        "(tool.input_schema, arguments)\n        if False:\n",
+        (SAID, "-k", "cannot_be_made"),
+    ),
+    Mutant(
+        "ask every time skipped",
+        CALLS,
+        "        if tool.ask_every_time:\n",
+        "        if False:\n",
+        (SAID, "-k", "did_not_approve"),
+    ),
+    Mutant(
+        "denied run runs",
+        CALLS,
+        "                if approved:\n",
+        "                if True:\n",
+        (SAID, "-k", "did_not_approve"),
+    ),
+    Mutant(
+        "run not checked in its transaction",
+        RUNNER,
+        "            refusal = may_run(name, stored_state(conn, name), approved, deadline, "
+        "time.monotonic())",
+        "            refusal = None",
+        (HOSTILE, "-k", "in_the_database_meanwhile"),
+    ),
+    Mutant(
+        "turning off leaves its runs waiting",
+        RUNNER,
+        "            if job.tool.name != name:\n                continue",
+        "            if True:\n                continue",
+        (HOSTILE, "-k", "waiting_runs_end"),
+    ),
+    Mutant(
+        "stopped run starts",
+        RUNNER,
+        "                if refusal is None and job.stop.is_set():",
+        "                if False:",
+        (SAID, "-k", "cancelled_before_it_began"),
+    ),
+    Mutant(
+        "consent never expires",
+        "understudy_desktop/consent/ledger.py",
+        "if expiry is None or self._clock() >= expiry:",
+        "if expiry is None:",
+        ("tests/test_consent.py", "-k", "expiry"),
+    ),
+    Mutant(
+        "grant made outside the ledger",
+        "understudy_desktop/consent/ledger.py",
+        "        if self._seal is not _SEAL:",
+        "        if False:",
+        ("tests/test_consent.py", "-k", "made_only_by_the_ledger"),
+    ),
+    Mutant(
+        "approval from elsewhere trusted",
+        LIBRARY,
+        "        if not self._seal.verify(tool.name, tool.digest, tool.seal):",
+        "        if False:",
+        ("tests/test_consent_e2e.py", "-k", "forged_in_the_data_folder"),
+    ),
+    Mutant(
+        "tampered tool kept active on load",
+        LIBRARY,
+        "        if not tool.intact:\n            if tool.status",
+        "        if False:\n            if tool.status",
+        ("tests/test_consent_e2e.py", "-k", "edited_on_disk"),
+    ),
+    Mutant(
+        "breaking change not held back",
+        LIBRARY,
+        "        if is_breaking(changes):",
+        "        if False:",
+        ("tests/test_drift.py", "-k", "holds_a_stored_tool_back"),
+    ),
+    Mutant(
+        "older version offered",
+        INBOX,
+        "    if key and latest.version < seen_version:",
+        "    if False:",
+        (TRUST, "-k", "older_version"),
+    ),
+    Mutant(
+        "withdrawn tool offered",
+        INBOX,
+        "    if stopped is not None and when(stopped) >= when(latest.created):",
+        "    if False:",
+        (TRUST, "-k", "withdraw"),
+    ),
+    Mutant(
+        "team-off tool offered",
+        INBOX,
+        "    if key and (key, name) in c.off:",
+        "    if False:",
+        (TRUST, "-k", "turned_off_for_the_team"),
+    ),
+    Mutant(
+        "publisher not allowed offered",
+        INBOX,
+        "    if c.publishers is not None and key not in c.publishers:",
+        "    if False:",
+        (TRUST, "-k", "listed_publishers"),
+    ),
+    Mutant(
+        "update from an untrusted key offered",
+        INBOX,
+        'return "update" if newer and is_trusted else "current"',
+        'return "update" if newer else "current"',
+        ("tests/test_team_signing.py", "-k", "no_longer_trusted"),
+    ),
+    Mutant(
+        "untrusted signer offered as trusted",
+        INBOX,
+        '    return "new" if is_trusted else "untrusted"',
+        '    return "new"',
+        (TRUST, "-k", "look_alike or listed_publishers"),
+    ),
+    Mutant(
+        "signed bytes need not be canonical",
+        "understudy_desktop/team/signing.py",
+        "        if canonical(document) != data:\n",
+        "        if False:\n",
+        ("tests/test_team_signing.py", "-k", "another_spelling"),
+    ),
+    Mutant(
+        "arrived change sent again",
+        OUTBOX,
+        "            if theirs == ours:\n",
+        "            if False:\n",
+        ("tests/test_helpdesk_outbox_fakes.py", "-k", "sent_once"),
+    ),
+    Mutant(
+        "helpdesk change overwritten",
+        OUTBOX,
+        "            if theirs not in bases:\n",
+        "            if False:\n",
+        ("tests/test_helpdesk_outbox_fakes.py", "-k", "not_overwritten"),
+    ),
+    Mutant(
+        "endpoint open without its token",
+        "understudy_desktop/agent/http_host.py",
+        '        if not authorized(headers.get(b"authorization", b""), expected):',
+        "        if False:",
+        ("tests/test_agent_endpoint.py", "-k", "wrong_token"),
+    ),
+    Mutant(
+        "endpoint answers any origin",
+        "understudy_desktop/agent/server.py",
+        "enable_dns_rebinding_protection=True",
+        "enable_dns_rebinding_protection=False",
+        ("tests/test_agent_endpoint.py", "-k", "wrong_token"),
+    ),
+    Mutant(
+        "value outside its field stored",
+        "understudy_desktop/model/commands.py",
+        "    if problems:\n        raise CommandError(ErrorCode.INVALID_PAYLOAD",
+        "    if False:\n        raise CommandError(ErrorCode.INVALID_PAYLOAD",
+        ("tests/test_model.py", "-k", "does_not_fit_is_refused"),
+    ),
 )
 
 
@@ -234,6 +403,10 @@ def copy_project(into: Path) -> Path:
             continue
         (into / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, into / rel)
+    # The page imports its npm packages at run time (tests that start the app need them).
+    modules = ROOT / "web_assets" / "node_modules"
+    if modules.is_dir():
+        shutil.copytree(modules, into / "web_assets" / "node_modules", symlinks=True)
     return into
 
 
@@ -268,6 +441,28 @@ def try_mutant(where: Path, m: Mutant) -> Result:
     return m, passed, last, time.monotonic() - started
 
 
+def unmutated_runs(mutants: tuple[Mutant, ...]) -> list[tuple[str, ...]]:
+    """At most two pytest runs covering every test any mutant runs: the files mutants run
+    whole, and the others narrowed to what some mutant selects (-k expressions or-ed: a
+    superset of each mutant's own selection, which is all the check needs)."""
+    whole: dict[str, None] = {}
+    narrowed: dict[str, list[str]] = {}
+    for m in mutants:
+        files = [a for a in m.tests if a.endswith(".py")]
+        if "-k" in m.tests:
+            expression = m.tests[m.tests.index("-k") + 1]
+            for f in files:
+                narrowed.setdefault(f, []).append(expression)
+        else:
+            whole.update(dict.fromkeys(files))
+    runs = [tuple(whole)] if whole else []
+    rest = {f: e for f, e in narrowed.items() if f not in whole}
+    if rest:
+        expressions = dict.fromkeys(e for exprs in rest.values() for e in exprs)
+        runs.append((*rest, "-k", " or ".join(f"({e})" for e in expressions)))
+    return runs
+
+
 def gate(mutants: tuple[Mutant, ...], jobs: int) -> int:
     problems = check_list(mutants)
     if problems:
@@ -276,11 +471,12 @@ def gate(mutants: tuple[Mutant, ...], jobs: int) -> int:
     with tempfile.TemporaryDirectory(prefix="understudy-mutants-") as tmp:
         copies = [copy_project(Path(tmp) / f"copy{i}") for i in range(jobs)]
         # The tests pass on the copy as it is: otherwise a failure would prove nothing.
-        unmutated = tuple(dict.fromkeys(a for m in mutants for a in m.tests if a.endswith(".py")))
-        ok, last = run_tests(copies[0], unmutated)
-        if not ok:
-            print(f"the gate's tests fail without any mutant: {last}", file=sys.stderr)
-            return 1
+        with ThreadPoolExecutor(jobs) as pool:
+            checked = list(pool.map(run_tests, copies * 2, unmutated_runs(mutants)))
+        for ok, last in checked:
+            if not ok:
+                print(f"the gate's tests fail without any mutant: {last}", file=sys.stderr)
+                return 1
         lanes = [mutants[i::jobs] for i in range(jobs)]
 
         def run_lane(where: Path, lane: tuple[Mutant, ...]) -> list[Result]:
