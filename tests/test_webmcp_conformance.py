@@ -336,26 +336,34 @@ AGENT_HOOK_CHECK = """
 def test_the_agent_hook_runs_tools_as_an_agent(console):
     # The relay takes the hook in the console; a page with the shim alone shows what it does:
     # an agent's call runs the tool, and cancelling it fires toolcancel at the page.
+    import shiboken6
     from PySide6.QtWebEngineCore import QWebEnginePage
 
     from understudy_desktop.web.scripts import bridge_scripts, install
 
     page = QWebEnginePage(console.page.profile())
-    install(page.scripts(), [s for s in bridge_scripts(True) if s.name == "understudy-webmcp-shim"])
-    with console.qtbot.waitSignal(page.loadFinished, timeout=10_000):
-        page.load("understudy://app/probe_frame.html")
 
     def evaluate(script: str) -> Any:
         with console.qtbot.waitCallback(timeout=10_000) as callback:
             page.runJavaScript(script, 0, callback)
         return callback.args[0]
 
-    evaluate(
-        f"window.__hook = undefined; {AGENT_HOOK_CHECK}.then((r) => {{ window.__hook = r; }}); 1"
-    )
-    console.qtbot.waitUntil(lambda: evaluate("typeof window.__hook") == "string", timeout=10_000)
-    outcome = json.loads(evaluate("window.__hook"))
-    page.deleteLater()
+    try:
+        shim = [s for s in bridge_scripts(True) if s.name == "understudy-webmcp-shim"]
+        install(page.scripts(), shim)
+        with console.qtbot.waitSignal(page.loadFinished, timeout=10_000):
+            page.load("understudy://app/probe_frame.html")
+        evaluate(
+            f"window.__hook = undefined; {AGENT_HOOK_CHECK}"
+            ".then((r) => { window.__hook = r; }); 1"
+        )
+        console.qtbot.waitUntil(
+            lambda: evaluate("typeof window.__hook") == "string", timeout=10_000
+        )
+        outcome = json.loads(evaluate("window.__hook"))
+    finally:
+        # Gone before the console's profile is released (Qt warns of "troubles" otherwise).
+        shiboken6.delete(page)
     assert outcome == {
         "echoed": '{"a":1}',
         "cancelled": "rejected agent cancelled",
