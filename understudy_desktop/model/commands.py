@@ -40,9 +40,13 @@ class Write:
     before: tuple[Any, ...] | None = None
     after: tuple[Any, ...] | None = None  # per ticket, for tag writes with `before`
 
+    def parts(self) -> tuple[WriteOp, str, Any, list[str]]:
+        """(op, field, value, ids): how the page's change feed and the journal carry it."""
+        return (self.op, self.field, self.value, list(self.ids))
+
     def as_feed(self) -> list[Any]:
-        """[op, field, value, ids]: how the page's change feed carries it."""
-        return [self.op, self.field, self.value, list(self.ids)]
+        """parts() as the journal's JSON array."""
+        return list(self.parts())
 
     def changes(self) -> list[tuple[str, str, Any, Any]]:
         """(ticket, field, before, after) per ticket; needs `before`."""

@@ -250,6 +250,6 @@ def feed_message(entry: FeedEntry) -> to_page.FeedEntry:
         generation=entry.generation,
         by=entry.by,
         tool=entry.tool,
-        writes=[(w.op, w.field, w.value, list(w.ids)) for w in entry.writes],
+        writes=[w.parts() for w in entry.writes],
         step=step,
     )
