@@ -8,6 +8,8 @@
   top of it.
 - team/ is the team library as a service; the team window, its menu and Settings (shell/)
   sit on top of it, never the other way round.
+- packs/ reads, plans and writes Tool Packs without a window: the import preview and its flow
+  (shell/) and the approval flow sit on top of it.
 
 Imports inside functions and under TYPE_CHECKING count too: a late import is still a
 dependency.
@@ -29,6 +31,7 @@ RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("consent", ("library", "agent", "shell", "bridge", "approval")),
     ("library", ("approval", "shell", "bridge")),
     ("team", ("shell",)),
+    ("packs", ("approval", "shell", "bridge")),
     ("model", ("library", "approval", "shell", "bridge", "team")),
 )
 
@@ -103,6 +106,7 @@ def test_the_check_reads_every_layer_it_guards():
         ("library/model.py", "from understudy_desktop.bridge.console_port import ConsolePort\n"),
         ("team/inbox.py", "from understudy_desktop.shell import team_words\n"),
         ("model/service.py", "from understudy_desktop.bridge import to_page\n"),
+        ("packs/adding.py", "from understudy_desktop.shell.pack_dialogs import Mapping\n"),
     ],
 )
 def test_each_rule_fails_when_it_is_broken(relative, source):

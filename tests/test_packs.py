@@ -16,9 +16,11 @@ from understudy_desktop.definition import Definition
 from understudy_desktop.library.checks import complete
 from understudy_desktop.library.library import new_tool
 from understudy_desktop.library.model import Origin, definition_hash
+from understudy_desktop.packs.adding import over_cap, tools_to_import
 from understudy_desktop.packs.export import ExportError, build_pack, definitions_of, pack_bytes
 from understudy_desktop.packs.importer import (
     MAX_PACK_BYTES,
+    ImportPlan,
     PackError,
     parse_pack,
     plan_import,
@@ -26,6 +28,7 @@ from understudy_desktop.packs.importer import (
     renamed,
 )
 from understudy_desktop.paths import web_assets_dir
+from understudy_desktop.rules import rules
 
 PACKS = Path(__file__).parent / "fixtures" / "packs"
 BAD = sorted((PACKS / "bad").glob("*.json"))
@@ -179,6 +182,41 @@ def test_a_draft_approves_exactly_what_the_library_then_stores(catalogue):
     regraded = approved.but(catalogueVersion=approved.catalogueVersion + 1)
     assert definition_hash(regraded.stored()) == tool.digest
     assert definition_hash(approved.but(description="Other.").stored()) != tool.digest
+
+
+def test_an_import_renames_or_replaces_a_clash_and_holds_back_what_drifted(catalogue):
+    approved = complete(Definition.of(definition_with_examples()), catalogue)
+    other = approved.but(name="other_tool")
+    plan = ImportPlan(
+        definitions=[approved, other],
+        clashes=[approved.name],
+        author="Priya",
+        hold_back={"other_tool": "the console changed under it"},
+    )
+    existing = {approved.name, f"{approved.name}_2"}
+    tools, replacing = tools_to_import(plan, existing, False, "x.understudy-pack.json")
+    assert [t.name for t in tools] == [f"{approved.name}_3", "other_tool"] and replacing == []
+    assert [t.status for t in tools] == ["active", "needs_review"]
+    assert tools[1].review_reason == "the console changed under it"
+    assert tools[0].origin == Origin(by="pack", pack="x.understudy-pack.json", author="Priya")
+    # The renamed copy is the approved definition under its new name, approved as such.
+    assert tools[0].definition == {**approved.stored(), "name": f"{approved.name}_3"}
+    assert tools[0].intact
+    tools, replacing = tools_to_import(plan, existing, True, "x.understudy-pack.json")
+    assert [t.name for t in tools] == [approved.name, "other_tool"]
+    assert replacing == [approved.name]
+
+
+def test_an_import_that_would_go_over_the_cap_says_so_and_a_held_tool_does_not_count(catalogue):
+    cap = rules().maxTaughtTools
+    approved = complete(Definition.of(definition_with_examples()), catalogue)
+    two = ImportPlan(definitions=[approved, approved.but(name="second")])
+    assert over_cap(two, cap - 2) == ""
+    assert over_cap(two, cap - 1) == (
+        f"Importing 2 more tool(s) would go over {cap} active tools. Turn off or revoke some first."
+    )
+    two.hold_back["second"] = "changed"
+    assert over_cap(two, cap - 1) == ""
 
 
 json_values = st.recursive(

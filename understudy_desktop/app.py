@@ -45,13 +45,14 @@ from understudy_desktop.library.model import shown_name
 from understudy_desktop.library.runner import ToolRunner
 from understudy_desktop.logs import install_crash_handler
 from understudy_desktop.model.service import ConsoleModel
+from understudy_desktop.packs.adding import looks_like_pack
 from understudy_desktop.paths import DataPaths, key_dir, web_assets_dir
 from understudy_desktop.qt_thread import call_on_main, init_main_thread_dispatch
 from understudy_desktop.shell.file_open import FileOpenEvents, UnderstudyApplication
 from understudy_desktop.shell.helpdesk_link import HelpdeskLink
 from understudy_desktop.shell.helpdesk_menu import HelpdeskMenu
 from understudy_desktop.shell.main_window import MainWindow
-from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
+from understudy_desktop.shell.pack_actions import PackActions
 from understudy_desktop.shell.person_commands import PersonCommands
 from understudy_desktop.shell.queue_choices import RememberedChoices
 from understudy_desktop.shell.queue_keeper import QueueKeeper

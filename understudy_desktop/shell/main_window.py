@@ -39,9 +39,10 @@ from understudy_desktop.bridge.page_bridge import PageBridge
 from understudy_desktop.bridge.protocol import Summary
 from understudy_desktop.library.model import shown_name
 from understudy_desktop.logs import log_folder
+from understudy_desktop.packs.adding import looks_like_pack
 from understudy_desktop.shell.about import about_facts
 from understudy_desktop.shell.connect_dialog import ConnectAgentDialog, client_snippets
-from understudy_desktop.shell.pack_actions import PackActions, looks_like_pack
+from understudy_desktop.shell.pack_actions import PackActions
 from understudy_desktop.shell.queue_choices import RememberedChoices
 
 if TYPE_CHECKING:

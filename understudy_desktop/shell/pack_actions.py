@@ -16,10 +16,10 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QWidget
 
 from understudy_desktop.consent.ledger import ConsentLedger, Grant, command_line_grant
 from understudy_desktop.consent.manifest import IMPORT_PACK
-from understudy_desktop.definition import Approved
-from understudy_desktop.library.library import Library, LibraryError, import_args, new_tool
+from understudy_desktop.library.library import Library, LibraryError, import_args
 from understudy_desktop.library.model import Origin, TaughtTool
-from understudy_desktop.library.refs import apply_mapping, missing_references, name_refs
+from understudy_desktop.library.refs import apply_mapping, missing_references
+from understudy_desktop.packs.adding import named_here, over_cap, tools_to_import
 from understudy_desktop.packs.export import (
     PACK_SUFFIX,
     ExportError,
@@ -33,7 +33,6 @@ from understudy_desktop.packs.importer import (
     parse_pack,
     plan_import,
     read_pack_bytes,
-    renamed,
 )
 from understudy_desktop.queue_io import write_atomically
 from understudy_desktop.rules import rules
@@ -46,47 +45,6 @@ from understudy_desktop.team.trust import TeamDecisions
 
 log = logging.getLogger(__name__)
 PACK_FILTER = "Tool Packs (*.understudy-pack.json *.json)"
-
-
-def looks_like_pack(path: Path) -> bool:
-    if path.name.endswith(PACK_SUFFIX):
-        return True
-    try:
-        head = path.open("rb").read(4096)
-    except OSError:
-        return False
-    return b'"packVersion"' in head
-
-
-def tools_to_import(
-    plan: ImportPlan,
-    existing: set[str],
-    replace: bool,
-    filename: str,
-    definitions: list[Approved] | None = None,
-    origin: Origin | None = None,
-) -> tuple[list[TaughtTool], list[str]]:
-    """The tools an import adds (clashes renamed, or replacing the person's), and the names
-    it replaces. Tools whose commands changed in a breaking way arrive held back.
-    `definitions` are the plan's with people and templates mapped to this queue."""
-    taken = set(existing) | {d.name for d in plan.definitions}
-    replacing: list[str] = []
-    tools: list[TaughtTool] = []
-    origin = origin or Origin(by="pack", pack=filename, author=plan.author)
-    for definition in definitions if definitions is not None else plan.definitions:
-        original = definition.name
-        if original in plan.clashes:
-            if replace:
-                replacing.append(original)
-            else:
-                definition = definition.but(name=renamed(original, taken))
-                taken.add(definition.name)
-        tool = new_tool(definition, origin)
-        reason = plan.hold_back.get(original)
-        if reason:
-            tool = tool.but(status="needs_review", review_reason=reason)
-        tools.append(tool)
-    return tools, replacing
 
 
 class PackActions(QObject):
@@ -198,12 +156,7 @@ class PackActions(QObject):
         existing = {t.name for t in self._library.tools()}
         catalogue = self._library.catalogue
         known = self._known()
-        # People and templates this queue has are named as it names them (what the preview
-        # shows is what a run will find).
-        plan.definitions = [
-            definition.but(steps=name_refs(definition, catalogue, known).steps)
-            for definition in plan.definitions
-        ]
+        plan.definitions = named_here(plan.definitions, catalogue, known)
 
         def variant(
             replace_clashes: bool, mapping: Mapping | None = None
@@ -214,7 +167,7 @@ class PackActions(QObject):
             )
             return tools, replacing, import_args(tools, replacing)
 
-        problem = self._over_cap(plan, existing)
+        problem = over_cap(plan, self._library.active_count())
         if problem:
             self._fail(f"{filename} was not imported. Nothing was changed.\n{problem}")
             return
@@ -246,16 +199,6 @@ class PackActions(QObject):
             self._fail(f"{filename} was not imported: the approval did not match. Try again.")
             return
         self._carry_out(tools, replacing, granted, filename, provenance)
-
-    def _over_cap(self, plan: ImportPlan, existing: set[str]) -> str:
-        cap = rules().maxTaughtTools
-        adding = sum(1 for d in plan.definitions if d.name not in plan.hold_back)
-        if self._library.active_count() + adding <= cap:
-            return ""
-        return (
-            f"Importing {adding} more tool(s) would go over {cap} active tools. Turn off or "
-            "revoke some first."
-        )
 
     def _carry_out(
         self,
