@@ -13,11 +13,11 @@ is missing, as it would for any tool whose person has left the queue.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from understudy_desktop.catalogue import Catalogue
-from understudy_desktop.definition import Approved, ConstArg, Definition, Ref, Step
+from understudy_desktop.definition import Approved, Arg, ConstArg, Definition, Ref, Step
 
 NO_ONE = (None, "", "__unassigned__")  # a fixed "nobody": nothing to name or map
 KIND_WORDS = {"person": "someone", "template": "a reply template"}
@@ -60,24 +60,39 @@ def _matches(spec: ConstArg, items: list[dict[str, str]]) -> bool:
 Known = dict[str, list[dict[str, str]]]  # "person"/"template" -> [{"id", "name"}]
 
 
-def name_refs(definition: Definition, catalogue: Catalogue, known: Known) -> Definition:
-    """The definition with each fixed person or template whose id is on the saved queue
-    given that queue's name for it. Others keep the name they carry (resolved by name at run
-    time)."""
+def _with_refs(
+    definition: Definition, catalogue: Catalogue, change: Callable[[ConstArg, str], Arg | None]
+) -> list[Step]:
+    """The steps with each fixed person or template (not "no one") replaced by what
+    change(value, kind) gives, where it gives something; the models are not changed in place."""
     steps: list[Step] = []
     for step in definition.steps:
         info = catalogue.commands.get(step.command)
         args = dict(step.args)
         for field, spec in step.args.items():
             kind = info.refs.get(field) if info is not None else None
-            if not kind or not isinstance(spec, ConstArg):
-                continue
-            hit = next((i for i in known.get(kind, []) if i["id"] == str(spec.value)), None)
-            if hit is not None and spec.value not in NO_ONE:
-                ref = Ref.model_validate({"kind": kind, "name": hit["name"] or hit["id"]})
-                args[field] = spec.model_copy(update={"ref": ref})
+            if kind and isinstance(spec, ConstArg) and spec.value not in NO_ONE:
+                changed = change(spec, kind)
+                if changed is not None:
+                    args[field] = changed
         steps.append(step.model_copy(update={"args": args}))
-    return definition.model_copy(update={"steps": steps})
+    return steps
+
+
+def _ref(kind: str, item: dict[str, str]) -> Ref:
+    return Ref.model_validate({"kind": kind, "name": item["name"] or item["id"]})
+
+
+def name_refs(definition: Definition, catalogue: Catalogue, known: Known) -> Definition:
+    """The definition with each fixed person or template whose id is on the saved queue
+    given that queue's name for it. Others keep the name they carry (resolved by name at run
+    time)."""
+
+    def named(spec: ConstArg, kind: str) -> ConstArg | None:
+        hit = next((i for i in known.get(kind, []) if i["id"] == str(spec.value)), None)
+        return spec.model_copy(update={"ref": _ref(kind, hit)}) if hit is not None else None
+
+    return definition.model_copy(update={"steps": _with_refs(definition, catalogue, named)})
 
 
 def missing_references(
@@ -100,20 +115,11 @@ def apply_mapping(
 ) -> list[Approved]:
     """The tools with each mapped reference pointing at the chosen person or template ({"id",
     "name"}); unmapped ones as they were (the models are not changed in place)."""
-    out = []
-    for definition in definitions:
-        steps: list[Step] = []
-        for step in definition.steps:
-            info = catalogue.commands.get(step.command)
-            args = dict(step.args)
-            for field, spec in step.args.items():
-                kind = info.refs.get(field) if info is not None else None
-                if not kind or not isinstance(spec, ConstArg) or spec.value in NO_ONE:
-                    continue
-                chosen = mapping.get(Reference(kind, _name_of(spec)).key)
-                if chosen is not None:
-                    ref = Ref.model_validate({"kind": kind, "name": chosen["name"] or chosen["id"]})
-                    args[field] = spec.model_copy(update={"value": chosen["id"], "ref": ref})
-            steps.append(step.model_copy(update={"args": args}))
-        out.append(definition.but(steps=steps))
-    return out
+
+    def mapped(spec: ConstArg, kind: str) -> ConstArg | None:
+        chosen = mapping.get(Reference(kind, _name_of(spec)).key)
+        if chosen is None:
+            return None
+        return spec.model_copy(update={"value": chosen["id"], "ref": _ref(kind, chosen)})
+
+    return [d.but(steps=_with_refs(d, catalogue, mapped)) for d in definitions]
