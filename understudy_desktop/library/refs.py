@@ -13,7 +13,7 @@ is missing, as it would for any tool whose person has left the queue.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from understudy_desktop.catalogue import Catalogue
@@ -33,18 +33,21 @@ class Reference:
         return (self.kind, self.name.casefold())
 
 
+def _fixed_in(step: Step, catalogue: Catalogue) -> Iterator[tuple[str, ConstArg, str]]:
+    """(field, fixed value, kind) for each fixed person or template of one step (a fixed "no
+    one" is neither)."""
+    info = catalogue.commands.get(step.command)
+    if info is None:
+        return
+    for field, spec in step.args.items():
+        kind = info.refs.get(field)
+        if kind and isinstance(spec, ConstArg) and spec.value not in NO_ONE:
+            yield field, spec, kind
+
+
 def _fixed_refs(definition: Definition, catalogue: Catalogue) -> list[tuple[ConstArg, str]]:
     """(fixed value, kind) for every fixed person or template in the tool's steps."""
-    found = []
-    for step in definition.steps:
-        info = catalogue.commands.get(step.command)
-        if info is None:
-            continue
-        for field, spec in step.args.items():
-            kind = info.refs.get(field)
-            if kind and isinstance(spec, ConstArg) and spec.value not in NO_ONE:
-                found.append((spec, kind))
-    return found
+    return [(spec, kind) for s in definition.steps for _f, spec, kind in _fixed_in(s, catalogue)]
 
 
 def _name_of(spec: ConstArg) -> str:
@@ -67,14 +70,11 @@ def _with_refs(
     change(value, kind) gives, where it gives something; the models are not changed in place."""
     steps: list[Step] = []
     for step in definition.steps:
-        info = catalogue.commands.get(step.command)
         args = dict(step.args)
-        for field, spec in step.args.items():
-            kind = info.refs.get(field) if info is not None else None
-            if kind and isinstance(spec, ConstArg) and spec.value not in NO_ONE:
-                changed = change(spec, kind)
-                if changed is not None:
-                    args[field] = changed
+        for field, spec, kind in _fixed_in(step, catalogue):
+            changed = change(spec, kind)
+            if changed is not None:
+                args[field] = changed
         steps.append(step.model_copy(update={"args": args}))
     return steps
 
