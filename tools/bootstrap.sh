@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs what Understudy Desktop needs on a Debian machine, idempotently:
-#   system libraries (apt-get, only those missing), a virtualenv in .venv with the locked
-#   Python packages, and the page's npm packages in web_assets/node_modules (plus, for the
-#   tests, their own npm tools in node_modules: ensure_dev_npm).
+#   system libraries (apt-get, only those missing, in one go), a virtualenv in .venv with the
+#   locked Python packages, and the page's npm packages in web_assets/node_modules (plus, for
+#   the tests, a pinned Node.js in tools/node and their npm tools in node_modules).
+# npm packages are put in place by tools/locked_npm.py from the lock files (fetched, checked
+# against their integrity hashes, unpacked): no distribution's npm or Node is used, because
+# they differ between releases (Debian 12's npm 9.2 loses the node binary it installs).
 # Sourced by ./run-app and ./run-tests; safe to run again (it skips what is already there).
 set -euo pipefail
 
@@ -11,10 +14,41 @@ VENV="$UNDERSTUDY_ROOT/.venv"
 
 say() { printf 'understudy setup: %s\n' "$*" >&2; }
 
-can_be_root() { [ "$(id -u)" -eq 0 ] || command -v sudo >/dev/null 2>&1; }
+# How this user can run a command as root, in ROOT_WAY: "root", "sudo" (no password asked,
+# or asked on this terminal and accepted), or "" when only an administrator can.
+ROOT_WAY=""
+ROOT_WAY_KNOWN=0
+find_root_way() {
+  if [ "$ROOT_WAY_KNOWN" -eq 0 ]; then
+    ROOT_WAY_KNOWN=1
+    if [ "$(id -u)" -eq 0 ]; then
+      ROOT_WAY=root
+    elif command -v sudo >/dev/null 2>&1; then
+      if sudo -n true >/dev/null 2>&1; then
+        ROOT_WAY=sudo
+      elif [ -t 0 ] && [ -t 2 ]; then
+        # sudo asks for the password on the terminal; its own refusal ("not in the sudoers
+        # file") is not shown: the message below says what to do instead.
+        say "installing system packages needs administrator rights; sudo asks for your password"
+        if sudo -v 2>/dev/null; then ROOT_WAY=sudo; fi
+      fi
+    fi
+  fi
+}
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# The one line an administrator runs for a user who cannot, and what the user does after.
+admin_line() {
+  echo "sudo apt-get update && sudo apt-get install -y --no-install-recommends $*"
+}
+need_administrator() {
+  say "Understudy needs these system packages first: $*"
+  say "Installing them needs an administrator. Ask one to run this line, then run ./$(basename "$0") again:"
+  printf '\n    %s\n\n' "$(admin_line "$@")" >&2
+  exit 1
 }
 
 pkg_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
@@ -32,24 +66,18 @@ first_known_pkg() {
   echo "$1"
 }
 
-# The version apt would install ("" when it has none), and its upstream part (1:20.19.2+dfsg-1
-# -> 20.19.2).
+# The version apt would install ("" when it has none).
 apt_candidate() {
   apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { if ($2 != "(none)") print $2 }'
 }
-upstream_version() { local v="${1#*:}"; v="${v%%[-+~]*}"; echo "$v"; }
-version_at_least() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]; }
 
 APT_UPDATED=0
 ensure_apt() {
   local missing=() p
   for p in "$@"; do pkg_installed "$p" || missing+=("$p"); done
   [ ${#missing[@]} -eq 0 ] && return 0
-  if ! can_be_root; then
-    say "these system packages are missing, and installing them needs root: ${missing[*]}"
-    say "ask an administrator to run: sudo apt-get install ${missing[*]}"
-    exit 1
-  fi
+  find_root_way
+  if [ -z "$ROOT_WAY" ]; then need_administrator "${missing[@]}"; fi
   if [ "$APT_UPDATED" -eq 0 ]; then
     say "updating the package list"
     as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
@@ -57,6 +85,20 @@ ensure_apt() {
   fi
   say "installing system packages: ${missing[*]}"
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# PyInstaller (the installer's build, which the tests run) needs the shared library of the
+# Python the virtualenv is made from; a fresh Debian has only the interpreter. Asked for by
+# the version apt's python3 brings when there is no python3 yet, so that it joins the rest.
+python_shared_library() {
+  local v=""
+  if command -v python3 >/dev/null 2>&1; then
+    v="$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+  elif command -v apt-cache >/dev/null 2>&1; then
+    v="$(apt-cache depends python3 2>/dev/null | grep -o 'python3\.[0-9][0-9]*' | head -n1)"
+    v="${v#python}"
+  fi
+  if [ -n "$v" ]; then first_known_pkg "libpython${v}t64" "libpython${v}"; fi
 }
 
 # Libraries QtWebEngine (Chromium) and Qt's xcb/offscreen platforms load at run time.
@@ -74,49 +116,21 @@ runtime_packages() {
     libdbus-1-3 libfontconfig1 libfreetype6 libexpat1 "$glib" "$asound"
 }
 
-# Node.js 20.19 or later: the page's tests use its newer built-ins (String.isWellFormed), and
-# chrome-devtools-mcp refuses older ones. Where the distribution's is older (Debian 12,
-# Ubuntu 24.04: 18.19), a pinned Node from the npm registry goes into tools/node.
-NODE_MIN="20.19.0"
+# Node.js for the tests only (the page's unit tests, ESLint, TypeScript, chrome-devtools-mcp):
+# the pinned build from the npm registry (tools/node/package-lock.json), for this CPU, on
+# every release. The app itself needs no Node.
 PROJECT_NODE_BIN="$UNDERSTUDY_ROOT/tools/node/node_modules/.bin"
-node_ok() {
-  local v
-  v="$("$1" --version 2>/dev/null)" || return 1
-  version_at_least "${v#v}" "$NODE_MIN"
-}
-
-# Which Node to use: "project" (tools/node, installed already), "system" (on PATH, new
-# enough), "distribution" (apt's is new enough) or "registry" (install into tools/node).
-node_plan() {
-  if [ -x "$PROJECT_NODE_BIN/node" ] && node_ok "$PROJECT_NODE_BIN/node"; then echo project; return; fi
-  if command -v node >/dev/null 2>&1 && node_ok node && command -v npm >/dev/null 2>&1; then
-    echo system; return
-  fi
-  local candidate
-  candidate="$(apt_candidate nodejs)"
-  if [ -n "$candidate" ] && version_at_least "$(upstream_version "$candidate")" "$NODE_MIN"; then
-    echo distribution; return
-  fi
-  echo registry
-}
-
 ensure_node() {
-  case "$(node_plan)" in
-    project) export PATH="$PROJECT_NODE_BIN:$PATH" ;;
-    system) ;;
-    distribution) ensure_apt nodejs npm ;;
-    registry)
-      # Any npm can fetch it (the distribution's runs on its own older Node).
-      command -v npm >/dev/null 2>&1 || ensure_apt nodejs npm
-      say "installing Node.js 20.20 from the npm registry into tools/node (this system's is older than $NODE_MIN)"
-      (cd "$UNDERSTUDY_ROOT/tools/node" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-      if ! node_ok "$PROJECT_NODE_BIN/node"; then
-        say "Node.js $NODE_MIN or later is needed, and none could be installed"
-        exit 1
-      fi
-      export PATH="$PROJECT_NODE_BIN:$PATH"
-      ;;
-  esac
+  locked_npm "$UNDERSTUDY_ROOT/tools/node" "Node.js for the tests"
+  export PATH="$PROJECT_NODE_BIN:$PATH"
+}
+
+# Where a lock's packages are missing or out of date, put them in place (tools/locked_npm.py,
+# run by the system's Python: nothing else is needed yet).
+locked_npm() {
+  if python3 "$UNDERSTUDY_ROOT/tools/locked_npm.py" --check "$1"; then return; fi
+  say "installing $2 (npm packages, checked against their lock)"
+  python3 "$UNDERSTUDY_ROOT/tools/locked_npm.py" "$1"
 }
 
 # Debian's Chromium 156 is what the native-WebMCP tests compare with. Ubuntu ships Chromium
@@ -141,12 +155,12 @@ ensure_system() {
   fi
   local wanted=() p chromium=0
   for p in "$@"; do
+    if [ -z "$p" ]; then continue; fi
     if [ "$p" = chromium ]; then chromium=1; else wanted+=("$p"); fi
   done
   # shellcheck disable=SC2046
   ensure_apt $(runtime_packages) "${wanted[@]}"
   if [ "$chromium" -eq 1 ]; then ensure_chromium; fi
-  ensure_node
 }
 
 ensure_venv() {
@@ -165,23 +179,16 @@ ensure_venv() {
   echo "$want" >"$stamp"
 }
 
+# The page's two libraries (web_assets/package-lock.json).
 ensure_npm() {
-  local stamp="$UNDERSTUDY_ROOT/web_assets/node_modules/.understudy-stamp" want
-  want="$(sha256sum "$UNDERSTUDY_ROOT/web_assets/package-lock.json" | cut -d' ' -f1)"
-  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return; fi
-  say "installing the page's npm packages"
-  (cd "$UNDERSTUDY_ROOT/web_assets" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-  echo "$want" >"$stamp"
+  locked_npm "$UNDERSTUDY_ROOT/web_assets" "the console's page libraries"
 }
 
-# Tools only the tests and benchmarks drive (chrome-devtools-mcp): never shipped with the app.
+# Tools only the tests and benchmarks drive (ESLint, TypeScript, chrome-devtools-mcp), on the
+# pinned Node: never shipped with the app.
 ensure_dev_npm() {
-  local stamp="$UNDERSTUDY_ROOT/node_modules/.understudy-stamp" want
-  want="$(sha256sum "$UNDERSTUDY_ROOT/package-lock.json" | cut -d' ' -f1)"
-  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return; fi
-  say "installing the test tools' npm packages"
-  (cd "$UNDERSTUDY_ROOT" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-  echo "$want" >"$stamp"
+  ensure_node
+  locked_npm "$UNDERSTUDY_ROOT" "the test tools"
 }
 
 # Root cannot use Chromium's sandbox; a normal user keeps it.

@@ -68,6 +68,7 @@ from understudy_desktop.team.identity import Identity
 from understudy_desktop.team.library_service import TeamLibrary
 from understudy_desktop.team.trust import TeamDecisions
 from understudy_desktop.web.handoff import Handoff
+from understudy_desktop.web.page_files import incomplete_words, missing_page_files
 from understudy_desktop.web.profile import make_profile
 from understudy_desktop.web.scheme import register_scheme
 
@@ -326,6 +327,10 @@ def run(
     app = QApplication.instance() or UnderstudyApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     try:
+        missing = missing_page_files(web_assets_dir())
+        if missing:
+            log.error("the console's page is incomplete; missing: %s", ", ".join(missing[:10]))
+            raise StartProblemError(incomplete_words())
         guard = InstanceGuard(paths.root)
         if not guard.acquire():
             return hand_over(guard, paths, open_file)
