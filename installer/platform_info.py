@@ -19,6 +19,9 @@ APP_NAME = "Understudy"
 PACK_TYPE = "io.understudy.desktop.pack"  # the macOS type identifier of a Tool Pack
 PACK_MIME = "application/x-understudy-pack+json"
 PACK_EXTENSION = PACK_SUFFIX.lstrip(".")  # understudy-pack.json
+# The oldest macOS every locked package has a wheel for (pyicu-wheels 2.15.2 is built for
+# macOS 15 only); tests/test_platform_recipes.py checks it against the registry.
+MAC_MINIMUM = "15.0"
 
 
 def mac_info_plist() -> dict[str, Any]:
@@ -30,7 +33,7 @@ def mac_info_plist() -> dict[str, Any]:
         "CFBundleIdentifier": APP_ID,
         "CFBundleShortVersionString": __version__,
         "CFBundleVersion": __version__,
-        "LSMinimumSystemVersion": "12.0",
+        "LSMinimumSystemVersion": MAC_MINIMUM,
         "NSHighResolutionCapable": True,
         "NSRequiresAquaSystemAppearance": False,  # the dark theme follows the system
         "CFBundleDocumentTypes": [
@@ -62,6 +65,7 @@ def build_values() -> dict[str, str]:
         "APP_VERSION": __version__,
         "PACK_EXTENSION": PACK_EXTENSION,
         "PACK_MIME": PACK_MIME,
+        "MAC_MINIMUM": MAC_MINIMUM,
     }
 
 

@@ -9,15 +9,20 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 from agent_helpers import mcp_client
 
+from understudy_desktop import __version__
 from understudy_desktop.agent.runtime_file import read_runtime
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "installer"))
+from system_libs import is_system_library  # noqa: E402
+
 PACK = ROOT / "packs" / "refund-desk.understudy-pack.json"
 pytestmark = pytest.mark.slow
 
@@ -27,11 +32,11 @@ def built(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     # Started with the app's own private umask (as from a session of the app): the package
     # must still be readable by every user of the machine.
+    # No time limit: on a busy machine the build is slow, not wrong.
     done = subprocess.run(
         [str(ROOT / "installer" / "build"), str(out)],
         capture_output=True,
         text=True,
-        timeout=900,
         check=False,
         preexec_fn=lambda: os.umask(0o077),
     )
@@ -197,3 +202,89 @@ def check_conventions(deb: Path, root: Path) -> None:
         ["dpkg-deb", "-f", str(deb), "Depends"], capture_output=True, text=True, check=True
     ).stdout
     assert re.match(r"libc6 \(>= 2\.\d+\)", control), control
+    check_system_libraries(root, control)
+    check_man_pages(root)
+
+
+def check_system_libraries(root: Path, depends: str) -> None:
+    """The desktop's own libraries are the system's (a carried libstdc++ aborts on Debian 13's
+    graphics stack), and the package asks for them."""
+    bundle = root / "opt/understudy"
+    carried = sorted(p.name for p in bundle.rglob("*.so*") if is_system_library(p.name))
+    assert carried == [], carried
+    packages = {d.split()[0] for d in depends.split(", ")}
+    for needed in ("libstdc++6", "libgcc-s1", "libglib2.0-0", "libx11-6", "libfontconfig1"):
+        assert needed in packages or needed + "t64" in packages, (needed, depends)
+    # Qt, PySide6 and Python itself are the app's own.
+    assert (bundle / "_internal/PySide6/Qt/lib/libQt6WebEngineCore.so.6").is_file()
+    assert list((bundle / "_internal").glob("libpython3*.so*"))
+
+
+def check_man_pages(root: Path) -> None:
+    """Each command's man page lists every option its parser takes."""
+    from understudy_desktop.agent.stdio_proxy import build_parser as relay_parser
+    from understudy_desktop.cli import build_parser as app_parser
+
+    for parser in (app_parser(), relay_parser()):
+        page = subprocess.run(
+            ["gzip", "-dc", str(root / f"usr/share/man/man1/{parser.prog}.1.gz")],
+            capture_output=True, text=True, check=True,
+        ).stdout.replace("\\-", "-")  # fmt: skip
+        options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+        assert len(options) >= 4
+        missing = [o for o in options if o not in page]
+        assert missing == [], (parser.prog, missing)
+        assert "--version" in options and "--help" in options
+
+
+def test_both_commands_answer_version_and_help(built):
+    app = built / "app" / "understudy" / "understudy"
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/nonexistent"}
+    for command, prog in (([str(app)], "understudy"), ([str(app), "mcp"], "understudy-mcp")):
+        version = subprocess.run(
+            [*command, "--version"], capture_output=True, text=True, env=env, check=False
+        )
+        assert (version.returncode, version.stdout.strip()) == (0, f"{prog} {__version__}")
+        shown = subprocess.run(
+            [*command, "--help"], capture_output=True, text=True, env=env, check=False
+        )
+        assert shown.returncode == 0 and "--data-dir" in shown.stdout, shown.stderr
+
+
+async def list_through_relay(command: list[str], env: dict[str, str]) -> list[str]:
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=command[0], args=command[1:], env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        return [t.name for t in (await session.list_tools()).tools]
+
+
+def test_the_connect_dialog_s_command_works_with_the_frozen_app(built, tmp_path):
+    """What Help › Connect an agent tells a person to paste, composed as the frozen app
+    composes it, started the way a client starts it: it reaches (and starts) that app."""
+    from understudy_desktop.agent.launch import relay_command
+
+    app = built / "app" / "understudy" / "understudy"
+    data = tmp_path / "data"
+    command = relay_command(data, executable=app, frozen=True)
+    assert command[:2] == [str(app), "mcp"]
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "QT_QPA_PLATFORM": "offscreen",
+           "LANG": "C.UTF-8"}  # fmt: skip
+    if os.geteuid() == 0:
+        env["QTWEBENGINE_DISABLE_SANDBOX"] = "1"
+    try:
+        names = asyncio.run(list_through_relay(command, env))
+        assert "understudy_draft_tool" in names
+    finally:
+        runtime = read_runtime(data)
+        if runtime is not None:
+            os.kill(runtime.pid, signal.SIGTERM)
+            deadline = time.monotonic() + 60
+            while read_runtime(data) is not None and time.monotonic() < deadline:
+                time.sleep(0.2)
+    loose = [
+        p.name for p in [data, *data.rglob("*")] if not p.is_symlink() and p.stat().st_mode & 0o077
+    ]
+    assert loose == [], "every file either command writes is the person's alone"

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "installer"))
 
@@ -93,3 +95,59 @@ def test_the_frozen_launcher_runs_the_relay_under_its_windows_name(tmp_path):
         [sys.executable, str(probe)], capture_output=True, text=True, check=False, cwd=ROOT
     )
     assert done.stdout.strip() == "[['--data-dir', 'x']]", done.stdout + done.stderr
+
+
+def mac_minimum_of(name: str, version: str) -> dict[str, tuple[int, ...]]:
+    """Per architecture, the oldest macOS a locked package has a wheel for on Python 3.11
+    (from the registry's index); empty when a pure-Python wheel or only an sdist serves."""
+    import json
+    import urllib.request
+
+    request = urllib.request.Request(
+        f"https://pypi.org/simple/{name}/",
+        headers={"Accept": "application/vnd.pypi.simple.v1+json"},
+    )
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        files = [f["filename"] for f in json.load(answer)["files"]]
+    stem = re.sub(r"[-_.]+", "_", name).lower()
+    wheels = [
+        f for f in files
+        if f.lower().startswith(f"{stem}-{version}-") and f.endswith(".whl")
+    ]  # fmt: skip
+    if not wheels or any(w.endswith("-none-any.whl") for w in wheels):
+        return {}
+    oldest: dict[str, tuple[int, ...]] = {}
+    for wheel in wheels:
+        python_tag, abi, platform_tags = wheel[:-4].split("-")[-3:]
+        if not (python_tag in ("cp311", "py3") or abi == "abi3"):
+            continue
+        for tag in platform_tags.split("."):
+            found = re.fullmatch(r"macosx_(\d+)_(\d+)_(\w+)", tag)
+            if not found:
+                continue
+            major, minor, arch = int(found[1]), int(found[2]), found[3]
+            for each in ("arm64", "x86_64") if arch in ("universal2", "universal") else (arch,):
+                oldest[each] = min(oldest.get(each, (99,)), (major, minor))
+    assert oldest, f"{name} {version} has no wheel for macOS on Python 3.11"
+    return oldest
+
+
+@pytest.mark.slow
+def test_the_macos_recipe_states_the_oldest_macos_its_locked_packages_install_on():
+    """Every locked package has a wheel for the stated minimum, on both kinds of Mac; and the
+    minimum is no later than the packages require (it says the truth)."""
+    stated = tuple(int(x) for x in platform_info.MAC_MINIMUM.split("."))
+    needed: dict[str, tuple[tuple[int, ...], str]] = {}
+    for line in (ROOT / "requirements.lock").read_text().splitlines():
+        pin = re.match(r"^([A-Za-z0-9_.-]+)==([^ ;]+)", line)
+        if pin is None:
+            continue
+        for arch, oldest in mac_minimum_of(pin[1], pin[2]).items():
+            if oldest > needed.get(arch, ((0,), ""))[0]:
+                needed[arch] = (oldest, pin[1])
+    too_new = {arch: pkg for arch, (v, pkg) in needed.items() if v > stated}
+    assert too_new == {}, f"these need a newer macOS than {platform_info.MAC_MINIMUM}: {too_new}"
+    assert max(v for v, _ in needed.values()) == stated, needed
+    recipe = (ROOT / "installer" / "macos" / "build.sh").read_text()
+    assert f"macOS {stated[0]} or later" in recipe
+    assert platform_info.mac_info_plist()["LSMinimumSystemVersion"] == platform_info.MAC_MINIMUM

@@ -342,93 +342,109 @@ async def mcp_through_relay(m: Machine, pack_open: Sequence[str]) -> dict[str, o
         return {"before": before, "after": after, "called": called}
 
 
-def row_deb_desktop(m: Machine, row: Row, work: Path, deb: Path | None) -> None:
-    if deb is None:
-        raise CheckFailedError("no .deb to install (the oldest release's root-run-tests builds it)")
-    # What a desktop has that a minimal root lacks: an X server (here a virtual one) and the
-    # tools this check uses to see it.
-    m.run(
-        "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "
-        "--no-install-recommends xvfb xauth x11-utils xdotool >/dev/null"
-    )
-    m.add_user("none")
-    shutil.copy2(deb, m.path / "tmp" / deb.name)
-    pack = m.path / f"home/{USER}/refund-desk.understudy-pack.json"
-    shutil.copy2(ROOT / "packs/refund-desk.understudy-pack.json", pack)
-    os.chown(pack, UID, UID)
-    m.run(f"DEBIAN_FRONTEND=noninteractive apt-get install -y -qq /tmp/{deb.name} >/dev/null")
-    exec_line = next(
-        line.split("=", 1)[1]
-        for line in (m.path / "usr/share/applications/understudy.desktop").read_text().split("\n")
-        if line.startswith("Exec=")
-    )
-    fb = m.path / "tmp/fb"
-    fb.mkdir(exist_ok=True)
-    display = {"DISPLAY": ":5"}
-    xvfb = subprocess.Popen(
-        m.command("exec Xvfb :5 -screen 0 1400x900x24 -fbdir /tmp/fb -nolisten tcp", user=True),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    app: subprocess.Popen[bytes] | None = None
-    try:
+class Desktop:
+    """A fresh root with an X server (Xvfb, as a desktop has one), the package installed with
+    apt, and the app started the way its menu entry starts it, as a normal user."""
+
+    def __init__(self, m: Machine, work: Path, deb: Path) -> None:
+        self.m = m
+        self.work = work
+        # What a minimal root lacks that a desktop has: an X server, and the tools this
+        # check uses to find a window and press its button.
+        m.run(
+            "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "
+            "--no-install-recommends xvfb xauth x11-utils xdotool >/dev/null"
+        )
+        m.add_user("none")
+        shutil.copy2(deb, m.path / "tmp" / deb.name)
+        pack = m.path / f"home/{USER}/refund-desk.understudy-pack.json"
+        shutil.copy2(ROOT / "packs/refund-desk.understudy-pack.json", pack)
+        os.chown(pack, UID, UID)
+        m.run(f"DEBIAN_FRONTEND=noninteractive apt-get install -y -qq /tmp/{deb.name} >/dev/null")
+        entry = (m.path / "usr/share/applications/understudy.desktop").read_text()
+        self.exec_line = re.search(r"(?m)^Exec=(.+)$", entry).group(1)  # type: ignore[union-attr]
+        self.fb = m.path / "tmp/fb"
+        self.fb.mkdir(exist_ok=True)
+        self.display = {"DISPLAY": ":5"}
+        self.app_log = m.log.with_name(m.log.stem + "-app.log")
+        self.data = m.path / f"home/{USER}/.local/share/Understudy"
+        self.procs: list[subprocess.Popen[bytes]] = []
+
+    def start(self) -> None:
+        screen = "exec Xvfb :5 -screen 0 1400x900x24 -fbdir /tmp/fb -nolisten tcp"
+        self.procs.append(subprocess.Popen(self.m.command(screen, user=True)))
         time.sleep(2)
-        # The menu entry's command, started as the person (sandbox on: no variable turns it
-        # off, and the user is not root).
-        app_log = m.log.with_name(m.log.stem + "-app.log")
-        with app_log.open("w") as out:
+        # The menu entry's command, as the person: the sandbox stays on (no variable turns
+        # it off, and the user is not root).
+        with self.app_log.open("w") as out:
             app = subprocess.Popen(
-                m.command(f"exec {exec_line.replace(' %f', '')}", user=True, env=display),
+                self.m.command(f"exec {self.exec_line.replace(' %f', '')}", True, self.display),
                 stdout=out,
                 stderr=subprocess.STDOUT,
             )
-        runtime = m.path / f"home/{USER}/.local/share/understudy/agent.json"
+        self.procs.append(app)
         deadline = time.monotonic() + 180
-        while not runtime.is_file():
+        while not (self.data / "agent.json").is_file():
             if app.poll() is not None:
-                raise CheckFailedError(
-                    f"the app stopped at start (rc {app.returncode}): "
-                    + " / ".join(app_log.read_text().splitlines()[-3:])[-300:]
-                )
+                words = " / ".join(self.app_log.read_text().splitlines()[-3:])[-300:]
+                raise CheckFailedError(f"the app stopped at start (rc {app.returncode}): {words}")
             if time.monotonic() > deadline:
                 raise CheckFailedError("the app did not start within 180 s")
             time.sleep(0.5)
-        time.sleep(6)  # the first paint of the console after the endpoint is up
-        shot = work / f"debian{m.release}-desktop.png"
-        xwd_to_png(fb / "Xvfb_screen0", shot)
-        opener = exec_line.replace("%f", f"/home/{USER}/refund-desk.understudy-pack.json")
-        # A file manager opens the pack with the menu entry's command; the preview appears and
-        # the person presses Enter on its default button (Import).
-        accept = (
+        time.sleep(6)  # the console's first paint after the endpoint is up
+
+    def screenshot(self, name: str) -> Path:
+        shot = self.work / f"debian{self.m.release}-{name}.png"
+        xwd_to_png(self.fb / "Xvfb_screen0", shot)
+        return shot
+
+    def open_pack_command(self) -> list[str]:
+        """A file manager opens the pack with the menu entry's command; the preview appears
+        and the person presses Enter on its default button (Import)."""
+        opener = self.exec_line.replace("%f", f"/home/{USER}/refund-desk.understudy-pack.json")
+        script = (
             f"{opener}; for i in $(seq 60); do "
             "w=$(xdotool search --name 'Import' 2>/dev/null | head -n1); "
             '[ -n "$w" ] && break; sleep 0.5; done; '
             '[ -n "$w" ] && xdotool windowactivate --sync "$w" key Return'
         )
-        result = asyncio.run(mcp_through_relay(m, m.command(accept, user=True, env=display)))
-        shutil.copy2(fb / "Xvfb_screen0", work / f"debian{m.release}-after-pack.xwd")
-        xwd_to_png(fb / "Xvfb_screen0", work / f"debian{m.release}-after-pack.png")
-        (work / f"debian{m.release}-mcp.json").write_text(json.dumps(result, indent=2))
-        called = result["called"]
-        if not isinstance(called, dict) or called.get("is_error") is not False:
-            raise CheckFailedError(f"the agent could not use the pack's tool: {result}")
-        row.note = f"{len(result['before'])} tools, pack added 1, called it; {shot.name}"  # type: ignore[arg-type]
-    finally:
-        if app is not None:
-            app.terminate()
+        return self.m.command(script, user=True, env=self.display)
+
+    def stop(self) -> None:
+        for proc in reversed(self.procs):
+            proc.terminate()
             try:
-                app.wait(60)
+                proc.wait(60)
             except subprocess.TimeoutExpired:
-                app.kill()
-        xvfb.terminate()
-        xvfb.wait(30)
-    m.run("DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq understudy >/dev/null")
-    left = [p for p in ("opt/understudy", "usr/bin/understudy") if (m.path / p).exists()]
-    if left:
-        raise CheckFailedError(f"purge left {left}")
-    if not (m.path / f"home/{USER}/.local/share/understudy").is_dir():
-        raise CheckFailedError("purge removed the person's data")
-    row.note += "; purged, data kept"
+                proc.kill()
+
+    def purge(self) -> None:
+        self.m.run("DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq understudy >/dev/null")
+        left = [p for p in ("opt/understudy", "usr/bin/understudy") if (self.m.path / p).exists()]
+        if left:
+            raise CheckFailedError(f"purge left {left}")
+        if not self.data.is_dir():
+            raise CheckFailedError("purge removed the person's data")
+
+
+def row_deb_desktop(m: Machine, row: Row, work: Path, deb: Path | None) -> None:
+    if deb is None:
+        raise CheckFailedError("no .deb to install (the oldest release's root-run-tests builds it)")
+    desktop = Desktop(m, work, deb)
+    try:
+        desktop.start()
+        shot = desktop.screenshot("desktop")
+        result = asyncio.run(mcp_through_relay(m, desktop.open_pack_command()))
+        desktop.screenshot("after-pack")
+        (work / f"debian{m.release}-mcp.json").write_text(json.dumps(result, indent=2))
+    finally:
+        desktop.stop()
+    called = result["called"]
+    if not isinstance(called, dict) or called.get("is_error") is not False:
+        raise CheckFailedError(f"the agent could not use the pack's tool: {result}")
+    desktop.purge()
+    tools = len(result["before"])  # type: ignore[arg-type]
+    row.note = f"{deb.name}: {tools} tools, the pack added its tool, called; {shot.name}; purged"
 
 
 # --- the run ---------------------------------------------------------------------------------

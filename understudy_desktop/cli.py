@@ -4,12 +4,11 @@ a Tool Pack to import)."""
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from understudy_desktop import APP_NAME, __version__
 from understudy_desktop.logs import configure_logging
-from understudy_desktop.paths import DATA_DIR_ENV, resolve_data_paths
+from understudy_desktop.paths import DATA_DIR_ENV, keep_private, resolve_data_paths
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,7 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="use DIR as the team library (remembered; the same as Settings › Team library)",
     )
-    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING"])
+    parser.add_argument(
+        "--log-level",
+        default="INFO",
+        choices=["DEBUG", "INFO", "WARNING"],
+        help="how much goes into the log (default: INFO)",
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
 
@@ -67,9 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.file is not None and not args.file.is_file():
         build_parser().error(f"there is no file at {args.file}")
-    # Before any file exists: the log, the lock and the database hold customers' messages,
-    # and are this person's alone (folders 0700, files 0600).
-    os.umask(0o077)
+    keep_private()
     paths = resolve_data_paths(args.data_dir)
     configure_logging(paths, args.log_level)
     # Imported late: argument errors and --help must not pay for starting Qt.

@@ -51,6 +51,13 @@ class DataPaths:
             d.mkdir(parents=True, exist_ok=True)
 
 
+def keep_private() -> None:
+    """Every file either command writes is this person's alone (folders 0700, files 0600):
+    the database, the logs and the relay's log hold customers' messages. Called first, before
+    any file exists."""
+    os.umask(0o077)
+
+
 def key_dir() -> Path:
     """Where the user's keys live: outside every data folder, so that a copied or edited data
     folder cannot carry approvals this user did not give (consent/seal.py)."""

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# Builds Understudy.app and a disk image on macOS 12 or later (Apple chips or Intel), with the
+# Builds Understudy.app and a disk image on macOS 15 or later (Apple chips or Intel), with the
 # Python 3.11 from python.org or Homebrew. Not run on a Mac yet (README, "Not yet").
 # Usage: installer/macos/build.sh [OUT_DIR]   (default: dist/)
 #
-# What it needs: python3.11, Node 20.19 or later (for the page's npm packages), Xcode's
-# command-line tools (iconutil, codesign, hdiutil). ICU for the team library's name checks
-# comes from Homebrew (brew install icu4c; README, "Not yet": pyicu-wheels has no macOS
-# build for Apple chips).
+# What it needs: python3.11 and Xcode's command-line tools (iconutil, codesign, hdiutil).
+# macOS 15, because that is the oldest the locked ICU wheels (pyicu-wheels) are built for
+# (installer/platform_info.py, MAC_MINIMUM; the app says so in its Info.plist).
 set -euo pipefail
 umask 022
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -19,8 +18,8 @@ echo "== Python packages (from the lock file)"
 python3.11 -m venv "$root/.venv"
 "$root/.venv/bin/python" -m pip install --quiet -r "$root/requirements.lock"
 "$root/.venv/bin/python" -m pip install --quiet --no-deps -e "$root"
-echo "== the page's npm packages"
-(cd "$root/web_assets" && npm ci --omit=dev --no-audit --no-fund)
+echo "== the page's npm packages (by their lock; no Node needed)"
+python3.11 "$root/tools/locked_npm.py" "$root/web_assets"
 
 echo "== icon"
 set_dir="$work/understudy.iconset"

@@ -1,5 +1,5 @@
 # Builds Understudy's Windows installer on Windows 10 or 11 (x64) with Python 3.11 from
-# python.org, Node 20.19 or later, and Inno Setup 6 (iscc.exe on PATH). Not run on Windows yet
+# python.org and Inno Setup 6 (iscc.exe on PATH). Not run on Windows yet
 # (README, "Not yet").
 # Usage: powershell -ExecutionPolicy Bypass -File installer\windows\build.ps1 [-Out dist]
 param([string]$Out = "dist")
@@ -15,11 +15,9 @@ $Py = Join-Path $Root ".venv\Scripts\python.exe"
 if ($LASTEXITCODE -ne 0) { throw "pip could not install the locked packages" }
 & $Py -m pip install --quiet --no-deps -e $Root
 
-Write-Host "== the page's npm packages"
-Push-Location (Join-Path $Root "web_assets")
-npm ci --omit=dev --no-audit --no-fund
-if ($LASTEXITCODE -ne 0) { throw "npm ci failed" }
-Pop-Location
+Write-Host "== the page's npm packages (by their lock; no Node needed)"
+& $Py (Join-Path $Root "tools\locked_npm.py") (Join-Path $Root "web_assets")
+if ($LASTEXITCODE -ne 0) { throw "the page's npm packages could not be put in place" }
 
 Write-Host "== frozen app (PyInstaller): understudy.exe and the console relay understudy-mcp.exe"
 Push-Location (Join-Path $Root "installer")

@@ -21,9 +21,11 @@ from typing import Any
 
 import httpx2
 
+from understudy_desktop import __version__
+from understudy_desktop.agent.launch import app_command
 from understudy_desktop.agent.relay import FindApp, Relay, too_large
 from understudy_desktop.agent.runtime_file import AgentRuntime, read_runtime, read_starting
-from understudy_desktop.paths import resolve_data_paths
+from understudy_desktop.paths import DATA_DIR_ENV, keep_private, resolve_data_paths
 
 log = logging.getLogger("understudy-mcp")
 
@@ -40,12 +42,6 @@ def reachable(runtime: AgentRuntime) -> bool:
     except httpx2.HTTPError:
         return False
     return answer.status_code != 401
-
-
-def app_command(data_dir: Path) -> list[str]:
-    if getattr(sys, "frozen", False):  # the installed app: its launcher sits beside us
-        return [str(Path(sys.executable).with_name("understudy")), "--data-dir", str(data_dir)]
-    return [sys.executable, "-m", "understudy_desktop", "--data-dir", str(data_dir)]
 
 
 Say = Callable[[str], None]
@@ -276,12 +272,21 @@ async def serve(find_app: FindApp) -> None:
         await relay.close()
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="understudy-mcp",
-        description="MCP server on stdio for Understudy's tools (starts Understudy if needed).",
+        description="Connects an AI client (Claude Desktop, Claude Code, Codex, any MCP "
+        "client that starts its servers itself) to Understudy over standard input and output. "
+        "It passes each message to the running Understudy, and starts Understudy first when "
+        "it is not running. Help › Connect an agent in Understudy shows the exact line to give "
+        "a client.",
     )
-    parser.add_argument("--data-dir", metavar="DIR", help="the data dir of the Understudy to use")
+    parser.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help=f"the data folder of the Understudy to connect to (default: ${DATA_DIR_ENV}, or "
+        "the platform's user data folder, as for understudy)",
+    )
     parser.add_argument(
         "--start-timeout",
         type=float,
@@ -289,8 +294,16 @@ def main(argv: list[str] | None = None) -> int:
         metavar="SECONDS",
         help="how long to wait for Understudy to start (default 90)",
     )
-    parser.add_argument("--no-start", action="store_true", help="fail instead of starting it")
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--no-start", action="store_true", help="fail instead of starting Understudy"
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    keep_private()
     paths = resolve_data_paths(args.data_dir)
     quiet_logging(paths.root)
     try:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
-import sys
 from pathlib import Path
 
 from PySide6.QtGui import QFontDatabase, QGuiApplication
@@ -20,19 +18,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from understudy_desktop.agent.launch import relay_command
 from understudy_desktop.shell.screen_fit import fit_to_screen
 
 
-def proxy_command(data_dir: Path) -> list[str]:
-    """How a client starts `understudy-mcp` on this machine, pointing at this data dir."""
-    beside = Path(sys.executable).with_name("understudy-mcp")
-    found = str(beside) if beside.exists() else shutil.which("understudy-mcp")
-    base = [found] if found else [sys.executable, "-m", "understudy_desktop.agent.stdio_proxy"]
-    return [*base, "--data-dir", str(data_dir)]
-
-
 def client_snippets(data_dir: Path, url: str, token: str) -> dict[str, str]:
-    command, *args = proxy_command(data_dir)
+    command, *args = relay_command(data_dir)
     desktop = {"mcpServers": {"understudy": {"command": command, "args": args}}}
     toml_args = ", ".join(json.dumps(a) for a in args)
     return {
