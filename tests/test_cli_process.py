@@ -161,3 +161,39 @@ def test_agents_can_connect_while_a_pack_given_at_start_waits_for_the_person(tmp
     finally:
         child.terminate()
         child.wait(30)
+
+
+def test_the_relay_s_files_are_private_too(tmp_path):
+    """understudy-mcp started by a client whose umask lets others read: its log and the app
+    log it opens for an app it starts are the person's alone."""
+    data = tmp_path / "data"
+    done = subprocess.run(
+        [sys.executable, "-m", "understudy_desktop.agent.stdio_proxy", "--data-dir", str(data),
+         "--no-start"],
+        capture_output=True, text=True, timeout=120, preexec_fn=lambda: os.umask(0o022),
+        stdin=subprocess.DEVNULL, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1 and "understudy-mcp:" in done.stderr
+    written = [data, *data.rglob("*")]
+    assert any(p.name == "mcp-proxy.log" for p in written)
+    loose = [
+        f"{p.name} {oct(p.stat().st_mode & 0o777)}" for p in written if p.stat().st_mode & 0o077
+    ]
+    assert loose == [], loose
+
+
+def test_both_commands_say_their_version_and_options():
+    from understudy_desktop import __version__
+
+    for module, prog in (
+        ("understudy_desktop", "understudy"),
+        ("understudy_desktop.agent.stdio_proxy", "understudy-mcp"),
+    ):
+        version = subprocess.run(
+            [sys.executable, "-m", module, "--version"], capture_output=True, text=True, timeout=60
+        )
+        assert version.stdout.strip() == f"{prog} {__version__}", version.stderr
+        shown = subprocess.run(
+            [sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=60
+        )
+        assert shown.returncode == 0 and "--data-dir" in shown.stdout

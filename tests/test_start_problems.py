@@ -94,3 +94,32 @@ def test_each_problem_is_told_apart(exc, title, tmp_path):
 
 def test_a_bug_is_not_dressed_up_as_a_problem_with_the_disk(tmp_path):
     assert problem_of(KeyError("oops"), tmp_path) is None
+
+
+def test_an_incomplete_page_is_said_so_instead_of_an_empty_window(tmp_path):
+    """A page whose libraries are missing (a wheel built without them) never becomes ready;
+    the app says so at once and stops, and lists the files in its log."""
+    import shutil
+
+    from understudy_desktop.paths import web_assets_dir
+    from understudy_desktop.web.page_files import missing_page_files
+
+    page = tmp_path / "page"
+    shutil.copytree(web_assets_dir(), page, ignore=shutil.ignore_patterns("node_modules"))
+    assert missing_page_files(web_assets_dir()) == []
+    assert missing_page_files(page) == [
+        "node_modules/@cfworker/json-schema/dist/esm/index.js",
+        "node_modules/canonicalize/lib/canonicalize.js",
+    ]
+    (page / "js" / "bus.js").unlink()  # one of the page's own modules, imported by others
+    assert "js/bus.js" in missing_page_files(page)
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", UNDERSTUDY_WEB_ASSETS=str(page))
+    done = subprocess.run(
+        [sys.executable, "-m", "understudy_desktop", "--data-dir", str(tmp_path / "data"),
+         "--quit-after-load"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    words = said(done)
+    assert "some of its own files are missing" in words and "Install Understudy again" in words
+    log = (tmp_path / "data" / "logs" / "understudy.log").read_text()
+    assert "canonicalize/lib/canonicalize.js" in log

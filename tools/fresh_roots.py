@@ -189,16 +189,21 @@ class Machine:
         with self.log.open("a") as log:
             log.write(f"\n$ ({who}) {script}\n")
             log.flush()
-            done = subprocess.run(
+            start = log.tell()
+            # Written as it comes (a run of the tests takes half an hour), then read back.
+            code = subprocess.run(
                 self.command(script, user, env),
-                stdout=subprocess.PIPE,
+                stdout=log,
                 stderr=subprocess.STDOUT,
-                text=True,
                 timeout=timeout,
                 check=False,
-            )
-            log.write(done.stdout)
-            log.write(f"[exit {done.returncode}]\n")
+            ).returncode
+        with self.log.open("r", errors="replace") as log:
+            log.seek(start)
+            output = log.read()
+        with self.log.open("a") as log:
+            log.write(f"[exit {code}]\n")
+        done = subprocess.CompletedProcess(script, code, output, "")
         if check and done.returncode != 0:
             raise CheckFailedError(f"`{script[:60]}` failed ({done.returncode}): {last(done)}")
         return done
