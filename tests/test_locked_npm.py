@@ -99,7 +99,7 @@ def test_a_package_that_reaches_outside_its_folder_is_refused(tmp_path, files, l
     url, sri = tarball(tmp_path, "bad", files, links)
     project = tmp_path / "project"
     write_lock(project, {"node_modules/bad": entry(url, sri)})
-    with pytest.raises(locked_npm.LockError, match="outside the package|unsafe path"):
+    with pytest.raises(locked_npm.LockError, match=r"outside the package|unsafe path"):
         locked_npm.install(project, say=False)
     assert not (tmp_path / "escape.js").exists()
     assert not (project / "node_modules").exists()

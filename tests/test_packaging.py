@@ -108,7 +108,8 @@ def test_a_wheel_built_from_the_sdist_carries_the_page_too(tmp_path, clone):
     )  # fmt: skip
     assert made.returncode == 0, made.stderr[-3000:]
     [sdist] = out.glob("*.tar.gz")
-    inside = tarfile.open(sdist).getnames()
+    with tarfile.open(sdist) as packed:
+        inside = packed.getnames()
     assert any(n.endswith("node_modules/canonicalize/lib/canonicalize.js") for n in inside)
     wheels = tmp_path / "wheels"
     built = subprocess.run(
