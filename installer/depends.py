@@ -16,8 +16,10 @@ import sys
 from pathlib import Path
 
 # Part of every system and pinned by version below (libc6's own symbol versions).
-C_LIBRARY = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1",
-             "libutil.so.1", "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1", "libresolv.so.2"}  # fmt: skip
+C_LIBRARY = {
+    "libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1", "libutil.so.1",
+    "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1", "libresolv.so.2",
+}  # fmt: skip
 
 
 def elf_files(bundle: Path) -> list[Path]:
