@@ -72,8 +72,11 @@ def owner(path: str) -> str | None:
             candidates.add("/usr" + p)
     for p in sorted(candidates):
         done = subprocess.run(["dpkg", "-S", p], capture_output=True, text=True, check=False)
-        if done.returncode == 0:
-            return done.stdout.split(":", 1)[0].split(",")[0].strip()
+        for line in done.stdout.splitlines():
+            # "libfoo1:amd64: /path"; a diverted file adds "diversion by bar from: /path".
+            if line.startswith(("diversion by", "local diversion")):
+                continue
+            return line.split(": ", 1)[0].split(",")[0].split(":")[0].strip()
     return None
 
 

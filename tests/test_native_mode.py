@@ -10,6 +10,7 @@ import functools
 import http.server
 import json
 import re
+import shutil
 import threading
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
@@ -146,9 +147,10 @@ def devtools_params(user_data: Path) -> StdioServerParameters:
         *[f"--chromeArg={a}" for a in CHROMIUM_ARGS],
     ]
     # CI=1 also keeps the tool from reporting usage; no update check reaches the network.
-    return StdioServerParameters(
-        command="node", args=args, env={"CI": "1", "PATH": "/usr/bin:/bin"}
-    )
+    # The Node the set-up put on PATH (tools/node on a release whose own is older or absent).
+    node = shutil.which("node") or "node"
+    path = f"{Path(node).parent}:/usr/bin:/bin"
+    return StdioServerParameters(command=node, args=args, env={"CI": "1", "PATH": path})
 
 
 async def in_the_browser(console_url: str, user_data: Path) -> dict[str, Any]:

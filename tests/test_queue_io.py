@@ -672,6 +672,33 @@ def test_bad_files_get_a_plain_error_naming_file_and_place(
     assert "Traceback" not in message and "pydantic" not in message.lower()
 
 
+PYTHON_JSON_WORDS = ("Expecting", "delimiter", "Illegal", "Unterminated", "char ", "Invalid")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[{"id": 1},]',  # trailing comma in a list (Python 3.13 words it anew)
+        '[{"id": 1,}]',  # trailing comma in an object
+        '[{"id" 1}]',
+        '[{"id": "open]',
+        '[{"id": 1}] x',
+        "[{id: 1}]",
+        '[{"id": 1}',
+        "[\x01]",
+        '["a\\q"]',  # an escape JSON does not know: Python says "Invalid \\escape"
+    ],
+)
+def test_every_json_mistake_is_said_in_our_words_whatever_python_says(
+    tmp_path: Path, text: str
+) -> None:
+    """Python's own messages differ between versions and are not for people: each mistake
+    gets one of the app's phrases, never Python's."""
+    message = str(open_error(write(tmp_path, "bad.json", text)))
+    assert "It is not valid JSON: line 1, column " in message
+    assert not [w for w in PYTHON_JSON_WORDS if w in message], message
+
+
 def test_every_bad_row_is_counted_not_just_the_first(tmp_path: Path) -> None:
     path = write(tmp_path, "many.csv", "id,created\n1,maybe\n2,2026-01-01\n3,perhaps\n4,nah\n")
     error = open_error(path)

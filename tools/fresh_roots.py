@@ -39,7 +39,7 @@ import struct
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -169,11 +169,13 @@ class Machine:
     def command(
         self, script: str, user: bool = False, env: dict[str, str] | None = None
     ) -> list[str]:
+        """The command line that runs `script` inside the root. Its processes live in a PID
+        namespace of their own and end with it (--kill-child): nothing outlives a row."""
         inner = [*self.env(user, env), "/bin/bash", "-c", script]
         if user:
             inner = ["/usr/sbin/runuser", "-u", USER, "--", *inner]
         return [
-            "unshare", "--mount", "--pid", "--fork", "--uts", "--ipc", "--",
+            "unshare", "--mount", "--pid", "--fork", "--kill-child=SIGTERM", "--uts", "--ipc", "--",
             "/bin/sh", "-c", ENTER, "enter", str(self.path), *inner,
         ]  # fmt: skip
 
@@ -322,7 +324,7 @@ def xwd_to_png(xwd: Path, png: Path) -> None:
         raise CheckFailedError("the screen could not be saved")
 
 
-async def mcp_through_relay(m: Machine, pack_open: Sequence[str]) -> dict[str, object]:
+async def mcp_through_relay(m: Machine, meanwhile: Callable[[], None]) -> dict[str, object]:
     """The official MCP SDK client, talking to the installed `understudy-mcp` in the root (the
     way Claude Desktop starts it); the pack is opened while the session is up."""
     from mcp import ClientSession
@@ -333,7 +335,7 @@ async def mcp_through_relay(m: Machine, pack_open: Sequence[str]) -> dict[str, o
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         before = [t.name for t in (await session.list_tools()).tools]
-        subprocess.run(pack_open, check=True, timeout=120, capture_output=True)
+        await asyncio.to_thread(meanwhile)
         after: list[str] = []
         for _ in range(120):
             after = [t.name for t in (await session.list_tools()).tools]
@@ -376,8 +378,10 @@ class Desktop:
         self.procs: list[subprocess.Popen[bytes]] = []
 
     def start(self) -> None:
-        screen = "exec Xvfb :5 -screen 0 1400x900x24 -fbdir /tmp/fb -nolisten tcp"
-        self.procs.append(subprocess.Popen(self.m.command(screen, user=True)))
+        # The X server is the system's (root's, as a display manager starts it); the person's
+        # programs connect to it.
+        screen = "exec Xvfb :5 -screen 0 1400x900x24 -fbdir /tmp/fb -nolisten tcp -ac"
+        self.procs.append(subprocess.Popen(self.m.command(screen), stderr=subprocess.DEVNULL))
         time.sleep(2)
         # The menu entry's command, as the person: the sandbox stays on (no variable turns
         # it off, and the user is not root).
@@ -403,17 +407,24 @@ class Desktop:
         xwd_to_png(self.fb / "Xvfb_screen0", shot)
         return shot
 
-    def open_pack_command(self) -> list[str]:
-        """A file manager opens the pack with the menu entry's command; the preview appears
-        and the person presses Enter on its default button (Import)."""
+    def open_pack(self) -> None:
+        """As a file manager does: the menu entry's command with the file. The preview must
+        appear (kept in a screenshot); the person clicks its Import button (bottom right;
+        Enter would choose Cancel, the safe default)."""
         opener = self.exec_line.replace("%f", f"/home/{USER}/refund-desk.understudy-pack.json")
-        script = (
-            f"{opener}; for i in $(seq 60); do "
-            "w=$(xdotool search --name 'Import' 2>/dev/null | head -n1); "
-            '[ -n "$w" ] && break; sleep 0.5; done; '
-            '[ -n "$w" ] && xdotool windowactivate --sync "$w" key Return'
+        find = (
+            "for i in $(seq 120); do w=$(xdotool search --name 'Import Tool Pack' | tail -n1); "
+            '[ -n "$w" ] && break; sleep 0.5; done; [ -n "$w" ] || exit 3; '
         )
-        return self.m.command(script, user=True, env=self.display)
+        shown = self.m.run(f"{opener}; {find} sleep 2", user=True, env=self.display, check=False)
+        if shown.returncode != 0:
+            raise CheckFailedError(f"no preview appeared for the pack: {last(shown)}")
+        self.screenshot("pack-preview")
+        click = (
+            f'{find} eval "$(xdotool getwindowgeometry --shell "$w")"; '
+            'xdotool mousemove --window "$w" $((WIDTH - 138)) $((HEIGHT - 23)) click 1'
+        )
+        self.m.run(click, user=True, env=self.display)
 
     def stop(self) -> None:
         for proc in reversed(self.procs):
@@ -439,7 +450,7 @@ def row_deb_desktop(m: Machine, row: Row, work: Path, deb: Path | None) -> None:
     try:
         desktop.start()
         shot = desktop.screenshot("desktop")
-        result = asyncio.run(mcp_through_relay(m, desktop.open_pack_command()))
+        result = asyncio.run(mcp_through_relay(m, desktop.open_pack))
         desktop.screenshot("after-pack")
         (work / f"debian{m.release}-mcp.json").write_text(json.dumps(result, indent=2))
     finally:

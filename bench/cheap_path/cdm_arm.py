@@ -18,10 +18,12 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import shutil
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from arms import DEMO, ROOT, Outcome
@@ -60,9 +62,10 @@ def cdm_params() -> Any:
         *[f"--chromeArg={a}" for a in CHROMIUM_ARGS],
     ]
     # CI=1 also keeps the tool from reporting usage; no update check reaches the network.
-    return StdioServerParameters(
-        command="node", args=args, env={"CI": "1", "PATH": "/usr/bin:/bin"}
-    )
+    # The Node the set-up put on PATH (tools/node on a release whose own is older or absent).
+    node = shutil.which("node") or "node"
+    path = f"{Path(node).parent}:/usr/bin:/bin"
+    return StdioServerParameters(command=node, args=args, env={"CI": "1", "PATH": path})
 
 
 @dataclass

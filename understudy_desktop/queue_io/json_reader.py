@@ -37,7 +37,11 @@ _JSON_ERRORS: Final = (
     ("Unterminated string", "a piece of text is missing its closing quote mark"),
     ("Invalid control character", "a piece of text contains a line break; write it as \\n"),
     ("Extra data", "there is more text after the end of the data"),
+    # Python 3.13 and later say this where 3.11 says "Expecting value".
+    ("Illegal trailing comma", "there is an extra comma before a closing bracket"),
 )
+# For anything else Python may say (its words change between versions): still plain.
+_JSON_OTHER: Final = "something in it is not written the way JSON needs"
 
 
 def _json_layout(text: str) -> tuple[int | str | None, bool, bool]:
@@ -58,11 +62,9 @@ def _parse_json(path: Path, text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        reason = exc.msg
-        for needle, plain in _JSON_ERRORS:
-            if reason.startswith(needle):
-                reason = plain
-                break
+        reason = next(
+            (plain for needle, plain in _JSON_ERRORS if exc.msg.startswith(needle)), _JSON_OTHER
+        )
         cannot_open(
             path,
             f"It is not valid JSON: line {exc.lineno}, column {exc.colno}: {reason}.",
