@@ -275,7 +275,8 @@ def row_root_run_tests(m: Machine, row: Row, work: Path, build: bool) -> None:
     if build:
         m.run(f"cd {src} && installer/build /root/dist >/root/build.log 2>&1")
         (deb,) = (m.path / "root/dist").glob("understudy_*.deb")
-        shutil.copy2(deb, work / deb.name)
+        (work / "built").mkdir(exist_ok=True)
+        shutil.copy2(deb, work / "built" / deb.name)
         row.note += f"; built {deb.name}"
 
 
@@ -345,7 +346,7 @@ async def mcp_through_relay(m: Machine, meanwhile: Callable[[], None]) -> dict[s
         called = None
         if "assign_refund" in after:
             result = await session.call_tool("assign_refund", {"ticket_id": "T-1011"})
-            called = {"is_error": result.isError, "text": result.content[0].text[:120]}
+            called = {"is_error": result.is_error, "text": result.content[0].text[:120]}
         return {"before": before, "after": after, "called": called}
 
 
@@ -539,13 +540,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         check=True,
     ).stdout.strip()
     deb: Path | None = args.deb.resolve() if args.deb else None
+    # Only a package built in this run is installed (or the one given): never an old one.
+    shutil.rmtree(work / "built", ignore_errors=True)
     done: list[Row] = []
     # The package is built on the oldest release first, then installed on every release.
     order = [(r, n) for r in releases for n in rows if n != "deb-desktop"]
     order += [(r, "deb-desktop") for r in releases if "deb-desktop" in rows]
     for release, name in order:
         if name == "deb-desktop" and deb is None:
-            built = sorted(work.glob("understudy_*.deb"))
+            built = sorted((work / "built").glob("understudy_*.deb"))
             deb = built[-1] if built else None
         done.append(run_row(work, release, name, deb, args.keep))
     text = table(done, commit)
