@@ -14,6 +14,7 @@ from pathlib import Path
 from types import TracebackType
 
 from understudy_desktop.paths import DataPaths, resolve_data_paths
+from understudy_desktop.redact import RedactingFormatter
 
 LOG_NAME = "understudy.log"
 MAX_BYTES = 1_000_000
@@ -30,7 +31,8 @@ def configure_logging(paths: DataPaths, level: str = "INFO") -> Path:
     root = logging.getLogger()
     root.setLevel(level)
     console = logging.StreamHandler()
-    console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    # Every handler's text goes through the one redaction point (redact.py).
+    console.setFormatter(RedactingFormatter("%(levelname)s %(name)s: %(message)s"))
     root.handlers = [console]
     try:
         paths.logs.mkdir(parents=True, exist_ok=True)
@@ -43,7 +45,7 @@ def configure_logging(paths: DataPaths, level: str = "INFO") -> Path:
         log.warning("no log file in %s: %s", paths.logs, exc)
         return paths.logs / LOG_NAME
     _folder = paths.logs
-    file_handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    file_handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.handlers = [file_handler, console]
     return paths.logs / LOG_NAME
 

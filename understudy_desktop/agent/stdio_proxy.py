@@ -26,6 +26,7 @@ from understudy_desktop.agent.launch import app_command
 from understudy_desktop.agent.relay import FindApp, Relay, too_large
 from understudy_desktop.agent.runtime_file import AgentRuntime, read_runtime, read_starting
 from understudy_desktop.paths import DATA_DIR_ENV, keep_private, resolve_data_paths
+from understudy_desktop.redact import RedactingFormatter
 
 log = logging.getLogger("understudy-mcp")
 
@@ -338,7 +339,7 @@ def quiet_logging(data_dir: Path) -> None:
         )
     except OSError:
         handler = logging.NullHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
 
 

@@ -5,6 +5,7 @@ is kept apart (credentials.py)."""
 from __future__ import annotations
 
 import ipaddress
+import unicodedata
 from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -12,6 +13,7 @@ from urllib.parse import urlsplit
 import httpx2
 
 from understudy_desktop.helpdesk.base import Helpdesk, Kind
+from understudy_desktop.redact import Secret
 
 TITLES: dict[str, str] = {"rt": "Request Tracker", "zendesk": "Zendesk", "freshdesk": "Freshdesk"}
 SECRET_WORDS: dict[str, str] = {"rt": "Auth token", "zendesk": "API token", "freshdesk": "API key"}
@@ -80,19 +82,37 @@ def _is_local(host: str) -> bool:
         return False
 
 
+def clean_secret(settings: Settings, secret: str) -> Secret:
+    """The sign-in secret as the helpdesk needs it, or SettingsError saying what to fix.
+    Invisible characters that come along when a key is copied from chat or a web page (a
+    zero-width space, a byte-order mark, a no-break space at either end) are dropped; any
+    other character a key cannot have is refused in words, before it reaches a request
+    header (where it would fail with the whole header in the error's text)."""
+    words = SECRET_WORDS[settings.kind]
+    kept = "".join(c for c in secret if unicodedata.category(c) != "Cf").strip(" \t\r\n\u00a0")
+    if not kept:
+        raise SettingsError(f"Paste the {words.lower()}.")
+    if not all(33 <= ord(c) <= 126 for c in kept):
+        raise SettingsError(
+            f"The {words.lower()} has a character that a {words.lower()} cannot have (a space, "
+            f"or a letter with an accent, for example). Copy it again from {settings.title} "
+            "and paste it here."
+        )
+    return Secret(kept)
+
+
 def make(
     settings: Settings, secret: str, transport: httpx2.BaseTransport | None = None
 ) -> Helpdesk:
-    if not secret.strip():
-        raise SettingsError(f"Paste the {SECRET_WORDS[settings.kind].lower()}.")
+    key = clean_secret(settings, secret)
     if settings.kind == "rt":
         from understudy_desktop.helpdesk.rt import RequestTracker
 
-        return RequestTracker(settings.url, secret.strip(), settings.queue, transport)
+        return RequestTracker(settings.url, key, settings.queue, transport)
     if settings.kind == "zendesk":
         from understudy_desktop.helpdesk.zendesk import Zendesk
 
-        return Zendesk(settings.url, settings.email, secret.strip(), transport)
+        return Zendesk(settings.url, settings.email, key, transport)
     from understudy_desktop.helpdesk.freshdesk import Freshdesk
 
-    return Freshdesk(settings.url, secret.strip(), transport)
+    return Freshdesk(settings.url, key, transport)

@@ -17,18 +17,12 @@ from pathlib import Path
 
 from understudy_desktop import APP_NAME
 from understudy_desktop.atomic_file import write_atomically
+from understudy_desktop.redact import Secret
 
 log = logging.getLogger(__name__)
 
 KEYRING_SERVICE = f"{APP_NAME} helpdesk"
 FILE = "helpdesk-secret.json"
-
-
-class Secret(str):
-    """A str that never shows itself in a repr (logs and tracebacks print reprs)."""
-
-    def __repr__(self) -> str:
-        return "Secret(…)"
 
 
 class Credentials:
@@ -51,6 +45,7 @@ class Credentials:
 
     def save(self, address: str, secret: str) -> None:
         """Keep `secret` for `address`; OSError when it cannot be kept anywhere."""
+        secret = Secret(secret)
         if self._to_keyring(address, secret):
             self._drop_from_file(address)
             return

@@ -33,6 +33,7 @@ from understudy_desktop.helpdesk.words import run_words, status_words, ticket_wo
 from understudy_desktop.model.commands import Write
 from understudy_desktop.model.service import ConsoleModel
 from understudy_desktop.qt_thread import call_on_main
+from understudy_desktop.redact import Secret
 from understudy_desktop.shell.background import BackgroundJob
 from understudy_desktop.shell.queue_keeper import QueueKeeper, console_templates
 from understudy_desktop.store.database import Database
@@ -155,6 +156,7 @@ class HelpdeskLink(QObject):
         self, settings: Settings, secret: str, done: Callable[[Abilities | str], None]
     ) -> None:
         """Try the settings (off the Qt thread): what the connection can do, or why not."""
+        secret = Secret(secret)  # remembered at once: no log or error from here on shows it
 
         def work() -> Abilities:
             helpdesk = make(checked(settings), secret)
@@ -176,6 +178,7 @@ class HelpdeskLink(QObject):
         done: Callable[[QueueState | str], None],
     ) -> None:
         """Read the helpdesk's queue (progress: tickets read so far) and make it the queue."""
+        secret = Secret(secret)
         try:
             settings = checked(settings)
         except SettingsError as exc:
