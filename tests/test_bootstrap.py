@@ -7,13 +7,18 @@ Debian roots; these catch a broken rule in seconds."""
 
 from __future__ import annotations
 
+import re
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "installer"))
+from depends import C_LIBRARY, linker_cache, needed, owner  # noqa: E402
+
 BOOTSTRAP = ROOT / "tools" / "bootstrap.sh"
 
 COMMON = [
@@ -49,10 +54,26 @@ COMMON = [
     "libxcb-shape0",
     "libxcb-xkb1",
     "libxcb-randr0",
+    "libxcb-glx0",
+    "libxcb-render0",
+    "libxcb-shm0",
+    "libxcb-sync1",
+    "libxcb-util1",
+    "libxcb-xfixes0",
     "libdbus-1-3",
     "libfontconfig1",
     "libfreetype6",
     "libexpat1",
+    "libbrotli1",
+    "libgssapi-krb5-2",
+    "libudev1",
+    "libzstd1",
+    "zlib1g",
+    "libstdc++6",
+    "libgcc-s1",
+    "libdrm2",
+    "libwayland-client0",
+    "libwayland-cursor0",
 ]
 
 
@@ -234,3 +255,48 @@ def test_the_project_node_is_pinned_for_both_architectures():
     lock = json.loads((ROOT / "tools" / "node" / "package-lock.json").read_text())
     for cpu in ("x64", "arm64"):
         assert lock["packages"][f"node_modules/node-linux-{cpu}"]["version"] == version
+
+
+def qt_the_app_loads() -> list[Path]:
+    """The binaries of the locked PySide6 the app loads: the Qt modules it imports, the
+    libraries they need in turn, the platform plugins and the browser's helper process."""
+    import PySide6
+
+    qt = Path(PySide6.__file__).parent
+    modules = {
+        m: qt / f"{m}.abi3.so"
+        for m in re.findall(
+            r"(?:from|import) PySide6\.(Qt\w+)",
+            "".join(p.read_text() for p in (ROOT / "understudy_desktop").rglob("*.py")),
+        )
+    }
+    todo = [*modules.values(), *(qt / "Qt/plugins/platforms").glob("libq*.so")]
+    todo += list((qt / "Qt/libexec").glob("QtWebEngineProcess"))
+    inside = {p.name: p for p in (qt / "Qt/lib").glob("*.so*")}
+    seen: dict[str, Path] = {}
+    while todo:
+        path = todo.pop()
+        if path.name in seen or not path.is_file():
+            continue
+        seen[path.name] = path
+        todo += [inside[n] for n in needed(path) if n in inside]
+    assert len(modules) >= 5 and "libQt6WebEngineCore.so.6" in seen
+    return list(seen.values())
+
+
+def test_the_runtime_packages_cover_what_the_installed_qt_asks_for():
+    """Every package owning a library that the Qt the app loads asks for is in the set-up's
+    list (here, by this release's real package names): a fresh Debian 13 had no Kerberos
+    library, and QtWebEngine would not import."""
+    import PySide6
+
+    carried = {p.name for p in Path(PySide6.__file__).parent.rglob("*")}
+    wanted = {n for p in qt_the_app_loads() for n in needed(p)} - carried - C_LIBRARY
+    cache = linker_cache()
+    owners = {n: owner(cache[n]) for n in wanted if n in cache}
+    listed = subprocess.run(
+        ["bash", "-c", f". {BOOTSTRAP}; runtime_packages"], capture_output=True, text=True
+    ).stdout.split()
+    missing = sorted({f"{o} ({n})" for n, o in owners.items() if o and o not in listed})
+    assert len(owners) > 20
+    assert missing == [], f"add to runtime_packages in tools/bootstrap.sh: {missing}"

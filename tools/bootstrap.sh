@@ -101,7 +101,10 @@ python_shared_library() {
   if [ -n "$v" ]; then first_known_pkg "libpython${v}t64" "libpython${v}"; fi
 }
 
-# Libraries QtWebEngine (Chromium) and Qt's xcb/offscreen platforms load at run time.
+# Libraries QtWebEngine (Chromium) and Qt's xcb/offscreen platforms load at run time: every
+# package the locked PySide6's libraries and platform plugins ask for (tests/test_bootstrap.py
+# reads them from the installed Qt and fails when one is missing here; a fresh Debian 13 has
+# no Kerberos library unless it is asked for).
 runtime_packages() {
   if ! command -v apt-cache >/dev/null 2>&1; then return; fi
   local asound glib
@@ -112,8 +115,11 @@ runtime_packages() {
     libnss3 libnspr4 libgbm1 libgl1 libegl1 libx11-6 libx11-xcb1 libxcomposite1 libxdamage1 \
     libxext6 libxfixes3 libxrandr2 libxtst6 libxshmfence1 libxkbfile1 libxkbcommon0 \
     libxkbcommon-x11-0 libxcb1 libxcb-dri3-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 \
-    libxcb-image0 libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxcb-randr0 \
-    libdbus-1-3 libfontconfig1 libfreetype6 libexpat1 "$glib" "$asound"
+    libxcb-image0 libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxcb-randr0 libxcb-glx0 \
+    libxcb-render0 libxcb-shm0 libxcb-sync1 libxcb-util1 libxcb-xfixes0 \
+    libdbus-1-3 libfontconfig1 libfreetype6 libexpat1 libbrotli1 libgssapi-krb5-2 libudev1 \
+    libzstd1 zlib1g libstdc++6 libgcc-s1 libdrm2 libwayland-client0 libwayland-cursor0 \
+    "$glib" "$asound"
 }
 
 # Node.js for the tests only (the page's unit tests, ESLint, TypeScript, chrome-devtools-mcp):
