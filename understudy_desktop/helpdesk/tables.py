@@ -143,9 +143,12 @@ def write_link(
     fields: Sequence[str],
     cursor: str,
 ) -> None:
-    """This queue is now the helpdesk's: everything of an earlier connection goes."""
-    for table in ("helpdesk_link", "helpdesk_ids", "helpdesk_seen", "outbox"):
+    """This queue is now the helpdesk's: an earlier connection's link goes. Its changes that
+    never reached that helpdesk are kept, settled, for the record (the person agreed to leave
+    them unsent: shell/helpdesk_dialog.py asks first)."""
+    for table in ("helpdesk_link", "helpdesk_ids", "helpdesk_seen"):
         conn.execute(f"DELETE FROM {table}")
+    conn.execute("UPDATE outbox SET state = 'settled' WHERE state != 'sent'")
     conn.execute(
         "INSERT INTO helpdesk_link (id, kind, generation, settings, fields, cursor)"
         " VALUES (1, ?, ?, ?, ?, ?)",
@@ -399,6 +402,20 @@ def take_theirs(conn: sqlite3.Connection, ticket: str, field: str) -> bool:
         ).rowcount
         > 0
     )
+
+
+def open_count(conn: sqlite3.Connection) -> int:
+    """Changes made here that have not reached the helpdesk: waiting, refused, or to choose."""
+    marks = _marks(OPEN_STATES)
+    row = conn.execute(f"SELECT count(*) FROM outbox WHERE state IN ({marks})", OPEN_STATES)
+    return int(row.fetchone()[0])
+
+
+def due_now(conn: sqlite3.Connection) -> int:
+    """Every waiting change is due at once (the helpdesk answers again, or a new sign-in)."""
+    return conn.execute(
+        "UPDATE outbox SET next_at = 0 WHERE state = 'waiting' AND next_at > 0"
+    ).rowcount
 
 
 def retry_refused(conn: sqlite3.Connection) -> int:

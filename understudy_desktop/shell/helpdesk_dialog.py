@@ -1,6 +1,8 @@
 """File › Connect to helpdesk…: which helpdesk, its address and the sign-in; Test connection
 says what the connection can do with the permissions it has; Connect reads the queue (with
-progress) and makes it the console's queue.
+progress) and makes it the console's queue. Connecting again to the same helpdesk and queue
+is a new sign-in: the queue and its waiting changes stay, and sending resumes. Another
+helpdesk or queue would leave waiting changes unsent: the person is asked first.
 
 The secret field never echoes and is never logged; the connection's words come from the
 adapters (helpdesk/), which never put a secret in them.
@@ -16,6 +18,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QVBoxLayout,
@@ -72,6 +75,8 @@ class HelpdeskDialog(QDialog):
         self.setWindowTitle("Connect to helpdesk")
         self.setMinimumWidth(480)
         self.result_state: QueueState | None = None
+        self.signed_in_again = False
+        self.asking: QMessageBox | None = None
         self.kind = QComboBox()
         for kind, title in TITLES.items():
             self.kind.addItem(title, kind)
@@ -186,6 +191,15 @@ class HelpdeskDialog(QDialog):
         settings = self.settings()
         if settings is None:
             return
+        if self.link.same_place(settings):
+            # The same helpdesk and queue: a new sign-in, nothing of the queue is replaced.
+            self._sign_in_again(settings)
+            return
+        waiting = self.link.waiting() if self.link.settings is not None else 0
+        if waiting and not self._discard_confirmed(waiting, settings):
+            self._say(f"Nothing was changed: your {_changes(waiting)} still wait for "
+                      f"{self.link.title}.")  # fmt: skip
+            return
         self._busy(True)
         self._say(f"Reading the tickets from {settings.title}…")
 
@@ -201,3 +215,51 @@ class HelpdeskDialog(QDialog):
             self.accept()
 
         self.link.connect_queue(settings, self.secret.text(), progress, done)
+
+    def _sign_in_again(self, settings: Settings) -> None:
+        self._busy(True)
+        self._say(f"Signing in to {settings.title} again…")
+
+        def done(result: Abilities | str) -> None:
+            self._busy(False)
+            if isinstance(result, str):
+                self._say(result, bad=True)
+                return
+            self.signed_in_again = True
+            self.accept()
+
+        self.link.sign_in_again(settings, self.secret.text(), done)
+
+    def _discard_confirmed(self, waiting: int, settings: Settings) -> bool:
+        """Another helpdesk or queue leaves this queue's unsent changes behind: only when the
+        person says so, by a button that names how many."""
+        where = self.link.title
+        ask = QMessageBox(self)
+        ask.setIcon(QMessageBox.Icon.Warning)
+        ask.setWindowTitle("Changes not sent yet")
+        ask.setText(
+            f"{_changes(waiting).capitalize()} made here {'has' if waiting == 1 else 'have'} "
+            f"not reached {where} yet. Connecting to {_place(settings)} instead means "
+            f"{'it is' if waiting == 1 else 'they are'} never sent."
+        )
+        ask.setInformativeText(
+            f"To keep {'it' if waiting == 1 else 'them'}, choose Keep, then connect to {where} "
+            "again with a new key if it no longer accepts the old one."
+        )
+        discard = ask.addButton(
+            f"Disconnect and discard {_changes(waiting)}", QMessageBox.ButtonRole.DestructiveRole
+        )
+        keep = ask.addButton("Keep", QMessageBox.ButtonRole.RejectRole)
+        ask.setDefaultButton(keep)
+        ask.setEscapeButton(keep)
+        self.asking = ask
+        ask.exec()
+        return ask.clickedButton() is discard
+
+
+def _changes(n: int) -> str:
+    return f"{n:,} waiting change" + ("" if n == 1 else "s")
+
+
+def _place(settings: Settings) -> str:
+    return f"the {settings.queue} queue of {settings.title}" if settings.queue else settings.title

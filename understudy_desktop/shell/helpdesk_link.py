@@ -117,6 +117,8 @@ class HelpdeskLink(QObject):
     def _start(self, settings: Settings, secret: str) -> None:
         self.stop()
         self.settings = settings
+        # A new connection has not failed yet: an earlier one's "offline since" is not its.
+        self.offline_since = None
         self._puller = make(settings, secret)
         self._sender = Sender(
             self._db,
@@ -205,6 +207,56 @@ class HelpdeskLink(QObject):
 
         self._background(work, read)
 
+    def waiting(self) -> int:
+        """Changes made here that have not reached the helpdesk yet."""
+        return int(self._db.submit(hd.open_count, keep=False).result())
+
+    def same_place(self, settings: Settings) -> bool:
+        """Whether `settings` name the helpdesk and queue this queue is linked to."""
+        now = self.settings
+        return now is not None and (now.kind, now.url, now.queue, now.email) == (
+            settings.kind,
+            settings.url,
+            settings.queue,
+            settings.email,
+        )
+
+    def sign_in_again(
+        self, settings: Settings, secret: str, done: Callable[[Abilities | str], None]
+    ) -> None:
+        """The same helpdesk and queue with a new sign-in (a token that was revoked, changed
+        or forgotten): the queue and its waiting changes are left as they are; the sign-in is
+        checked, kept, and sending resumes at once, from the oldest change."""
+        secret = Secret(secret)
+
+        def work() -> Abilities:
+            helpdesk = make(checked(settings), secret)
+            try:
+                return helpdesk.check()
+            finally:
+                helpdesk.close()
+
+        def signed_in(result: Abilities | str) -> None:
+            if isinstance(result, str):
+                done(result)
+                return
+            self._keep_sign_in(settings, secret)
+            self._db.write(hd.due_now)
+            self._start(settings, secret)
+            done(result)
+
+        self._background(work, signed_in)
+
+    def _keep_sign_in(self, settings: Settings, secret: str) -> None:
+        try:
+            self.credentials.save(settings.url, secret)
+        except OSError as exc:
+            log.error("the helpdesk sign-in could not be kept: %s", exc)
+            self.problem.emit(
+                "The sign-in could not be kept on this computer: you will be asked again "
+                "after a restart."
+            )
+
     def _store_first(
         self,
         settings: Settings,
@@ -216,14 +268,7 @@ class HelpdeskLink(QObject):
             if isinstance(result, Exception):
                 done(f"The queue could not be saved: {result}")
                 return
-            try:
-                self.credentials.save(settings.url, secret)
-            except OSError as exc:
-                log.error("the helpdesk sign-in could not be kept: %s", exc)
-                self.problem.emit(
-                    "The sign-in could not be kept on this computer: you will be asked again "
-                    "after a restart."
-                )
+            self._keep_sign_in(settings, secret)
             self._keeper.reload("")
             self._start(settings, secret)
             done(result)

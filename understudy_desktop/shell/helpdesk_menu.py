@@ -29,6 +29,7 @@ class HelpdeskMenu:
         self._consent = consent
         self.macros: MacrosDialog | None = None
         self.dialog: HelpdeskDialog | None = None
+        self.asking: QMessageBox | None = None
         self.connect_action = self._action(
             "&Connect to helpdesk…",
             "Ctrl+Shift+K",
@@ -136,11 +137,26 @@ class HelpdeskMenu:
         consent.publish(draft.id, PERSON, None, False, lambda reply: said(publish_words(reply)))
 
     def disconnect(self) -> None:
-        answer = QMessageBox.question(
-            self._window,
-            "Disconnect from helpdesk",
-            f"Stop working with {self.link.title}? The queue stays here as it is; changes "
-            "that have not reached the helpdesk yet are not sent.",
-        )
-        if answer == QMessageBox.StandardButton.Yes:
+        """Stop working with the helpdesk; with changes still waiting, only by a button that
+        says how many are dropped."""
+        waiting = self.link.waiting()
+        ask = QMessageBox(self._window)
+        ask.setWindowTitle("Disconnect from helpdesk")
+        ask.setText(f"Stop working with {self.link.title}? The queue stays here as it is.")
+        if waiting:
+            ask.setIcon(QMessageBox.Icon.Warning)
+            ask.setInformativeText(
+                f"{waiting:,} of your changes {'has' if waiting == 1 else 'have'} not reached "
+                f"{self.link.title} yet, and would never be sent."
+            )
+            label = f"Disconnect and discard {waiting:,} waiting change" + "s" * (waiting != 1)
+        else:
+            label = "Disconnect"
+        go = ask.addButton(label, QMessageBox.ButtonRole.DestructiveRole)
+        stay = ask.addButton("Cancel", QMessageBox.ButtonRole.RejectRole)
+        ask.setDefaultButton(stay)
+        ask.setEscapeButton(stay)
+        self.asking = ask
+        ask.exec()
+        if ask.clickedButton() is go:
             self.link.disconnect_queue()

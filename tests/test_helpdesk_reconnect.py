@@ -1,0 +1,119 @@
+"""Connecting again never throws away a change waiting to be sent, against a real Request
+Tracker. RT stops accepting the sign-in (a revoked token); the person goes on working, then
+does what the app tells them (connect again with a new key): the queue is not read anew, the
+waiting changes are kept and reach RT at once. Another helpdesk or queue would leave them
+unsent: the person is asked first, by a button that names how many, and Keep changes
+nothing; Disconnect asks the same way."""
+
+from __future__ import annotations
+
+import pytest
+from helpdesk_helpers import make_desk, needs_rt
+from PySide6.QtCore import QTimer
+from test_helpdesk_in_app import connect, connected, rt_priority
+from test_plain_words import internals, widget_text
+
+pytestmark = [pytest.mark.slow, needs_rt]
+WAIT_MS = 30_000
+
+
+def refused_sign_in(console, qtbot, desk) -> tuple[str, str]:
+    """Connected, then RT refuses the key; two changes are made meanwhile, and wait."""
+    connected(console, qtbot, desk)
+    link = console.session.helpdesk
+    link._start(link.settings, "1-99-revoked")  # what RT says to a revoked token: 401
+    first, second = f"RT-{desk.ids[0]}", f"RT-{desk.ids[1]}"
+    console.dispatch("set_ticket_priority", {"ticket_id": first, "priority": "high"})
+    console.dispatch("set_ticket_status", {"ticket_id": second, "status": "pending"})
+    notice = console.window.helpdesk_menu.notice
+    qtbot.waitUntil(lambda: notice.text().startswith("2 changes waiting"), timeout=WAIT_MS)
+    assert link.waiting() == 2
+    assert rt_priority(desk, 0) != "100"
+    return first, second
+
+
+def answer_when_asked(qtbot, holder, button_text: str, seen: list[str]) -> None:
+    """Press `button_text` in the question the app asks (a modal box it keeps in `holder`),
+    if one appears within 30 s; what it said goes into `seen`."""
+    tries = iter(range(600))
+
+    def press() -> None:
+        box = holder.asking
+        if box is None or not box.isVisible():
+            if next(tries, None) is not None:
+                QTimer.singleShot(50, press)
+            return
+        seen.append(widget_text(box))
+        next(b for b in box.buttons() if b.text() == button_text).click()
+
+    QTimer.singleShot(50, press)
+
+
+def test_connecting_again_with_a_new_key_keeps_and_sends_the_waiting_changes(
+    console, qtbot, rt_server
+):
+    desk = make_desk(rt_server, tickets=3)
+    refused_sign_in(console, qtbot, desk)
+    link = console.session.helpdesk
+    rows_before = console.js("document.querySelectorAll('.row').length")
+    dialog = connect(console, qtbot, desk)  # the same RT and queue, with a key it accepts
+    asked: list[str] = []
+    answer_when_asked(qtbot, dialog, "Keep", asked)
+    dialog.connect_button.click()
+    qtbot.waitUntil(lambda: dialog.signed_in_again or bool(asked), timeout=WAIT_MS)
+    assert asked == [], "the same helpdesk and queue is a new sign-in: nothing to ask"
+    assert dialog.result_state is None, "the queue was not read anew"
+    # Sent at once, not after the refused key's back-off.
+    qtbot.waitUntil(lambda: rt_priority(desk, 0) == "100", timeout=10_000)
+    qtbot.waitUntil(lambda: desk.ticket(desk.ids[1])["Status"] == "stalled", timeout=10_000)
+    notice = console.window.helpdesk_menu.notice
+    qtbot.waitUntil(lambda: notice.text() == "All changes are in Request Tracker", timeout=WAIT_MS)
+    assert link.waiting() == 0
+    assert console.js("document.querySelectorAll('.row').length") == rows_before
+
+
+def test_another_queue_asks_first_and_keep_changes_nothing(console, qtbot, rt_server):
+    desk = make_desk(rt_server, tickets=2)
+    refused_sign_in(console, qtbot, desk)
+    link = console.session.helpdesk
+    other = make_desk(rt_server, tickets=1)
+    dialog = connect(console, qtbot, other)
+    seen: list[str] = []
+    answer_when_asked(qtbot, dialog, "Keep", seen)
+    dialog.connect_button.click()
+    qtbot.waitUntil(lambda: bool(seen), timeout=WAIT_MS)
+    assert "2 waiting changes made here have not reached Request Tracker yet" in seen[0]
+    assert f"the {other.queue} queue of Request Tracker" in seen[0]
+    assert "Disconnect and discard 2 waiting changes" in seen[0]
+    assert not internals(seen[0])
+    assert "Nothing was changed" in dialog.said.text()
+    assert link.waiting() == 2 and link.settings.queue == desk.queue
+    dialog.reject()
+    # Disconnect asks the same way; Cancel keeps the connection and its changes.
+    menu = console.window.helpdesk_menu
+    answer_when_asked(qtbot, menu, "Cancel", seen)
+    menu.disconnect()
+    assert "Disconnect and discard 2 waiting changes" in seen[-1]
+    assert link.connected and link.waiting() == 2
+
+
+def test_discarding_is_what_the_person_chose_and_nothing_else_is_lost(console, qtbot, rt_server):
+    desk = make_desk(rt_server, tickets=2)
+    refused_sign_in(console, qtbot, desk)
+    link = console.session.helpdesk
+    other = make_desk(rt_server, tickets=1)
+    dialog = connect(console, qtbot, other)
+    seen: list[str] = []
+    answer_when_asked(qtbot, dialog, "Disconnect and discard 2 waiting changes", seen)
+    dialog.connect_button.click()
+    qtbot.waitUntil(lambda: dialog.result_state is not None, timeout=WAIT_MS)
+    assert link.settings.queue == other.queue
+    assert link.waiting() == 0
+    assert rt_priority(desk, 0) != "100", "a discarded change never reaches the old queue"
+    kept = console.session.db.submit(
+        lambda conn: conn.execute("SELECT count(*) FROM outbox WHERE state = 'settled'").fetchone()[
+            0
+        ],
+        keep=False,
+    ).result()
+    assert kept == 2, "the discarded changes stay on record"
