@@ -72,16 +72,22 @@ def test_connecting_again_with_a_new_key_keeps_and_sends_the_waiting_changes(
     assert console.js("document.querySelectorAll('.row').length") == rows_before
 
 
-def test_another_queue_asks_first_and_keep_changes_nothing(console, qtbot, rt_server):
+def to_another_queue(console, qtbot, rt_server, answer: str):
+    """Waiting changes, then Connect to another queue of the same RT, answered `answer`."""
     desk = make_desk(rt_server, tickets=2)
     refused_sign_in(console, qtbot, desk)
-    link = console.session.helpdesk
     other = make_desk(rt_server, tickets=1)
     dialog = connect(console, qtbot, other)
     seen: list[str] = []
-    answer_when_asked(qtbot, dialog, "Keep", seen)
+    answer_when_asked(qtbot, dialog, answer, seen)
     dialog.connect_button.click()
     qtbot.waitUntil(lambda: bool(seen), timeout=WAIT_MS)
+    return desk, other, dialog, seen
+
+
+def test_another_queue_asks_first_and_keep_changes_nothing(console, qtbot, rt_server):
+    desk, other, dialog, seen = to_another_queue(console, qtbot, rt_server, "Keep")
+    link = console.session.helpdesk
     assert "2 waiting changes made here have not reached Request Tracker yet" in seen[0]
     assert f"the {other.queue} queue of Request Tracker" in seen[0]
     assert "Disconnect and discard 2 waiting changes" in seen[0]
@@ -98,14 +104,9 @@ def test_another_queue_asks_first_and_keep_changes_nothing(console, qtbot, rt_se
 
 
 def test_discarding_is_what_the_person_chose_and_nothing_else_is_lost(console, qtbot, rt_server):
-    desk = make_desk(rt_server, tickets=2)
-    refused_sign_in(console, qtbot, desk)
+    discard = "Disconnect and discard 2 waiting changes"
+    desk, other, dialog, _seen = to_another_queue(console, qtbot, rt_server, discard)
     link = console.session.helpdesk
-    other = make_desk(rt_server, tickets=1)
-    dialog = connect(console, qtbot, other)
-    seen: list[str] = []
-    answer_when_asked(qtbot, dialog, "Disconnect and discard 2 waiting changes", seen)
-    dialog.connect_button.click()
     qtbot.waitUntil(lambda: dialog.result_state is not None, timeout=WAIT_MS)
     assert link.settings.queue == other.queue
     assert link.waiting() == 0

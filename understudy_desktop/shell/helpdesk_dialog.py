@@ -10,6 +10,9 @@ adapters (helpdesk/), which never put a secret in them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
@@ -206,29 +209,33 @@ class HelpdeskDialog(QDialog):
         def progress(count: int) -> None:
             self._say(f"Read {count:,} tickets from {settings.title}…")
 
-        def done(result: QueueState | str) -> None:
-            self._busy(False)
-            if isinstance(result, str):
-                self._say(result, bad=True)
-                return
+        def read(result: QueueState) -> None:
             self.result_state = result
-            self.accept()
 
-        self.link.connect_queue(settings, self.secret.text(), progress, done)
+        self.link.connect_queue(settings, self.secret.text(), progress, self._finished(read))
 
     def _sign_in_again(self, settings: Settings) -> None:
         self._busy(True)
         self._say(f"Signing in to {settings.title} again…")
 
-        def done(result: Abilities | str) -> None:
+        def signed_in(_abilities: Abilities) -> None:
+            self.signed_in_again = True
+
+        self.link.sign_in_again(settings, self.secret.text(), self._finished(signed_in))
+
+    def _finished(self, succeeded: Callable[[Any], None]) -> Callable[[Any], None]:
+        """The end of a connection attempt: its words when it failed (the dialog stays open),
+        otherwise `succeeded` and the dialog closes."""
+
+        def done(result: Any) -> None:
             self._busy(False)
             if isinstance(result, str):
                 self._say(result, bad=True)
                 return
-            self.signed_in_again = True
+            succeeded(result)
             self.accept()
 
-        self.link.sign_in_again(settings, self.secret.text(), done)
+        return done
 
     def _discard_confirmed(self, waiting: int, settings: Settings) -> bool:
         """Another helpdesk or queue leaves this queue's unsent changes behind: only when the
