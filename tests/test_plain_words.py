@@ -61,6 +61,7 @@ def test_the_check_lets_plain_sentences_through():
 
 
 def widget_text(widget) -> str:
+    """What a person reads in `widget`: the isolates around outside text are invisible."""
     parts = [label.text() for label in widget.findChildren(QLabel) if label.isVisibleTo(widget)]
     parts += [b.text() for b in widget.findChildren(QAbstractButton) if b.isVisibleTo(widget)]
     for table in widget.findChildren(QTableWidget):
@@ -71,7 +72,7 @@ def widget_text(widget) -> str:
         ]
     for listing in widget.findChildren(QListWidget):
         parts += [listing.item(i).text() for i in range(listing.count())]
-    return "\n".join(parts)
+    return "\n".join(parts).replace("\u2068", "").replace("\u2069", "")
 
 
 def page_text(console, element_id: str) -> str:

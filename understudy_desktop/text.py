@@ -27,3 +27,13 @@ _CONTROLS = re.compile("[" + "".join(BIDI_CONTROLS) + "]")
 
 def visible_controls(text: str) -> str:
     return _CONTROLS.sub(lambda m: f"⟨{BIDI_CONTROLS[m.group(0)]}⟩", text)
+
+
+FSI, PDI = "\u2068", "\u2069"
+
+
+def isolated(text: str) -> str:
+    """Outside text inside a sentence of ours: its controls made visible, and the whole set
+    apart as a first-strong isolate, so a right-to-left name or subject cannot reorder the
+    words around it ("you set … meanwhile …" stays in its order)."""
+    return f"{FSI}{visible_controls(text)}{PDI}"

@@ -7,7 +7,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
-    QLabel,
     QPushButton,
     QScrollArea,
     QVBoxLayout,
@@ -17,6 +16,8 @@ from PySide6.QtWidgets import (
 from understudy_desktop.helpdesk.tables import Choice
 from understudy_desktop.helpdesk.words import FIELD_WORDS, value_words
 from understudy_desktop.shell.helpdesk_link import HelpdeskLink
+from understudy_desktop.shell.plain_label import plain_label
+from understudy_desktop.text import isolated
 
 MAX_SHOWN = 200
 
@@ -25,9 +26,11 @@ def choice_words(title: str, choice: Choice, people: dict[str, str]) -> str:
     field = FIELD_WORDS.get(choice.field, choice.field).lower()
     mine = value_words(choice.field, choice.mine, people)
     theirs = value_words(choice.field, choice.theirs, people)
+    # The subject and a helpdesk person's name are the helpdesk's (a customer wrote the
+    # subject): each is set apart, so none can reorder the sentence around it.
     return (
-        f"{choice.ticket} “{choice.subject}”: you set the {field} to {mine}; "
-        f"meanwhile in {title} it was set to {theirs}."
+        f"{choice.ticket} “{isolated(choice.subject)}”: you set the {field} to "
+        f"{isolated(mine)}; meanwhile in {title} it was set to {isolated(theirs)}."
     )
 
 
@@ -41,8 +44,7 @@ class ChoicesDialog(QDialog):
         self.setWindowTitle("Changes to choose")
         self.setMinimumSize(560, 300)
         layout = QVBoxLayout(self)
-        self.intro = QLabel()
-        self.intro.setWordWrap(True)
+        self.intro = plain_label()
         layout.addWidget(self.intro)
         self.rows = QVBoxLayout()
         holder = QWidget()
@@ -78,8 +80,7 @@ class ChoicesDialog(QDialog):
     def _row(self, title: str, choice: Choice) -> QWidget:
         row = QWidget()
         line = QHBoxLayout(row)
-        words = QLabel(choice_words(title, choice, self.people))
-        words.setWordWrap(True)
+        words = plain_label(choice_words(title, choice, self.people))
         mine = QPushButton("Keep mine")
         theirs = QPushButton(f"Keep what {title} has")
         mine.clicked.connect(lambda: self.link.choose(choice, True, self.fill))

@@ -37,7 +37,9 @@ from understudy_desktop.helpdesk.connect import (
     checked,
 )
 from understudy_desktop.shell.helpdesk_link import HelpdeskLink
+from understudy_desktop.shell.plain_label import plain_label
 from understudy_desktop.store.queue_store import QueueState
+from understudy_desktop.text import isolated
 
 FIELD_NAMES = {
     "status": "status",
@@ -63,7 +65,7 @@ def abilities_words(title: str, abilities: Abilities) -> str:
         can = f"It can read the tickets and change their {_join(fields)}."
     else:
         can = "It can read the tickets, but not change them."
-    lines = [f"Connected to {abilities.account}.", can, *abilities.notes]
+    lines = [f"Connected to {isolated(abilities.account)}.", can, *abilities.notes]
     return "\n".join(lines)
 
 
@@ -103,8 +105,7 @@ class HelpdeskDialog(QDialog):
         self.form.addRow("Your email:", self.email)
         self.form.addRow("Key:", self.secret)
         self.form.addRow("", self.hint)
-        self.said = QLabel()
-        self.said.setWordWrap(True)
+        self.said = plain_label()
         self.said.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.said.setAccessibleName("Connection")
         self.progress = QProgressBar()
@@ -242,6 +243,7 @@ class HelpdeskDialog(QDialog):
         person says so, by a button that names how many."""
         where = self.link.title
         ask = QMessageBox(self)
+        ask.setTextFormat(Qt.TextFormat.PlainText)
         ask.setIcon(QMessageBox.Icon.Warning)
         ask.setWindowTitle("Changes not sent yet")
         ask.setText(

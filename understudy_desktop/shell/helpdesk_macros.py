@@ -19,12 +19,14 @@ from PySide6.QtWidgets import (
 )
 
 from understudy_desktop.helpdesk.macros import MacroTool
+from understudy_desktop.shell.plain_label import plain_label
+from understudy_desktop.text import isolated
 
 MAX_SHOWN = 200
 
 
 def macro_words(tool: MacroTool) -> str:
-    lines = [tool.title]
+    lines = [isolated(tool.title)]
     if tool.does:
         lines.append("It will " + "; ".join(tool.does) + ".")
     else:
@@ -47,13 +49,12 @@ class MacrosDialog(QDialog):
         self.setMinimumSize(560, 320)
         self.make = make
         layout = QVBoxLayout(self)
-        intro = QLabel(
+        intro = plain_label(
             f"Your team's {title} macros, as tools for one ticket. Each needs your approval "
             "before anyone can run it; what Understudy cannot do is left out, never guessed."
             if tools
             else f"{title} has no macros this account can see."
         )
-        intro.setWordWrap(True)
         layout.addWidget(intro)
         holder = QWidget()
         rows = QVBoxLayout(holder)
@@ -73,12 +74,10 @@ class MacrosDialog(QDialog):
     def _row(self, tool: MacroTool) -> QWidget:
         row = QWidget()
         line = QHBoxLayout(row)
-        words = QLabel(macro_words(tool))
-        words.setWordWrap(True)
+        words = plain_label(macro_words(tool))
         button = QPushButton("Make a tool…")
         button.setEnabled(tool.definition is not None)
-        said = QLabel()
-        said.setWordWrap(True)
+        said = plain_label()
         self.buttons[tool.title] = button
         self.said[tool.title] = said
 

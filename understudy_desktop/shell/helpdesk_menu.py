@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMessageBox, QPushButton
 
@@ -141,6 +142,7 @@ class HelpdeskMenu:
         says how many are dropped."""
         waiting = self.link.waiting()
         ask = QMessageBox(self._window)
+        ask.setTextFormat(Qt.TextFormat.PlainText)
         ask.setWindowTitle("Disconnect from helpdesk")
         ask.setText(f"Stop working with {self.link.title}? The queue stays here as it is.")
         if waiting:

@@ -34,6 +34,7 @@ from understudy_desktop.library.model import TaughtTool, shown_name
 from understudy_desktop.library.refs import Reference
 from understudy_desktop.packs.importer import ImportPlan
 from understudy_desktop.rules import rules
+from understudy_desktop.shell.plain_label import plain_label
 from understudy_desktop.shell.screen_fit import fit_to_screen
 from understudy_desktop.team.provenance import Provenance
 from understudy_desktop.text import visible_controls
@@ -49,15 +50,7 @@ Mapping = dict[tuple[str, str], dict[str, str]]
 
 
 def _plain(text: str, bold: bool = False) -> QLabel:
-    label = QLabel(visible_controls(text))
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(True)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    if bold:
-        font = label.font()
-        font.setBold(True)
-        label.setFont(font)
-    return label
+    return plain_label(visible_controls(text), bold=bold, selectable=True)
 
 
 def day_words(iso: str) -> str:

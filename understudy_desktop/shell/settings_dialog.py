@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from understudy_desktop.rules import rules
+from understudy_desktop.shell.plain_label import plain_label
 from understudy_desktop.shell.screen_fit import fit_to_screen
 from understudy_desktop.team.identity import KEY_FILE_SUFFIX, KeyFileError
 from understudy_desktop.team.library_service import TeamLibrary
@@ -291,10 +292,7 @@ class SettingsDialog(QDialog):
 
 
 def _words(text: str) -> QLabel:
-    label = QLabel(visible_controls(text))
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(True)
-    return label
+    return plain_label(visible_controls(text))
 
 
 class RulesDialog(QDialog):
