@@ -97,11 +97,16 @@ class HelpdeskError(Exception):
 
 
 class UnreachableError(HelpdeskError):
-    """Could not reach the helpdesk, or it asked to wait (429, 503): try again later."""
+    """Could not reach the helpdesk, or it asked to wait (429, 503), or it answered with
+    something that is not its own API (a proxy's or a sign-in page): try again later. `why`
+    tells these apart for the status line: "unreachable", "busy", "trouble", "unreadable"."""
 
-    def __init__(self, words: str, retry_after_s: float | None = None) -> None:
+    def __init__(
+        self, words: str, retry_after_s: float | None = None, why: str = "unreachable"
+    ) -> None:
         super().__init__(words)
         self.retry_after_s = retry_after_s
+        self.why = why
 
 
 class NotAllowedError(HelpdeskError):

@@ -89,6 +89,8 @@ class Http:
             log.info("%s unreachable: %s", self.title, type(exc).__name__)
             raise UnreachableError(f"{self.title} could not be reached.") from None
         if response.status_code in ok:
+            if response.status_code in (200, 201):  # a 412 or a 400 says its own thing
+                _readable(response, self.title)
             return response
         raise self.error(response)
 
@@ -99,7 +101,7 @@ class Http:
             wait = retry_after(response.headers.get("retry-after"))
             if wait is not None and wait > MAX_WAIT_S:
                 wait = MAX_WAIT_S
-            return UnreachableError(f"{self.title} asked to wait a moment.", wait)
+            return UnreachableError(f"{self.title} asked to wait a moment.", wait, "busy")
         if status == 401:
             return SignInError(f"{self.title} did not accept the sign-in details.")
         if status == 403:
@@ -107,8 +109,26 @@ class Http:
         if status == 404:
             return GoneError(f"{self.title} does not have that ticket (any more).")
         if status >= 500:
-            return UnreachableError(f"{self.title} had a problem of its own ({status}).")
+            return UnreachableError(
+                f"{self.title} had a problem of its own ({status}).", why="trouble"
+            )
         return RefusedError(f"{self.title} refused the change{': ' + said if said else '.'}")
+
+
+def _readable(response: httpx2.Response, title: str) -> None:
+    """Every API these adapters use answers JSON. Anything else with a 200 (a proxy's page, a
+    single sign-on's login form, a cut-off body) means the helpdesk is not really answering:
+    wait and try again, as when it cannot be reached, rather than read it as an answer."""
+    try:
+        response.json()
+    except ValueError:
+        kind = response.headers.get("content-type", "").split(";")[0] or "nothing"
+        log.info("%s answered %s with %s, not its API's JSON", title, response.url.path, kind)
+        raise UnreachableError(
+            f"{title} answered with a page that is not its own (a sign-in page, or a network "
+            "proxy's).",
+            why="unreadable",
+        ) from None
 
 
 def _said(response: httpx2.Response) -> str:

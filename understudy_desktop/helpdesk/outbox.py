@@ -22,6 +22,7 @@ helpdesk's Retry-After) and everything else keeps working here.
 from __future__ import annotations
 
 import logging
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -76,6 +77,8 @@ class Sender:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="helpdesk-outbox", daemon=True)
         self.offline_since: float | None = None
+        # Why it is offline, for the status line: UnreachableError.why, or "sign-in".
+        self.offline_reason = ""
         # A helpdesk that cannot be reached, or asked to wait, gets nothing until then: the
         # pause is the connection's, not one change's.
         self._paused_until = 0.0
@@ -84,7 +87,13 @@ class Sender:
         self._thread.start()
 
     def poke(self) -> None:
-        """A change was committed: send it now rather than at the next wake."""
+        """A change was committed, the person asked for a refresh, or a sync found the
+        helpdesk answering again: try now rather than at the end of the pause. While offline
+        every waiting change is made due, so the oldest goes first; if the helpdesk is still
+        away, that one try starts the next, longer pause."""
+        if self.offline_since is not None:
+            self._paused_until = 0.0
+            self._db.write(hd.due_now)
         self._wake.set()
 
     def stop(self, timeout_s: float = 5.0) -> None:
@@ -100,6 +109,7 @@ class Sender:
                 sent = self.send_one()
             except Exception:  # the sender must outlive any one change
                 log.exception("the outbox could not send a change")
+                self._paused_until = time.time() + BACKOFF_S[-1]
                 sent = None
             if sent is not None:
                 continue
@@ -126,9 +136,16 @@ class Sender:
         except SignInError as exc:
             # Sign-in trouble is everyone's, not this change's: wait, and say so. (A change
             # this account may not make, 403, is this change's: refused, below.)
-            return self._retry(out, UnreachableError(str(exc), BACKOFF_S[-1]))
+            return self._retry(out, UnreachableError(str(exc), BACKOFF_S[-1], "sign-in"))
         except HelpdeskError as exc:
             return self._settle(out, "refused", str(exc))
+        except Exception as exc:
+            # An answer the adapter could not make sense of: the helpdesk is unwell, not this
+            # change; it waits like any other, with the details in the log once.
+            if self.offline_since is None:
+                log.exception("the helpdesk's answer could not be read")
+            words = f"{type(exc).__name__} while reading the helpdesk's answer"
+            return self._retry(out, UnreachableError(words, why="trouble"))
         self._went_online()
         if outcome == "conflict":
             assert after is not None
@@ -164,10 +181,16 @@ class Sender:
         raise UnreachableError("The ticket keeps changing in the helpdesk; trying again shortly.")
 
     def _retry(self, out: hd.Outgoing, exc: UnreachableError) -> SendResult:
-        step = BACKOFF_S[min(out.attempts, len(BACKOFF_S) - 1)]
-        wait = exc.retry_after_s if exc.retry_after_s is not None else step
+        # A growing pause, spread a little (many apps coming back at once do not all ask in
+        # the same second), capped; the helpdesk's own Retry-After when it gave one.
+        step = BACKOFF_S[min(out.attempts, len(BACKOFF_S) - 1)] * random.uniform(0.8, 1.2)
+        wait = exc.retry_after_s if exc.retry_after_s is not None else min(step, BACKOFF_S[-1])
         self._paused_until = time.time() + wait
         self._db.write(lambda conn: hd.mark_retry(conn, out, self._paused_until, str(exc)))
+        if self.offline_since is None or exc.why != self.offline_reason:
+            # One line per change of state, not per attempt.
+            log.warning("changes wait for the helpdesk: %s", exc)
+        self.offline_reason = exc.why
         if self.offline_since is None:
             self.offline_since = time.time()
             self._offline(self.offline_since)
@@ -180,7 +203,9 @@ class Sender:
 
     def _went_online(self) -> None:
         if self.offline_since is not None:
+            log.info("the helpdesk answers again: sending the waiting changes")
             self.offline_since = None
+            self.offline_reason = ""
             self._offline(None)
 
     def _told(self, result: SendResult) -> SendResult:

@@ -26,8 +26,11 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n:,} {one if n == 1 else many}"
 
 
-def status_words(title: str, standing: Standing, offline_since: float | None) -> str:
-    """One line for the status bar: "3 changes waiting · offline since 10:42"."""
+def status_words(
+    title: str, standing: Standing, offline_since: float | None, why: str = "unreachable"
+) -> str:
+    """One line for the status bar: "3 changes waiting · offline since 10:42", with what
+    keeps the changes waiting told apart (`why`: UnreachableError.why, or "sign-in")."""
     parts = []
     if standing.waiting:
         parts.append(_count(standing.waiting, "change waiting", "changes waiting"))
@@ -36,10 +39,22 @@ def status_words(title: str, standing: Standing, offline_since: float | None) ->
     if standing.refused:
         parts.append(_count(standing.refused, "change refused", "changes refused"))
     if offline_since is not None:
-        parts.append("offline since " + time.strftime("%H:%M", time.localtime(offline_since)))
+        parts.append(_why_words(title, why, time.strftime("%H:%M", time.localtime(offline_since))))
     if not parts:
         return f"All changes are in {title}"
     return " · ".join(parts)
+
+
+def _why_words(title: str, why: str, since: str) -> str:
+    if why == "sign-in":
+        return f"{title} no longer accepts the sign-in: connect again (File › Connect to helpdesk…)"
+    if why == "busy":
+        return f"{title} asked to wait, since {since}"
+    if why == "trouble":
+        return f"{title} has a problem of its own since {since}"
+    if why == "unreadable":
+        return f"{title} answers with a page that is not its own since {since}"
+    return f"offline since {since}"
 
 
 def run_words(title: str, waiting: int) -> str:

@@ -24,7 +24,14 @@ from understudy_desktop.bridge.console_port import ConsolePort
 from understudy_desktop.bridge.to_page import HelpdeskRequest, TicketStanding
 from understudy_desktop.helpdesk import sync
 from understudy_desktop.helpdesk import tables as hd
-from understudy_desktop.helpdesk.base import Abilities, Helpdesk, HelpdeskError, Page
+from understudy_desktop.helpdesk.base import (
+    Abilities,
+    Helpdesk,
+    HelpdeskError,
+    Page,
+    SignInError,
+    UnreachableError,
+)
 from understudy_desktop.helpdesk.connect import Settings, SettingsError, checked, make
 from understudy_desktop.helpdesk.credentials import Credentials
 from understudy_desktop.helpdesk.macros import MacroTool, macro_tool
@@ -72,6 +79,7 @@ class HelpdeskLink(QObject):
         self._pulling = threading.Lock()
         self._jobs: set[BackgroundJob] = set()
         self.offline_since: float | None = None
+        self.offline_reason = ""  # why: UnreachableError.why, or "sign-in"
         self.standing_text = ""
         self._timer = QTimer(self)
         self._timer.setInterval(int(POLL_S * 1000))
@@ -119,6 +127,7 @@ class HelpdeskLink(QObject):
         self.settings = settings
         # A new connection has not failed yet: an earlier one's "offline since" is not its.
         self.offline_since = None
+        self.offline_reason = ""
         self._puller = make(settings, secret)
         self._sender = Sender(
             self._db,
@@ -299,19 +308,39 @@ class HelpdeskLink(QObject):
                     return
                 read_at = time.time()
                 page = puller.changed_since(link.cursor or None)
+                self._answering(puller)
                 applied = self._apply_page(puller, page, read_at)
                 if applied is not None and (applied.arrived or applied.retext):
                     self._later(self._keeper.reload, "")
                 if not page.more or puller is not self._puller:
                     return
         except HelpdeskError as exc:
-            log.info("sync with the helpdesk failed: %s", exc)
             if puller is self._puller:
+                if self.offline_since is None:  # one line per change of state
+                    log.info("sync with the helpdesk failed: %s", exc)
+                self.offline_reason = _why(exc)
                 self._later(self._offline, self.offline_since or time.time())
         except Exception:
             log.exception("sync with the helpdesk failed")
         finally:
             self._pulling.release()
+
+    def _answering(self, puller: Helpdesk) -> None:
+        """The helpdesk answered a sync: changes waiting for it need not wait out their pause
+        (the sync's timer is the cheap probe), and the status line clears."""
+        sender = self._sender
+        if puller is not self._puller or sender is None:
+            return
+        if sender.offline_since is not None:
+            sender.poke()
+        elif self.offline_since is not None:
+            self._later(self._offline, None)
+
+    def refresh(self) -> None:
+        """Refresh from helpdesk: bring its changes in now, and send ours now."""
+        self.pull_now()
+        if self._sender is not None:
+            self._sender.poke()
 
     def _apply_page(self, puller: Helpdesk, page: Page, read_at: float) -> sync.Applied | None:
         """Through the model, so the page draws it; waits for the commit."""
@@ -348,6 +377,9 @@ class HelpdeskLink(QObject):
 
     def _offline(self, at: float | None) -> None:
         self.offline_since = at
+        sender = self._sender
+        if at is not None and sender is not None and sender.offline_since is not None:
+            self.offline_reason = sender.offline_reason
         self._schedule_publish()
 
     def _schedule_publish(self) -> None:
@@ -358,7 +390,9 @@ class HelpdeskLink(QObject):
         if self.settings is None:
             return
         standing = self._db.submit(hd.standing, keep=False).result()
-        self.standing_text = status_words(self.title, standing, self.offline_since)
+        self.standing_text = status_words(
+            self.title, standing, self.offline_since, self.offline_reason
+        )
         self.standing_changed.emit(self.standing_text)
         self.choices_waiting.emit(standing.conflicts)
         states = {
@@ -478,6 +512,12 @@ class HelpdeskLink(QObject):
         job.succeeded.connect(finish)
         job.failed.connect(finish)
         job.start()
+
+
+def _why(exc: HelpdeskError) -> str:
+    if isinstance(exc, UnreachableError):
+        return exc.why
+    return "sign-in" if isinstance(exc, SignInError) else "trouble"
 
 
 def _who_it_sees(helpdesk: Helpdesk) -> tuple[str, ...]:

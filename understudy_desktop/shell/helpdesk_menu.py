@@ -40,7 +40,7 @@ class HelpdeskMenu:
         self.refresh_action = self._action(
             "&Refresh from helpdesk",
             "Ctrl+Shift+U",
-            link.pull_now,
+            link.refresh,
             "Bring in what changed in the helpdesk now, rather than in a few seconds.",
         )
         self.choose_action = self._action(

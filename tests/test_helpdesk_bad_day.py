@@ -1,0 +1,109 @@
+"""The helpdesk on a bad day, against a real Request Tracker behind a proxy that fails on
+purpose (tests/fault_proxy.py): an answer that is not RT's (a login page, an empty body) is the
+helpdesk being unwell, not an answer, and the sender waits with a growing pause instead of
+asking again at once; the status line says which trouble it is (cannot be reached, asked to
+wait, a problem of its own, a page that is not its own, the sign-in refused) and clears when
+it is over; and a change made, or Refresh, once RT answers again sends what waited at once."""
+
+from __future__ import annotations
+
+import time
+from urllib.parse import urlsplit
+
+import pytest
+from fault_proxy import FaultProxy, Mode
+from helpdesk_helpers import make_desk, needs_rt
+from test_helpdesk_in_app import rt_priority
+
+pytestmark = [pytest.mark.slow, needs_rt]
+WAIT_MS = 30_000
+
+
+@pytest.fixture
+def proxied(console, qtbot, rt_server):
+    """A console connected to a real RT through the fault proxy (passing, to begin with)."""
+    parts = urlsplit(rt_server.web_url)
+    proxy = FaultProxy(f"{parts.scheme}://{parts.netloc}")
+    desk = make_desk(rt_server, tickets=3)
+    dialog = console.window.helpdesk_menu.show_connect()
+    dialog.kind.setCurrentIndex(dialog.kind.findData("rt"))
+    dialog.address.setText(proxy.url + parts.path)
+    dialog.queue.setText(desk.queue)
+    dialog.secret.setText(rt_server.token)
+    dialog.connect_button.click()
+    qtbot.waitUntil(lambda: dialog.result_state is not None, timeout=WAIT_MS)
+    first = f"RT-{desk.ids[0]}"
+    qtbot.waitUntil(
+        lambda: console.js(f"!!document.getElementById('row-{first}')"), timeout=WAIT_MS
+    )
+    yield proxy, desk
+    proxy.close()
+
+
+def status_line(console) -> str:
+    return console.window.helpdesk_menu.notice.text()
+
+
+def change(console, desk, index: int, priority: str) -> None:
+    ticket = f"RT-{desk.ids[index]}"
+    done = console.dispatch("set_ticket_priority", {"ticket_id": ticket, "priority": priority})
+    assert done["ok"], done
+
+
+@pytest.mark.parametrize(
+    ("mode", "words"),
+    [
+        (Mode("html"), "answers with a page that is not its own since"),
+        (Mode("empty"), "answers with a page that is not its own since"),
+        (Mode("status", 500), "has a problem of its own since"),
+        (Mode("status", 503), "asked to wait, since"),
+        (Mode("status", 429, retry_after="3"), "asked to wait, since"),
+        (Mode("status", 401), "no longer accepts the sign-in: connect again"),
+        (Mode("reset"), "offline since"),
+    ],
+)
+def test_a_bad_answer_waits_says_which_trouble_and_catches_up(console, qtbot, proxied, mode, words):
+    proxy, desk = proxied
+    proxy.mode = mode
+    began = time.monotonic()
+    change(console, desk, 0, "high")
+    qtbot.waitUntil(
+        lambda: (
+            status_line(console).startswith("1 change waiting · ") and words in status_line(console)
+        ),
+        timeout=WAIT_MS,
+    )
+    qtbot.wait(10_000)  # what the sender does over 10 s of a helpdesk that stays unwell
+    asked = proxy.asked_since(began)
+    # Growing pauses (1, 2, 5 s… spread a little), the syncs' own tries every 20 s: a handful,
+    # where a sender that asks again at once makes hundreds.
+    assert asked <= 12, f"{asked} requests in 10 s"
+    assert rt_priority(desk, 0) != "100"
+    # RT answers again: a new change (here, Refresh) sends what waited at once.
+    proxy.mode = Mode()
+    back = time.monotonic()
+    console.window.helpdesk_menu.refresh_action.trigger()
+    qtbot.waitUntil(lambda: rt_priority(desk, 0) == "100", timeout=10_000)
+    assert time.monotonic() - back < 10, "not left to wait out a long pause"
+    qtbot.waitUntil(
+        lambda: status_line(console) == "All changes are in Request Tracker", timeout=WAIT_MS
+    )
+
+
+@pytest.mark.parametrize("wake", ["a new change", "Refresh"])
+def test_the_sender_wakes_at_once_when_the_helpdesk_answers_again(console, qtbot, proxied, wake):
+    """After 20 s away, the sender's pause has grown to about half a minute: a new change, or
+    Refresh, sends what waited within seconds instead."""
+    proxy, desk = proxied
+    proxy.mode = Mode("reset")
+    change(console, desk, 0, "high")
+    qtbot.waitUntil(lambda: "offline since" in status_line(console), timeout=WAIT_MS)
+    qtbot.wait(20_000)
+    proxy.mode = Mode()
+    back = time.monotonic()
+    if wake == "Refresh":
+        console.window.helpdesk_menu.refresh_action.trigger()
+    else:
+        change(console, desk, 1, "high")
+    qtbot.waitUntil(lambda: rt_priority(desk, 0) == "100", timeout=WAIT_MS)
+    assert time.monotonic() - back < 6, f"{time.monotonic() - back:.1f} s after it answered"
