@@ -279,17 +279,23 @@ def make_base(work: Path, release: str, archive: str) -> None:
 # --- the rows --------------------------------------------------------------------------------
 
 
+def started(done: subprocess.CompletedProcess[str]) -> str:
+    """What a run of ./run-app --quit-after-load did, in a few words."""
+    installed = "installed what was missing, " if "understudy setup:" in done.stdout else ""
+    return f"{installed}loaded the console and quit"
+
+
 def row_root_run_app(m: Machine, row: Row) -> None:
     src = m.clone("/root")
-    done = m.run(f"cd {src} && ./run-app --quit-after-load")
-    row.note = last(done, 1)
+    row.note = started(m.run(f"cd {src} && ./run-app --quit-after-load"))
 
 
 def row_root_run_tests(m: Machine, row: Row, work: Path, build: bool) -> None:
     src = m.clone("/root")
     done = m.run(f"cd {src} && ./run-tests", check=False)
-    counts = re.findall(r"^=+ (.*(?:passed|failed|error).*) in [\d.]+s", done.stdout, re.M)
-    row.note = counts[-1] if counts else last(done, 2)
+    counts = re.findall(r"^=*\s*(\d+ (?:passed|failed)\b.*?) in [\d.]+s", done.stdout, re.M)
+    failed = re.findall(r"^failed before pytest: .*$", done.stdout, re.M)
+    row.note = "; ".join([*counts[-1:], *failed]) or last(done, 2)
     if build:  # built whatever the tests said: the package's own rows judge it
         m.run(f"cd {src} && installer/build /root/dist >/root/build.log 2>&1")
         (deb,) = (m.path / "root/dist").glob("understudy_*.deb")
@@ -304,7 +310,7 @@ def row_user_sudo(m: Machine, row: Row) -> None:
     m.add_user("sudoer")
     src = m.clone(f"/home/{USER}")
     done = m.run(f"cd {src} && ./run-app --quit-after-load", user=True)
-    row.note = last(done, 1)
+    row.note = "with sudo: " + started(done)
 
 
 def row_user_needs_admin(m: Machine, row: Row, sudo: str) -> None:
