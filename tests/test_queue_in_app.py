@@ -236,3 +236,23 @@ def test_reply_templates_stay_after_a_restart_with_a_helpdesk_file(console_facto
     first.session.close()
     second = console_factory(data_dir)
     assert len(second.dispatch("list_templates", {})["result"]) == 8
+
+
+def test_a_failure_while_opening_says_so_and_leaves_open_queue_usable(console, monkeypatch):
+    """Whatever breaks after the file was read (here the preview itself), the open ends: the
+    person reads plain words, the queue they had stays, and Open queue works again."""
+    seen = problems_of(console, monkeypatch)
+    before = console.api_json("summary")["tickets"]
+
+    def broken(*_args, **_kwargs):
+        raise KeyError("json-lines")
+
+    monkeypatch.setattr("understudy_desktop.shell.queue_files.QueuePreviewDialog", broken)
+    message = open_and_fail(console, FIXTURES / "helpdesk_comma.csv", confirm=True)
+    assert "the queue you had is unchanged" in message and "json-lines" not in message
+    assert seen and seen[-1][0] == "This queue could not be opened"
+    assert console.window.queue_files._busy is None
+    assert console.api_json("summary")["tickets"] == before
+    monkeypatch.undo()
+    open_and_wait(console, FIXTURES / "helpdesk_comma.csv")
+    assert console.api_json("summary")["tickets"] == 5

@@ -80,6 +80,23 @@ def test_summary_counts_singular_and_thousands(tmp_path: Path) -> None:
     assert summary_text(preview_queue_file(many)).startswith("1,234 tickets found in many.csv")
 
 
+def test_every_kind_of_file_is_named_in_the_summary(tmp_path: Path) -> None:
+    """A Zendesk JSON Lines export (one ticket per line) opened through the preview: the
+    summary names each kind the reader can make, so none ends in an error."""
+    from typing import get_args
+
+    from understudy_desktop.queue_io.loaded import SourceKind
+    from understudy_desktop.queue_io.preview import _KIND_LABELS
+
+    assert set(get_args(SourceKind)) <= set(_KIND_LABELS)
+    for name in ("export.jsonl", "export.json"):
+        lines = tmp_path / name
+        lines.write_text('{"id": 1, "subject": "A"}\n{"id": 2, "subject": "B"}\n', "utf-8")
+        assert summary_text(preview_queue_file(lines)).startswith(
+            f"2 tickets found in {name} (JSON Lines"
+        )
+
+
 def test_mapping_table_lists_every_file_column(dialog: QueuePreviewDialog) -> None:
     table = dialog.mapping_table
     assert header_texts(table) == ["File column", "Use as…", "Example"]

@@ -24,6 +24,7 @@ _KIND_LABELS: Final[dict[str, str]] = {
     "csv": "CSV",
     "json-array": "JSON",
     "json-object": "JSON",
+    "json-lines": "JSON Lines",
     "understudy": "Understudy queue",
 }
 

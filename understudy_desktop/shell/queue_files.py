@@ -95,10 +95,20 @@ class QueueFiles(QObject):
                 return result, serialize(queue, path.name)
 
         job = BackgroundJob(read, self)
-        job.succeeded.connect(lambda answer: self._read(path, *answer))
+        job.succeeded.connect(lambda answer: self._read_safely(path, *answer))
         job.failed.connect(lambda exc: self._failed(exc))
         self._set_busy(f"Opening {path.name}…")
         job.start()
+
+    def _read_safely(
+        self, path: Path, result: QueuePreview | LoadedQueue, serialized: SerializedQueue
+    ) -> None:
+        """Whatever goes wrong while showing the preview or storing the queue ends the open
+        (File › Open queue… usable again, the problem said), never leaves it "Opening…"."""
+        try:
+            self._read(path, result, serialized)
+        except Exception as exc:
+            self._failed(exc)
 
     def _read(
         self, path: Path, result: QueuePreview | LoadedQueue, serialized: SerializedQueue
@@ -165,7 +175,10 @@ class QueueFiles(QObject):
             log.exception(
                 "opening a queue failed", exc_info=exc if isinstance(exc, Exception) else None
             )
-            message = f"Something went wrong while reading the file: {exc}"
+            message = (
+                "Something went wrong while reading the file; the queue you had is unchanged. "
+                "The details are in the log (Help › Show the log folder)."
+            )
         self._show_problem("This queue could not be opened", message)
         self.failed.emit(message)
 
