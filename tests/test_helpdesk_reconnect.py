@@ -118,3 +118,33 @@ def test_discarding_is_what_the_person_chose_and_nothing_else_is_lost(console, q
         keep=False,
     ).result()
     assert kept == 2, "the discarded changes stay on record"
+
+
+def test_opening_a_file_while_connected_asks_and_then_ends_the_link(
+    console, qtbot, rt_server, monkeypatch
+):
+    """A file's tickets are not the helpdesk's: opening one asks first (Stay is the default);
+    once opened, nothing is sent and nothing says "In Request Tracker" any more."""
+    from pathlib import Path
+
+    from test_helpdesk_in_app import detail_line
+
+    from understudy_desktop.shell.queue_preview import QueuePreviewDialog
+
+    desk = make_desk(rt_server, tickets=1)
+    connected(console, qtbot, desk)
+    link, menu = console.session.helpdesk, console.window.helpdesk_menu
+    monkeypatch.setattr(QueuePreviewDialog, "exec", lambda d: (d.open_button.click(), 1)[1])
+    queue = Path(__file__).parent / "fixtures" / "queues" / "helpdesk_comma.csv"
+    seen: list[str] = []
+    answer_when_asked(qtbot, menu, "Stay with Request Tracker", seen)
+    with qtbot.waitSignal(console.window.queue_failed, timeout=WAIT_MS):
+        console.window.open_queue(queue, confirm=True)
+    assert "Opening helpdesk_comma.csv ends the connection to Request Tracker" in seen[0]
+    assert "the file's tickets are not Request Tracker's" in seen[0]
+    assert link.connected
+    answer_when_asked(qtbot, menu, "Open the file", seen)
+    with qtbot.waitSignal(console.window.queue_loaded, timeout=WAIT_MS):
+        console.window.open_queue(queue, confirm=True)
+    assert not link.connected and not menu.notice.isVisible()
+    assert "Request Tracker" not in detail_line(console, "1002")

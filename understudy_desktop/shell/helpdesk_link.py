@@ -150,6 +150,19 @@ class HelpdeskLink(QObject):
             self._puller.close()
             self._puller = None
 
+    def queue_replaced(self) -> None:
+        """Another queue (a file) took the helpdesk's place, and its transaction ended the link
+        (on_replace): stop sending, and say nothing more of the helpdesk about its tickets."""
+        if self.settings is None:
+            return
+        self.stop()
+        self.settings = None
+        self.offline_since = None
+        self.standing_text = ""
+        self.standing_changed.emit("")
+        self._port_states({})
+        self.connected_changed.emit(False)
+
     def disconnect_queue(self) -> None:
         """Stop working with the helpdesk: the queue stays, as a copy of its own."""
         settings = self.settings

@@ -5,6 +5,7 @@ changes waiting · offline since 10:42", "All changes are in Zendesk")."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
@@ -82,6 +83,8 @@ class HelpdeskMenu:
         link.standing_changed.connect(self._standing)
         link.connected_changed.connect(self._connected)
         link.problem.connect(lambda words: window.statusBar().showMessage(words, 15000))
+        window.queue_files.may_replace = self.may_open_file
+        window.queue_files.loaded.connect(lambda _n: link.queue_replaced())
         self._connected(link.connected)
 
     def _action(self, text: str, keys: Keys, slot: object, tip: str) -> QAction:
@@ -136,6 +139,34 @@ class HelpdeskMenu:
             return
         draft = consent.drafts.add(definition, [], "person")
         consent.publish(draft.id, PERSON, None, False, lambda reply: said(publish_words(reply)))
+
+    def may_open_file(self, path: Path) -> bool:
+        """A file opened while the queue is the helpdesk's ends the connection: asked first,
+        saying that the file's tickets are not the helpdesk's and what waits to be sent."""
+        if self.link.settings is None:
+            return True
+        title = self.link.title
+        waiting = self.link.waiting()
+        ask = QMessageBox(self._window)
+        ask.setTextFormat(Qt.TextFormat.PlainText)
+        ask.setWindowTitle("Open queue")
+        ask.setText(
+            f"Opening {path.name} ends the connection to {title}: the file's tickets are not "
+            f"{title}'s, and nothing you change in them is sent there."
+        )
+        if waiting:
+            ask.setIcon(QMessageBox.Icon.Warning)
+            ask.setInformativeText(
+                f"{waiting:,} of your changes {'has' if waiting == 1 else 'have'} not reached "
+                f"{title} yet, and would never be sent."
+            )
+        go = ask.addButton("Open the file", QMessageBox.ButtonRole.DestructiveRole)
+        stay = ask.addButton(f"Stay with {title}", QMessageBox.ButtonRole.RejectRole)
+        ask.setDefaultButton(stay)
+        ask.setEscapeButton(stay)
+        self.asking = ask
+        ask.exec()
+        return ask.clickedButton() is go
 
     def disconnect(self) -> None:
         """Stop working with the helpdesk; with changes still waiting, only by a button that

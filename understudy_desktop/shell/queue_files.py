@@ -62,6 +62,9 @@ class QueueFiles(QObject):
         self.keeper: QueueKeeper | None = None
         self.choices = RememberedChoices(None)
         self._busy: str | None = None
+        # Asked before a file replaces the queue (the helpdesk link asks the person when the
+        # queue is its helpdesk's): False leaves everything as it is.
+        self.may_replace: Callable[[Path], bool] = lambda _path: True
 
     def attach(self, keeper: QueueKeeper, choices: RememberedChoices) -> None:
         self.keeper = keeper
@@ -82,6 +85,9 @@ class QueueFiles(QObject):
         """
         if self._busy is not None:
             self._show_problem("Still busy", "Wait until the current queue has finished opening.")
+            return
+        if confirm and not self.may_replace(path):
+            self.failed.emit("cancelled")
             return
 
         choices = self.choices
