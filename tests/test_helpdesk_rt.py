@@ -369,3 +369,28 @@ def test_a_sign_in_that_stopped_working_holds_every_change_back(rt_server, tmp_p
     assert result.outcome == "retry" and "sign-in" in result.words
     assert outbox(db)[0][3] == "waiting", "kept to send once the sign-in works again"
     db.close()
+
+
+def test_a_huge_ticket_body_is_kept_cut_with_a_note_and_read_again_unchanged(rt_server, tmp_path):
+    """A ticket whose text is past rules.json's limit (a mail thread of megabytes) is stored
+    cut, saying so; the next sync reads it the same way, so it is not rewritten each time."""
+    from understudy_desktop.rules import rules
+
+    limit = rules().limits.ticketBody
+    desk = make_desk(rt_server, tickets=0)
+    huge = "A long thread. " * (limit // 15 + 5000)
+    rt_server.create_ticket(desk.queue, "Long one", "chloe@dubois.example", content=huge)
+    db, first = connected_db(tmp_path / "data", desk)
+    [row] = first.rows
+    body = row[3]
+    assert len(body) < limit + 200 and body.startswith("A long thread. ")
+    assert body.endswith(
+        "more characters of this ticket are in the helpdesk: too long to keep here.]"
+    )
+    stored = db.submit(
+        lambda conn: conn.execute("SELECT body FROM ticket_text").fetchone()[0], keep=False
+    ).result()
+    assert stored == body
+    page = desk.adapter.changed_since(None)
+    [again] = page.tickets
+    assert again.body == body, "read again the same, so a sync finds nothing to rewrite"

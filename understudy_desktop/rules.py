@@ -43,6 +43,7 @@ class Limits(BaseModel):
     appVersion: int  # noqa: N815
     timestamp: int
     teamVersion: int  # noqa: N815
+    ticketBody: int  # noqa: N815 (characters of a helpdesk ticket's text kept here)
 
 
 def identifier(budget: int) -> re.Pattern[str]:

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from understudy_desktop.rules import rules
+
 Kind = Literal["rt", "zendesk", "freshdesk"]
 SENT_FIELDS = ("status", "priority", "assignee", "tags")
 
@@ -37,6 +39,18 @@ class RemoteTicket:
     priority: str
     assignee: str | None  # the helpdesk's id of the person, None for nobody
     tags: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # A ticket's text beyond rules.json's limits.ticketBody (a 49 MB mail thread) is cut
+        # where it is read, so what is stored and what is compared on the next sync agree.
+        limit = rules().limits.ticketBody
+        if len(self.body) > limit:
+            rest = len(self.body) - limit
+            cut = (
+                f"{self.body[:limit]}\n\n[{rest:,} more characters of this ticket are in the "
+                "helpdesk: too long to keep here.]"
+            )
+            object.__setattr__(self, "body", cut)
 
     def value(self, name: str) -> Any:
         return list(self.tags) if name == "tags" else getattr(self, name)
