@@ -103,6 +103,7 @@ class RequestTracker:
             transport=transport,
         )
         self._tags: bool | None = None
+        self._queue_id: str | None = None
 
     def close(self) -> None:
         self._http.close()
@@ -182,12 +183,24 @@ class RequestTracker:
         found = response.json()
         if found.get("Status") == "deleted":
             raise GoneError("Request Tracker deleted that ticket.")
+        if str((found.get("Queue") or {}).get("id", "")) != self._connected_queue_id():
+            # Every change is sent after this read: none is written into another queue.
+            raise GoneError(
+                "That ticket was moved to another queue in Request Tracker, so changes to it "
+                "are no longer sent."
+            )
         etag = response.headers.get("etag", "")
         owner = self._owner(found)
         requestors = found.get("Requestor") or []
         requester = self._requester(requestors)
         body = self._bodies([remote_id]).get(remote_id, "")
         return self._shape(found, etag, owner, requester, body)
+
+    def _connected_queue_id(self) -> str:
+        if self._queue_id is None:
+            queue = self._http.call("GET", f"queue/{_quoted(self.queue)}").json()
+            self._queue_id = str(queue.get("id", ""))
+        return self._queue_id
 
     def _tickets(self, items: list[dict[str, Any]]) -> list[RemoteTicket]:
         bodies = self._bodies([str(item["id"]) for item in items])
