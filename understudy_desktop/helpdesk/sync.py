@@ -9,12 +9,13 @@ before sending (outbox.py), so nothing is overwritten silently in either directi
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from understudy_desktop.helpdesk import tables as hd
 from understudy_desktop.helpdesk.base import (
@@ -23,6 +24,7 @@ from understudy_desktop.helpdesk.base import (
     RemotePerson,
     RemoteTemplate,
     RemoteTicket,
+    UnreachableError,
 )
 from understudy_desktop.model import tables
 from understudy_desktop.model.commands import Write
@@ -93,15 +95,45 @@ class FirstSync:
             hd.write_seen(conn, ticket_id(self.kind, ticket.remote_id), ticket)
 
 
+# How long a first sync waits out a helpdesk's rate limit (a Zendesk export allows 10 pages a
+# minute; Freshdesk Growth 20 lists) before it gives up and says so.
+PATIENCE_S = 900.0
+T = TypeVar("T")
+
+
+def patiently(
+    ask: Callable[[], T],
+    pause: Callable[[float], None] = time.sleep,
+    patience_s: float = PATIENCE_S,
+) -> T:
+    """`ask()`, again after the pause the helpdesk asked for each time it says to wait (429,
+    503), from where it was: a big queue meets the rate limit on its way, not a failure."""
+    waited = 0.0
+    while True:
+        try:
+            return ask()
+        except UnreachableError as exc:
+            if exc.why != "busy" or waited >= patience_s:
+                raise
+            wait = min(exc.retry_after_s if exc.retry_after_s is not None else 5.0, 120.0)
+            pause(wait)
+            waited += max(wait, 0.1)
+
+
 def read_all(
-    helpdesk: Helpdesk, name: str, progress: Progress | None = None, cursor: str | None = None
+    helpdesk: Helpdesk,
+    name: str,
+    progress: Progress | None = None,
+    cursor: str | None = None,
+    pause: Callable[[float], None] = time.sleep,
 ) -> FirstSync:
-    """Every ticket of the connected queue, its people and its templates (off the Qt thread)."""
-    people = helpdesk.people()
-    templates = helpdesk.templates()
+    """Every ticket of the connected queue, its people and its templates (off the Qt thread),
+    waiting out the helpdesk's rate limit where it asks to."""
+    people = patiently(helpdesk.people, pause)
+    templates = patiently(helpdesk.templates, pause)
     latest: dict[str, RemoteTicket] = {}
     while True:
-        page = helpdesk.changed_since(cursor)
+        page = patiently(functools.partial(helpdesk.changed_since, cursor), pause)
         for ticket in page.tickets:
             latest[ticket.remote_id] = ticket
         cursor = page.cursor
