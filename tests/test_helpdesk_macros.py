@@ -109,3 +109,40 @@ def test_a_zendesk_macro_becomes_an_approved_tool_whose_run_reaches_zendesk(cons
         row = console.dispatch("get_ticket", {"ticket_id": f"ZD-{number}"})["result"]
         assert row["reply_draft"].startswith("We refunded you")
         link.disconnect_queue()
+
+
+def test_a_hold_status_and_a_reply_with_no_template_are_said_not_dropped():
+    macro = RemoteTemplate(
+        "8", "Wait for them", "We will wait.", (("status", "hold"), ("comment_value", "x"))
+    )
+    tool = macro_tool(macro, {}, {}, None, "Zendesk")
+    assert tool.does == ["set the status to pending (the console's word for On-hold)"]
+    assert tool.left_out == ["its reply text, which the queue has no reply template for"]
+
+
+@pytest.mark.slow
+def test_a_macro_made_after_connecting_brings_its_reply_along(console, qtbot):
+    """Made in Zendesk after the queue was read: its reply text becomes one of the queue's
+    reply templates when the macros are listed, and its tool fills it."""
+    with FakeZendesk() as fake:
+        fake.add_ticket("Refund please", "Charged twice", status="open")
+        link = console.session.helpdesk
+        states: list[object] = []
+        settings = Settings("zendesk", fake.url, email=fake.email)
+        link.connect_queue(settings, fake.token, lambda _n: None, states.append)
+        qtbot.waitUntil(lambda: bool(states), timeout=WAIT_MS)
+        fake.add_macro("Late one", [("status", "hold"), ("comment_value", "Back soon.")])
+        menu = console.window.helpdesk_menu
+        menu.show_macros()
+        qtbot.waitUntil(lambda: menu.macros is not None, timeout=WAIT_MS)
+        shown = widget_text(menu.macros)
+        assert "fill the reply with “Late one”" in shown
+        assert "the console's word for On-hold" in shown
+        assert "reply template" not in shown
+        qtbot.waitUntil(
+            lambda: (
+                "Late one" in [t["name"] for t in console.dispatch("list_templates", {})["result"]]
+            ),
+            timeout=WAIT_MS,
+        )
+        menu.macros.reject()

@@ -77,6 +77,9 @@ def macro_tool(
     if template_id is not None:
         steps.append(_step("apply_template", template_id=template_id))
         tool.does.append(f"fill the reply with “{macro.title}”")
+    elif macro.body.strip():
+        # Never dropped without a word.
+        tool.left_out.append("its reply text, which the queue has no reply template for")
     if not steps:
         return tool
     tool.definition = {
@@ -114,7 +117,10 @@ def _one(
     value = raw.strip()
     if action == "status" and _status(value) is not None:
         steps.append(_step("set_ticket_status", status=_status(value)))
-        tool.does.append(f"set the status to {_status(value)}")
+        if value.lower() == "hold":  # said, not silently changed: the console has no On-hold
+            tool.does.append("set the status to pending (the console's word for On-hold)")
+        else:
+            tool.does.append(f"set the status to {_status(value)}")
     elif action == "priority" and value.lower() in PRIORITIES:
         steps.append(_step("set_ticket_priority", priority=value.lower()))
         tool.does.append(f"set the priority to {value.lower()}")

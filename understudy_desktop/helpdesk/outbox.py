@@ -93,7 +93,9 @@ class Sender:
         away, that one try starts the next, longer pause."""
         if self.offline_since is not None:
             self._paused_until = 0.0
-            self._db.write(hd.due_now)
+            # Queued before the sender's next read of the outbox (one writer, in order); not
+            # waited for: this runs on the window's thread when a change is committed.
+            self._db.submit(hd.due_now)
         self._wake.set()
 
     def stop(self, timeout_s: float = 5.0) -> None:

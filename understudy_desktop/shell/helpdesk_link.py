@@ -44,7 +44,7 @@ from understudy_desktop.redact import Secret
 from understudy_desktop.shell.background import BackgroundJob
 from understudy_desktop.shell.queue_keeper import QueueKeeper, console_templates
 from understudy_desktop.store.database import Database
-from understudy_desktop.store.queue_store import QueueState
+from understudy_desktop.store.queue_store import QueueState, read_meta, write_meta
 
 log = logging.getLogger(__name__)
 
@@ -263,7 +263,7 @@ class HelpdeskLink(QObject):
                 done(result)
                 return
             self._keep_sign_in(settings, secret)
-            self._db.write(hd.due_now)
+            self._db.submit(hd.due_now)  # before the new sender's first read of the outbox
             self._start(settings, secret)
             done(result)
 
@@ -449,6 +449,8 @@ class HelpdeskLink(QObject):
             names = {str(p.get("id")): str(p.get("name")) for p in self.people()}
             templates = self._keeper.store.meta("templates") or []
             held = {str(t.get("id")) for t in templates if isinstance(t, dict)}
+            added = self._bring_in_replies(kind, macros, held)
+            held |= added
             out = []
             for macro in macros:
                 template = sync.template_id(kind, macro.remote_id)
@@ -460,6 +462,26 @@ class HelpdeskLink(QObject):
             return out
 
         self._background(work, done)
+
+    def _bring_in_replies(self, kind: str, macros: list[Any], held: set[str]) -> set[str]:
+        """Macros made in the helpdesk since connecting: their reply text becomes one of the
+        queue's reply templates now, so the tool fills it rather than leaving it out (on the
+        worker thread; the page is given the queue again)."""
+        missing = [
+            {"id": sync.template_id(kind, m.remote_id), "name": m.title, "body": m.body}
+            for m in macros
+            if m.body.strip() and sync.template_id(kind, m.remote_id) not in held
+        ]
+        if not missing:
+            return set()
+
+        def add(conn: sqlite3.Connection) -> None:
+            current = list(read_meta(conn, "templates") or [])
+            write_meta(conn, "templates", [*current, *missing])
+
+        self._db.write(add)
+        self._later(self._keeper.reload, "")
+        return {str(t["id"]) for t in missing}
 
     # --- the person chooses ---------------------------------------------------------------
     def people(self) -> list[dict[str, Any]]:
