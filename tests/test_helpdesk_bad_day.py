@@ -107,3 +107,29 @@ def test_the_sender_wakes_at_once_when_the_helpdesk_answers_again(console, qtbot
         change(console, desk, 1, "high")
     qtbot.waitUntil(lambda: rt_priority(desk, 0) == "100", timeout=WAIT_MS)
     assert time.monotonic() - back < 6, f"{time.monotonic() - back:.1f} s after it answered"
+
+
+def test_a_look_that_finds_nothing_new_draws_nothing(console, qtbot, proxied):
+    """Where nothing a person could see changed, neither the status line nor the page is
+    given anything to draw again (each redraw cost the window a repaint per agent change)."""
+    _proxy, desk = proxied
+    link = console.session.helpdesk
+    qtbot.waitUntil(
+        lambda: status_line(console) == "All changes are in Request Tracker", timeout=WAIT_MS
+    )
+    drawn: list[str] = []
+    link.standing_changed.connect(drawn.append)
+    sent_to_page: list[object] = []
+    monkeypatched = link._port.helpdesk
+    link._port.helpdesk = lambda request: (sent_to_page.append(request), monkeypatched(request))
+    for _ in range(3):
+        link._publish()
+    assert drawn == [] and sent_to_page == []
+    change(console, desk, 0, "high")
+    qtbot.waitUntil(lambda: rt_priority(desk, 0) == "100", timeout=WAIT_MS)
+    qtbot.waitUntil(
+        lambda: status_line(console) == "All changes are in Request Tracker", timeout=WAIT_MS
+    )
+    link._publish()
+    assert drawn.count("All changes are in Request Tracker") <= 1
+    link._port.helpdesk = monkeypatched

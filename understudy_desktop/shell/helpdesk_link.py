@@ -81,6 +81,7 @@ class HelpdeskLink(QObject):
         self.offline_since: float | None = None
         self.offline_reason = ""  # why: UnreachableError.why, or "sign-in"
         self.standing_text = ""
+        self._shown: tuple[Any, ...] | None = None  # what the last publish showed
         self._timer = QTimer(self)
         self._timer.setInterval(int(POLL_S * 1000))
         self._timer.timeout.connect(self.pull_now)
@@ -128,6 +129,7 @@ class HelpdeskLink(QObject):
         # A new connection has not failed yet: an earlier one's "offline since" is not its.
         self.offline_since = None
         self.offline_reason = ""
+        self._shown = None
         self._puller = make(settings, secret)
         self._sender = Sender(
             self._db,
@@ -159,6 +161,7 @@ class HelpdeskLink(QObject):
         self.settings = None
         self.offline_since = None
         self.standing_text = ""
+        self._shown = None
         self.standing_changed.emit("")
         self._port_states({})
         self.connected_changed.emit(False)
@@ -403,9 +406,14 @@ class HelpdeskLink(QObject):
         if self.settings is None:
             return
         standing = self._db.submit(hd.standing, keep=False).result()
-        self.standing_text = status_words(
-            self.title, standing, self.offline_since, self.offline_reason
-        )
+        text = status_words(self.title, standing, self.offline_since, self.offline_reason)
+        shown = (text, standing.conflicts, tuple(sorted(standing.by_ticket.items())))
+        if shown == self._shown:
+            # Nothing a person could see changed (an agent's change sent and settled between
+            # two looks): no repaint of the status line, no message for the page to redraw.
+            return
+        self._shown = shown
+        self.standing_text = text
         self.standing_changed.emit(self.standing_text)
         self.choices_waiting.emit(standing.conflicts)
         states = {
