@@ -701,7 +701,10 @@ class FakeFreshdesk(FakeServer):
             return _freshdesk_invalid(
                 "include", "It should be one of these values: 'requester,description,stats'"
             )
-        rows = [t for t in self.tickets.values() if not t.get("deleted")]
+        wanted = first(query, "filter")
+        if wanted not in (None, "deleted"):
+            return _freshdesk_invalid("filter", "It should be one of these values: 'deleted'")
+        rows = [t for t in self.tickets.values() if bool(t.get("deleted")) == (wanted is not None)]
         since = first(query, "updated_since")
         if since is not None:
             try:

@@ -133,3 +133,33 @@ def test_a_look_that_finds_nothing_new_draws_nothing(console, qtbot, proxied):
     link._publish()
     assert drawn.count("All changes are in Request Tracker") <= 1
     link._port.helpdesk = monkeypatched
+
+
+def test_an_account_refused_names_the_queue_and_clears_when_allowed_again(console, qtbot, proxied):
+    """A 403 is neither the network nor the sign-in: the status line says this account may
+    not work in the queue (named), the change says it was refused there, and the line clears
+    once RT lets it in again."""
+    from test_helpdesk_in_app import detail_line
+
+    from understudy_desktop.text import FSI, PDI
+
+    proxy, desk = proxied
+    proxy.mode = Mode("status", 403)
+    change(console, desk, 0, "high")
+    console.window.helpdesk_menu.refresh_action.trigger()
+    place = f"in the queue “{FSI}{desk.queue}{PDI}”"
+    qtbot.waitUntil(
+        lambda: (
+            f"does not let this account work {place}: ask its administrator" in status_line(console)
+        ),
+        timeout=WAIT_MS,
+    )
+    assert "1 change refused" in status_line(console)
+    said = detail_line(console, f"RT-{desk.ids[0]}")
+    assert f"does not let this account do that in the queue “{desk.queue}”" in said
+    assert "sign-in" not in status_line(console) and "offline" not in status_line(console)
+    proxy.mode = Mode()
+    console.window.helpdesk_menu.refresh_action.trigger()
+    qtbot.waitUntil(lambda: "does not let" not in status_line(console), timeout=WAIT_MS)
+    assert status_line(console) == "1 change refused"
+    assert rt_priority(desk, 0) != "100", "a refused change is not sent behind the person's back"

@@ -15,7 +15,7 @@ from test_plain_words import widget_text
 
 from understudy_desktop.helpdesk.base import Abilities
 from understudy_desktop.helpdesk.macros import MacroTool
-from understudy_desktop.helpdesk.tables import Choice
+from understudy_desktop.helpdesk.tables import Choice, Left
 from understudy_desktop.shell.helpdesk_choices import ChoicesDialog
 from understudy_desktop.shell.helpdesk_dialog import abilities_words
 from understudy_desktop.shell.helpdesk_macros import MacrosDialog
@@ -39,6 +39,9 @@ class Link(SimpleNamespace):
     def choices(self):
         return self.found
 
+    def left_notes(self):
+        return getattr(self, "left", [])
+
 
 @pytest.mark.parametrize(("subject", "shown"), HOSTILE)
 def test_a_subject_from_the_helpdesk_is_plain_text_set_apart(qtbot, subject, shown):
@@ -52,6 +55,18 @@ def test_a_subject_from_the_helpdesk_is_plain_text_set_apart(qtbot, subject, sho
     # Whose value is whose stays in its order, whatever the values hold.
     assert words.index("you set the assignee to") < words.index("meanwhile in Request Tracker")
     assert f"{FSI}Alice{PDI}" in words and f"{FSI}rt:⟨RLO⟩bob{PDI}" in words
+    assert "\u202e" not in words
+
+
+@pytest.mark.parametrize(("subject", "shown"), HOSTILE)
+def test_a_ticket_that_left_is_told_in_plain_text_set_apart(qtbot, subject, shown):
+    note = Left("RT-9", subject, "moved", 1)
+    dialog = ChoicesDialog(Link(title="Request Tracker", found=[], left=[note]), {})
+    qtbot.addWidget(dialog)
+    [label] = labels_showing(dialog, "RT-9")
+    assert label.textFormat() == Qt.TextFormat.PlainText
+    words = label.text()
+    assert f"“{FSI}{shown}{PDI}” was moved to another queue in Request Tracker" in words
     assert "\u202e" not in words
 
 

@@ -74,14 +74,27 @@ class RemoteTemplate:
     actions: tuple[tuple[str, str], ...] = ()
 
 
+Why = Literal["moved", "deleted"]
+
+
+@dataclass(frozen=True)
+class Departure:
+    """A ticket that left what the connection works on: moved to another queue, or deleted."""
+
+    remote_id: str
+    why: Why
+
+
 @dataclass(frozen=True)
 class Page:
     """Tickets changed since a cursor, oldest change first; `cursor` resumes after them and
-    `more` says another page follows at once."""
+    `more` says another page follows at once. `gone` holds tickets that left the connected
+    queue in the same time (an adapter may list tickets it never gave: they are skipped)."""
 
     tickets: Sequence[RemoteTicket]
     cursor: str
     more: bool = False
+    gone: Sequence[Departure] = ()
 
 
 @dataclass(frozen=True)
@@ -137,7 +150,12 @@ class RefusedError(HelpdeskError):
 
 
 class GoneError(HelpdeskError):
-    """The ticket is not in the helpdesk any more."""
+    """The ticket is not in the connected queue any more: `why` says whether it was moved
+    to another queue or deleted."""
+
+    def __init__(self, words: str, why: Why = "deleted") -> None:
+        super().__init__(words)
+        self.why: Why = why
 
 
 class ConflictError(HelpdeskError):
@@ -163,6 +181,12 @@ class Helpdesk(Protocol):
     def groups(self) -> list[RemotePerson]: ...
 
     def templates(self) -> list[RemoteTemplate]: ...
+
+    def roll_call(self) -> set[str] | None:
+        """Every ticket in the connected queue now (the helpdesk's ids), for a helpdesk whose
+        changes may not tell of a ticket that left (RT: moved into a queue this sign-in
+        cannot see); None where `changed_since` always does."""
+        ...
 
     def apply(self, change: FieldChange) -> RemoteTicket:
         """Set the field; the ticket as it is after. ConflictError when it moved on since

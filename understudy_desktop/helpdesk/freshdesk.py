@@ -37,14 +37,17 @@ from understudy_desktop.helpdesk.base import (
     SENT_FIELDS,
     Abilities,
     ConflictError,
+    Departure,
     FieldChange,
     GoneError,
     Kind,
+    NotAllowedError,
     Page,
     RefusedError,
     RemotePerson,
     RemoteTemplate,
     RemoteTicket,
+    SignInError,
     UnreachableError,
 )
 from understudy_desktop.helpdesk.http import Http
@@ -91,6 +94,7 @@ class Freshdesk:
         )
         self._page_size = max(1, min(page_size, PAGE_SIZE))
         self._page_cap = max(1, page_cap)
+        self._said_deleted = False
 
     def reads_back(self, field: str, value: Any) -> Any:
         return reads_back(field, value)
@@ -132,7 +136,35 @@ class Freshdesk:
         rows = _rows(self._get("/api/v2/tickets", params))
         tickets = [_ticket(row) for row in rows]
         full = len(rows) >= self._page_size
-        return Page(tickets, cursor=self._next(since, page, tickets, full), more=full)
+        gone = () if full or cursor is None else self._deleted()
+        return Page(tickets, cursor=self._next(since, page, tickets, full), more=full, gone=gone)
+
+    def _deleted(self) -> tuple[Departure, ...]:
+        """The most recently deleted tickets (Freshdesk's list leaves deleted ones out; its
+        "deleted" filter lists them, newest change first): the caller keeps those it holds.
+        An agent who may not list them is not stopped from syncing: they are found when a
+        change to one is sent instead."""
+        params = {
+            "filter": "deleted",
+            "order_by": "updated_at",
+            "order_type": "desc",
+            "per_page": self._page_size,
+        }
+        try:
+            rows = _rows(self._get("/api/v2/tickets", params))
+        except (NotAllowedError, RefusedError) as exc:
+            if isinstance(exc, SignInError):
+                raise
+            if not self._said_deleted:
+                log.info("Freshdesk does not list deleted tickets for this agent: %s", exc)
+                self._said_deleted = True
+            return ()
+        return tuple(Departure(str(row["id"]), "deleted") for row in rows if "id" in row)
+
+    def roll_call(self) -> None:
+        """Freshdesk's tickets do not move between queues; deleted ones are listed by
+        changed_since."""
+        return None
 
     def _next(self, since: str, page: int, tickets: list[RemoteTicket], full: bool) -> str:
         """Where the next page starts: see the module's words on the cursor."""

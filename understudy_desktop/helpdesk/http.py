@@ -47,7 +47,9 @@ def retry_after(value: str | None, now: float | None = None) -> float | None:
 
 
 class Http:
-    """Requests to one helpdesk: `title` names it in errors ("Zendesk did not answer")."""
+    """Requests to one helpdesk: `title` names it in errors ("Zendesk did not answer"), and
+    `where`, if given, what the connection works on ("in the queue “General”"), so that a
+    refusal of the account says where it may not act."""
 
     def __init__(
         self,
@@ -56,8 +58,10 @@ class Http:
         headers: dict[str, str],
         auth: tuple[str, str] | None = None,
         transport: httpx2.BaseTransport | None = None,
+        where: str = "",
     ) -> None:
         self.title = title
+        self.where = where
         self._client = httpx2.Client(
             base_url=base_url,
             headers=headers,
@@ -105,7 +109,8 @@ class Http:
         if status == 401:
             return SignInError(f"{self.title} did not accept the sign-in details.")
         if status == 403:
-            return NotAllowedError(f"{self.title} does not let this account do that.")
+            where = f" {self.where}" if self.where else ""
+            return NotAllowedError(f"{self.title} does not let this account do that{where}.")
         if status == 404:
             return GoneError(f"{self.title} does not have that ticket (any more).")
         if status >= 500:

@@ -33,6 +33,7 @@ from understudy_desktop.helpdesk import tables as hd
 from understudy_desktop.helpdesk.base import (
     ConflictError,
     FieldChange,
+    GoneError,
     Helpdesk,
     HelpdeskError,
     RemoteTicket,
@@ -54,13 +55,15 @@ class SendResult:
 
     ticket: str
     field: str
-    outcome: str  # "sent", "arrived", "conflict", "refused", "retry"
+    outcome: str  # "sent", "arrived", "conflict", "refused", "retry", "left"
     words: str = ""
 
 
 class Sender:
     """The outbox's one sending thread. `changed` is called (on this thread) after each
-    outcome is committed; `offline` with the time the helpdesk stopped answering, or None."""
+    outcome is committed; `offline` with the time the helpdesk stopped answering, or None;
+    `left` when a change found its ticket gone from the connected queue (the ticket has left
+    the console's queue by then, in the same transaction as the change's end)."""
 
     def __init__(
         self,
@@ -68,11 +71,13 @@ class Sender:
         helpdesk: Helpdesk,
         changed: Callable[[SendResult], None] = lambda r: None,
         offline: Callable[[float | None], None] = lambda at: None,
+        left: Callable[[hd.Left], None] = lambda note: None,
     ) -> None:
         self._db = db
         self._helpdesk = helpdesk
         self._changed = changed
         self._offline = offline
+        self._left = left
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="helpdesk-outbox", daemon=True)
@@ -139,6 +144,8 @@ class Sender:
             # Sign-in trouble is everyone's, not this change's: wait, and say so. (A change
             # this account may not make, 403, is this change's: refused, below.)
             return self._retry(out, UnreachableError(str(exc), BACKOFF_S[-1], "sign-in"))
+        except GoneError as exc:
+            return self._gone(out, exc)
         except HelpdeskError as exc:
             return self._settle(out, "refused", str(exc))
         except Exception as exc:
@@ -202,6 +209,20 @@ class Sender:
         self._db.write(lambda conn: hd.mark_refused(conn, out, words))
         self._went_online()
         return self._told(SendResult(out.ticket, out.field, state, words))
+
+    def _gone(self, out: hd.Outgoing, exc: GoneError) -> SendResult:
+        """The ticket was moved to another queue or deleted: it leaves the console's queue,
+        with every change to it still open, and the person is told (nothing is sent)."""
+        note = self._db.write(lambda conn: hd.leave(conn, out.ticket, exc.why))
+        if note is None:  # not here (any more): the change itself ends, refused
+            self._db.write(lambda conn: hd.mark_refused(conn, out, str(exc)))
+        self._went_online()
+        if note is not None:
+            try:
+                self._left(note)
+            except Exception:
+                log.exception("telling about a ticket that left failed")
+        return self._told(SendResult(out.ticket, out.field, "left", str(exc)))
 
     def _went_online(self) -> None:
         if self.offline_since is not None:

@@ -20,10 +20,14 @@ from typing import Any, TypeVar
 from understudy_desktop.helpdesk import tables as hd
 from understudy_desktop.helpdesk.base import (
     SENT_FIELDS,
+    Departure,
+    GoneError,
     Helpdesk,
+    NotAllowedError,
     RemotePerson,
     RemoteTemplate,
     RemoteTicket,
+    SignInError,
     UnreachableError,
 )
 from understudy_desktop.model import tables
@@ -199,6 +203,7 @@ class Applied:
     arrived: int = 0
     retext: int = 0
     cursor: str = ""
+    left: list[hd.Left] = field(default_factory=list)  # tickets that left the queue
 
 
 def apply_remote(
@@ -207,8 +212,10 @@ def apply_remote(
     cursor: str,
     read_at: float,
     reads_back: Callable[[str, Any], Any],
+    gone: Sequence[Departure] = (),
 ) -> Applied:
-    """Apply tickets read from the helpdesk at `read_at` (inside the writer's transaction)."""
+    """Apply tickets read from the helpdesk at `read_at` (inside the writer's transaction),
+    and let those that left the connected queue go."""
     link = hd.link(conn)
     if link is None:
         return Applied()
@@ -219,12 +226,50 @@ def apply_remote(
         grouped: dict[tuple[str, str], list[str]] = {}
         for ticket in tickets:
             _apply_one(conn, link.kind, ticket, read_at, reads_back, people, grouped, applied)
+        applied.left = leave_all(conn, gone)
         for (name, value_text), ids in grouped.items():
             applied.writes.append(Write(name, json.loads(value_text), tuple(ids)))
         hd.set_cursor(conn, cursor)
     finally:
         hd.set_quiet(conn, False)
     return applied
+
+
+def leave_all(conn: sqlite3.Connection, gone: Sequence[Departure]) -> list[hd.Left]:
+    """The tickets held here among `gone` leave the console's queue (the others were never
+    here, or left already)."""
+    held = hd.console_ids(conn, "ticket")
+    left = []
+    for departure in gone:
+        console = held.pop(departure.remote_id, None)
+        if console is None:
+            continue
+        note = hd.leave(conn, console, departure.why)
+        if note is not None:
+            left.append(note)
+    return left
+
+
+def roll_call(helpdesk: Helpdesk, held: set[str], checks: int) -> list[Departure] | None:
+    """The held tickets (the helpdesk's ids) that are no longer in the connected queue, each
+    confirmed by reading it (at most `checks` of them: the rest wait for the next roll call),
+    so that a ticket is never dropped on a listing's say-so alone; None where the helpdesk's
+    changes tell of every departure."""
+    present = helpdesk.roll_call()
+    if present is None:
+        return None
+    missing = sorted(held - present, key=lambda r: (len(r), r))[:checks]
+    gone: list[Departure] = []
+    for remote in missing:
+        try:
+            helpdesk.ticket(remote)
+        except GoneError as exc:
+            gone.append(Departure(remote, exc.why))
+        except SignInError:
+            raise
+        except NotAllowedError:
+            gone.append(Departure(remote, "moved"))  # into a queue this sign-in cannot see
+    return gone
 
 
 def _apply_one(

@@ -6,6 +6,8 @@
 - helpdesk_ids: the helpdesk's id of each ticket, person and template, beside the console's.
 - helpdesk_seen: each ticket's version and field values as last read from the helpdesk: what
   the person's change was made over.
+- helpdesk_left: tickets that left the connected queue (moved to another queue, or deleted,
+  in the helpdesk), with what the person is told about them and their changes never sent.
 - outbox: every change to a sent field of a connected ticket, one row per changed ticket and
   field, written by triggers on ticket_fields. A trigger runs inside the statement that
   changed the field, so the row is in the same transaction as the change whatever made it (a
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from understudy_desktop.helpdesk.base import SENT_FIELDS, RemoteTicket
+from understudy_desktop.model.tables import remove_ticket
 
 _TRIGGER = """
 CREATE TRIGGER outbox_{field} AFTER UPDATE OF {field} ON ticket_fields
@@ -90,6 +93,22 @@ _TABLES = """
     """
 
 
+LEFT_TABLE = """
+    CREATE TABLE helpdesk_left (
+        ticket TEXT PRIMARY KEY,
+        subject TEXT NOT NULL,
+        why TEXT NOT NULL CHECK (why IN ('moved', 'deleted')),
+        unsent INTEGER NOT NULL,
+        at REAL NOT NULL
+    )
+    """
+
+
+def create_left_table(conn: sqlite3.Connection) -> None:
+    """Migration 9 (store/database.py)."""
+    conn.execute(LEFT_TABLE)
+
+
 def create_tables(conn: sqlite3.Connection) -> None:
     """Migration 8 (store/database.py). A trigger's body holds semicolons, so each statement
     is run on its own rather than split from one script."""
@@ -146,7 +165,7 @@ def write_link(
     """This queue is now the helpdesk's: an earlier connection's link goes. Its changes that
     never reached that helpdesk are kept, settled, for the record (the person agreed to leave
     them unsent: shell/helpdesk_dialog.py asks first)."""
-    for table in ("helpdesk_link", "helpdesk_ids", "helpdesk_seen"):
+    for table in _LINK_TABLES:
         conn.execute(f"DELETE FROM {table}")
     conn.execute("UPDATE outbox SET state = 'settled' WHERE state != 'sent'")
     conn.execute(
@@ -156,8 +175,11 @@ def write_link(
     )
 
 
+_LINK_TABLES = ("helpdesk_link", "helpdesk_ids", "helpdesk_seen", "helpdesk_left")
+
+
 def forget_link(conn: sqlite3.Connection) -> None:
-    for table in ("helpdesk_link", "helpdesk_ids", "helpdesk_seen"):
+    for table in _LINK_TABLES:
         conn.execute(f"DELETE FROM {table}")
     # What never reached the helpdesk is kept, settled, for the record (journal has it too).
     conn.execute("UPDATE outbox SET state = 'settled' WHERE state != 'sent'")
@@ -213,6 +235,65 @@ def seen(conn: sqlite3.Connection, console_id: str) -> tuple[str, dict[str, Any]
         "SELECT version, fields FROM helpdesk_seen WHERE ticket = ?", (console_id,)
     ).fetchone()
     return (str(row[0]), json.loads(row[1])) if row else None
+
+
+# --- tickets that left the connected queue -----------------------------------------------------
+@dataclass(frozen=True)
+class Left:
+    """A ticket that left the connected queue, for the person's note."""
+
+    ticket: str
+    subject: str
+    why: str  # "moved" or "deleted"
+    unsent: int  # changes of ours to it that can no longer be sent
+
+
+KEEP_LEFT = 500  # notes kept (the newest); the journal has every change made before
+
+
+def leave(conn: sqlite3.Connection, console_id: str, why: str) -> Left | None:
+    """The ticket leaves the console's queue (inside the caller's transaction): its open
+    changes are settled, counted for the note, and every row of it goes; None if it is not
+    here."""
+    row = conn.execute("SELECT subject FROM ticket_text WHERE id = ?", (console_id,)).fetchone()
+    if row is None:
+        return None
+    unsent = conn.execute(
+        f"SELECT count(DISTINCT field) FROM outbox WHERE ticket = ?"
+        f" AND state IN ({_marks(OPEN_STATES)})",
+        (console_id, *OPEN_STATES),
+    ).fetchone()[0]
+    conn.execute(
+        f"UPDATE outbox SET state = 'settled', done_at = ?, words = ?"
+        f" WHERE ticket = ? AND state IN ({_marks(OPEN_STATES)})",
+        (time.time(), f"the ticket left the queue ({why})", console_id, *OPEN_STATES),
+    )
+    remove_ticket(conn, console_id)
+    conn.execute("DELETE FROM helpdesk_ids WHERE kind = 'ticket' AND console_id = ?", (console_id,))
+    conn.execute("DELETE FROM helpdesk_seen WHERE ticket = ?", (console_id,))
+    left = Left(console_id, str(row[0]), why, int(unsent))
+    conn.execute(
+        "INSERT OR REPLACE INTO helpdesk_left (ticket, subject, why, unsent, at)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (left.ticket, left.subject, left.why, left.unsent, time.time()),
+    )
+    conn.execute(
+        "DELETE FROM helpdesk_left WHERE ticket NOT IN"
+        " (SELECT ticket FROM helpdesk_left ORDER BY at DESC LIMIT ?)",
+        (KEEP_LEFT,),
+    )
+    return left
+
+
+def left_notes(conn: sqlite3.Connection) -> list[Left]:
+    rows = conn.execute(
+        "SELECT ticket, subject, why, unsent FROM helpdesk_left ORDER BY at DESC"
+    ).fetchall()
+    return [Left(str(r[0]), str(r[1]), str(r[2]), int(r[3])) for r in rows]
+
+
+def clear_left(conn: sqlite3.Connection) -> int:
+    return conn.execute("DELETE FROM helpdesk_left").rowcount
 
 
 # --- the outbox ------------------------------------------------------------------------------
@@ -314,6 +395,7 @@ class Standing:
     refused: int
     conflicts: int
     by_ticket: dict[str, tuple[str, str]]  # ticket -> (state, words) of its open changes
+    left: int = 0  # tickets that left the connected queue, not yet read by the person
 
 
 def standing(conn: sqlite3.Connection, limit: int = 5000) -> Standing:
@@ -333,11 +415,13 @@ def standing(conn: sqlite3.Connection, limit: int = 5000) -> Standing:
         kept = by_ticket.get(str(ticket))
         if kept is None or rank[str(state)] >= rank[kept[0]]:
             by_ticket[str(ticket)] = (str(state), str(words))
+    left = conn.execute("SELECT count(*) FROM helpdesk_left").fetchone()[0]
     return Standing(
         int(counts.get("waiting", 0)),
         int(counts.get("refused", 0)),
         int(counts.get("conflict", 0)),
         by_ticket,
+        int(left),
     )
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from understudy_desktop.helpdesk.tables import Standing
+from understudy_desktop.helpdesk.tables import Left, Standing
+from understudy_desktop.text import isolated
 
 FIELD_WORDS = {"status": "Status", "priority": "Priority", "assignee": "Assignee", "tags": "Tags"}
 
@@ -27,10 +28,15 @@ def _count(n: int, one: str, many: str) -> str:
 
 
 def status_words(
-    title: str, standing: Standing, offline_since: float | None, why: str = "unreachable"
+    title: str,
+    standing: Standing,
+    offline_since: float | None,
+    why: str = "unreachable",
+    where: str = "",
 ) -> str:
     """One line for the status bar: "3 changes waiting · offline since 10:42", with what
-    keeps the changes waiting told apart (`why`: UnreachableError.why, or "sign-in")."""
+    keeps the changes waiting told apart (`why`: UnreachableError.why, "sign-in" or
+    "not-allowed"; `where`: what the connection works on, "in the queue “General”")."""
     parts = []
     if standing.waiting:
         parts.append(_count(standing.waiting, "change waiting", "changes waiting"))
@@ -38,14 +44,20 @@ def status_words(
         parts.append(_count(standing.conflicts, "change to choose", "changes to choose"))
     if standing.refused:
         parts.append(_count(standing.refused, "change refused", "changes refused"))
+    if standing.left:
+        parts.append(_count(standing.left, "ticket left the queue", "tickets left the queue"))
     if offline_since is not None:
-        parts.append(_why_words(title, why, time.strftime("%H:%M", time.localtime(offline_since))))
+        since = time.strftime("%H:%M", time.localtime(offline_since))
+        parts.append(_why_words(title, why, since, where))
     if not parts:
         return f"All changes are in {title}"
     return " · ".join(parts)
 
 
-def _why_words(title: str, why: str, since: str) -> str:
+def _why_words(title: str, why: str, since: str, where: str = "") -> str:
+    if why == "not-allowed":
+        what = f"work {where}" if where else "read the tickets"
+        return f"{title} does not let this account {what}: ask its administrator"
     if why == "sign-in":
         return f"{title} no longer accepts the sign-in: connect again (File › Connect to helpdesk…)"
     if why == "busy":
@@ -55,6 +67,17 @@ def _why_words(title: str, why: str, since: str) -> str:
     if why == "unreadable":
         return f"{title} answers with a page that is not its own since {since}"
     return f"offline since {since}"
+
+
+def left_words(title: str, left: Left) -> str:
+    """Why a ticket is no longer in the connected queue, and what became of our changes."""
+    how = "was moved to another queue in" if left.why == "moved" else "was deleted in"
+    said = f"{left.ticket} “{isolated(left.subject)}” {how} {title}, so it left this queue."
+    if left.unsent == 1:
+        said += " Your change to it was not sent."
+    elif left.unsent:
+        said += f" Your changes to {left.unsent:,} of its fields were not sent."
+    return said
 
 
 def run_words(title: str, waiting: int) -> str:

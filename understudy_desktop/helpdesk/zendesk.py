@@ -24,6 +24,7 @@ from understudy_desktop.helpdesk.base import (
     SENT_FIELDS,
     Abilities,
     ConflictError,
+    Departure,
     FieldChange,
     GoneError,
     Kind,
@@ -137,9 +138,8 @@ class Zendesk:
     def changed_since(self, cursor: str | None) -> Page:
         """Tickets changed since the cursor, in Zendesk's export order (oldest change first).
 
-        Deleted tickets are in Zendesk's export too (with status "deleted"); they are left out
-        of the page, since a Page only holds tickets as they are now. The cursor still moves
-        past them, and ticket() on one says it is gone."""
+        Deleted tickets are in Zendesk's export too (with status "deleted"): they are the
+        page's `gone`, and leave the console's queue."""
         params: dict[str, Any] = {"include": "users"}
         if cursor is None or cursor.startswith(_START_PREFIX):
             start = (cursor or self.cursor_at(0)).removeprefix(_START_PREFIX)
@@ -148,16 +148,21 @@ class Zendesk:
             params["cursor"] = cursor
         data = self._get("/api/v2/incremental/tickets/cursor.json", params)
         self._remember(data.get("users"))
-        tickets = [
-            self._ticket(raw)
-            for raw in _rows(data, "tickets")
-            if raw.get("status") != "deleted" and raw.get("id") is not None
+        rows = [raw for raw in _rows(data, "tickets") if raw.get("id") is not None]
+        tickets = [self._ticket(raw) for raw in rows if raw.get("status") != "deleted"]
+        gone = [
+            Departure(str(raw["id"]), "deleted") for raw in rows if raw.get("status") == "deleted"
         ]
         after = data.get("after_cursor")
         # Without an after_cursor (nothing was ever exported) the next call starts where this
         # one did.
         next_cursor = str(after) if after else (cursor or self.cursor_at(0))
-        return Page(tickets, cursor=next_cursor, more=not bool(data.get("end_of_stream")))
+        more = not bool(data.get("end_of_stream"))
+        return Page(tickets, cursor=next_cursor, more=more, gone=gone)
+
+    def roll_call(self) -> None:
+        """Zendesk's export lists deleted tickets too: changed_since tells of every one."""
+        return None
 
     def ticket(self, remote_id: str) -> RemoteTicket:
         data = self._get(_ticket_path(remote_id), {"include": "users"})

@@ -359,6 +359,17 @@ def insert_rows(conn: sqlite3.Connection, rows: Iterable[Row]) -> int:
     return len(rows)
 
 
+def remove_ticket(conn: sqlite3.Connection, ticket_id: str) -> bool:
+    """One ticket out of the queue (a helpdesk ticket that left it); the others keep their
+    positions, and a gap in them is harmless (the queue is read in their order)."""
+    row = conn.execute("SELECT n FROM ticket_text WHERE id = ?", (ticket_id,)).fetchone()
+    if row is None:
+        return False
+    for table in ("ticket_fields", "ticket_hay", "ticket_text"):
+        conn.execute(f"DELETE FROM {table} WHERE n = ?", (row[0],))
+    return True
+
+
 def clear(conn: sqlite3.Connection) -> None:
     for table in ("ticket_fields", "ticket_hay", "ticket_text"):
         conn.execute(f"DELETE FROM {table}")

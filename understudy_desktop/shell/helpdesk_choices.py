@@ -13,8 +13,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from understudy_desktop.helpdesk.tables import Choice
-from understudy_desktop.helpdesk.words import FIELD_WORDS, value_words
+from understudy_desktop.helpdesk.tables import Choice, Left
+from understudy_desktop.helpdesk.words import FIELD_WORDS, left_words, value_words
 from understudy_desktop.shell.helpdesk_link import HelpdeskLink
 from understudy_desktop.shell.plain_label import plain_label
 from understudy_desktop.text import isolated
@@ -65,6 +65,7 @@ class ChoicesDialog(QDialog):
             if widget is not None:
                 widget.deleteLater()
         found = self.link.choices()
+        left = self.link.left_notes()
         title = self.link.title
         if not found:
             self.intro.setText(f"Nothing to choose: every change is settled with {title}.")
@@ -75,7 +76,33 @@ class ChoicesDialog(QDialog):
             )
         for choice in found[:MAX_SHOWN]:
             self.rows.addWidget(self._row(title, choice))
+        if left:
+            self.rows.addWidget(self._left(title, left))
         self.rows.addStretch(1)
+
+    def _left(self, title: str, notes: list[Left]) -> QWidget:
+        """Tickets that left the queue in the helpdesk: said once, until the person has read
+        them (nothing to choose: they are not this queue's any more)."""
+        box = QWidget()
+        column = QVBoxLayout(box)
+        column.setContentsMargins(0, 12, 0, 0)
+        column.addWidget(plain_label(f"These tickets are no longer in this queue in {title}:"))
+        for note in notes[:MAX_SHOWN]:
+            column.addWidget(plain_label(left_words(title, note)))
+        if len(notes) > MAX_SHOWN:
+            column.addWidget(plain_label(f"… and {len(notes) - MAX_SHOWN:,} more."))
+        read = QPushButton("Clear this list")
+        read.setToolTip("These notes go; the tickets stay as they are in the helpdesk.")
+        read.clicked.connect(self._clear_left)
+        line = QHBoxLayout()
+        line.addStretch(1)
+        line.addWidget(read)
+        column.addLayout(line)
+        return box
+
+    def _clear_left(self) -> None:
+        self.link.clear_left()
+        self.fill()
 
     def _row(self, title: str, choice: Choice) -> QWidget:
         row = QWidget()

@@ -26,8 +26,10 @@ from understudy_desktop.helpdesk import sync
 from understudy_desktop.helpdesk import tables as hd
 from understudy_desktop.helpdesk.base import (
     Abilities,
+    Departure,
     Helpdesk,
     HelpdeskError,
+    NotAllowedError,
     Page,
     SignInError,
     UnreachableError,
@@ -36,7 +38,7 @@ from understudy_desktop.helpdesk.connect import Settings, SettingsError, checked
 from understudy_desktop.helpdesk.credentials import Credentials
 from understudy_desktop.helpdesk.macros import MacroTool, macro_tool
 from understudy_desktop.helpdesk.outbox import Sender, SendResult
-from understudy_desktop.helpdesk.words import run_words, status_words, ticket_words
+from understudy_desktop.helpdesk.words import left_words, run_words, status_words, ticket_words
 from understudy_desktop.model.commands import Write
 from understudy_desktop.model.service import ConsoleModel
 from understudy_desktop.qt_thread import call_on_main
@@ -45,11 +47,17 @@ from understudy_desktop.shell.background import BackgroundJob
 from understudy_desktop.shell.queue_keeper import QueueKeeper, console_templates
 from understudy_desktop.store.database import Database
 from understudy_desktop.store.queue_store import QueueState, read_meta, write_meta
+from understudy_desktop.text import isolated
 
 log = logging.getLogger(__name__)
 
 POLL_S = 20.0  # how often the helpdesk is asked what changed (a person's "Refresh" at once)
 PUBLISH_DELAY_MS = 150  # outcomes arriving together are told to the page once
+# How often every ticket held is checked against the helpdesk's queue (RT: one light request
+# per hundred tickets), for a ticket deleted or moved where this sign-in cannot see, which
+# RT's search never lists; at each start, and at once on Refresh, too.
+ROLL_CALL_S = 120.0
+ROLL_CALL_CHECKS = 50  # tickets missing from a roll call read one by one to confirm, at most
 
 
 class HelpdeskLink(QObject):
@@ -82,6 +90,7 @@ class HelpdeskLink(QObject):
         self.offline_reason = ""  # why: UnreachableError.why, or "sign-in"
         self.standing_text = ""
         self._shown: tuple[Any, ...] | None = None  # what the last publish showed
+        self._roll_called_at = 0.0  # when the held tickets were last checked (0: at once)
         self._timer = QTimer(self)
         self._timer.setInterval(int(POLL_S * 1000))
         self._timer.timeout.connect(self.pull_now)
@@ -130,12 +139,14 @@ class HelpdeskLink(QObject):
         self.offline_since = None
         self.offline_reason = ""
         self._shown = None
+        self._roll_called_at = 0.0
         self._puller = make(settings, secret)
         self._sender = Sender(
             self._db,
             make(settings, secret),
             changed=lambda r: self._later(self._sent, r),
             offline=lambda at: self._later(self._offline, at),
+            left=lambda note: self._later(self._tickets_left, [note]),
         )
         self._sender.start()
         self._timer.start()
@@ -326,9 +337,14 @@ class HelpdeskLink(QObject):
                 page = puller.changed_since(link.cursor or None)
                 self._answering(puller)
                 applied = self._apply_page(puller, page, read_at)
-                if applied is not None and (applied.arrived or applied.retext):
+                if applied is not None and applied.left:
+                    self._later(self._tickets_left, applied.left)
+                elif applied is not None and (applied.arrived or applied.retext):
                     self._later(self._keeper.reload, "")
-                if not page.more or puller is not self._puller:
+                if puller is not self._puller:
+                    return
+                if not page.more:
+                    self._roll_call(puller)
                     return
         except HelpdeskError as exc:
             if puller is self._puller:
@@ -352,8 +368,65 @@ class HelpdeskLink(QObject):
         elif self.offline_since is not None:
             self._later(self._offline, None)
 
+    def _roll_call(self, puller: Helpdesk) -> None:
+        """Now and then (and on Refresh), every ticket held is checked against the helpdesk's
+        queue: one that is no longer in it, confirmed by reading it, leaves the console's."""
+        if time.time() - self._roll_called_at < ROLL_CALL_S:
+            return
+        held = self._db.submit(lambda conn: hd.console_ids(conn, "ticket"), keep=False).result()
+        gone = sync.roll_call(puller, set(held), ROLL_CALL_CHECKS)
+        self._roll_called_at = time.time()
+        if gone:
+            log.info("%d tickets are no longer in the helpdesk's queue", len(gone))
+            left = self._leave(puller, gone)
+            if left:
+                self._later(self._tickets_left, left)
+
+    def _leave(self, puller: Helpdesk, gone: list[Departure]) -> list[hd.Left]:
+        """Through the model's writer, like a sync's page; waits for the commit."""
+        done = threading.Event()
+        outcome: list[Any] = []
+
+        def work(conn: sqlite3.Connection) -> tuple[list[Write], list[hd.Left]]:
+            return [], sync.leave_all(conn, gone)
+
+        def finished(result: Any) -> None:
+            outcome.append(result)
+            done.set()
+
+        def start() -> None:
+            if isValid(self) and isValid(self._model) and self._puller is puller:
+                self._model.from_outside("helpdesk", "sync", work, finished)
+            else:
+                finished(None)
+
+        call_on_main(start)
+        done.wait(120)
+        return outcome[0] if outcome and isinstance(outcome[0], list) else []
+
+    def _tickets_left(self, notes: list[hd.Left]) -> None:
+        """Tickets left the queue: the page is given the queue again, and the person told."""
+        self._keeper.reload("")
+        if len(notes) == 1:
+            self.problem.emit(left_words(self.title, notes[0]))
+        else:
+            self.problem.emit(
+                f"{len(notes):,} tickets were moved or deleted in {self.title}, so they left "
+                "this queue: File › Changes to choose… lists them."
+            )
+        self._schedule_publish()
+
+    def left_notes(self) -> list[hd.Left]:
+        return list(self._db.submit(hd.left_notes, keep=False).result())
+
+    def clear_left(self) -> None:
+        self._db.write(hd.clear_left)
+        self._schedule_publish()
+
     def refresh(self) -> None:
-        """Refresh from helpdesk: bring its changes in now, and send ours now."""
+        """Refresh from helpdesk: bring its changes in now, check every ticket held is still
+        the helpdesk's, and send ours now."""
+        self._roll_called_at = 0.0
         self.pull_now()
         if self._sender is not None:
             self._sender.poke()
@@ -364,7 +437,9 @@ class HelpdeskLink(QObject):
         outcome: list[Any] = []
 
         def work(conn: sqlite3.Connection) -> tuple[list[Write], sync.Applied]:
-            applied = sync.apply_remote(conn, page.tickets, page.cursor, read_at, puller.reads_back)
+            applied = sync.apply_remote(
+                conn, page.tickets, page.cursor, read_at, puller.reads_back, page.gone
+            )
             return applied.writes, applied
 
         def finished(result: Any) -> None:
@@ -406,7 +481,10 @@ class HelpdeskLink(QObject):
         if self.settings is None:
             return
         standing = self._db.submit(hd.standing, keep=False).result()
-        text = status_words(self.title, standing, self.offline_since, self.offline_reason)
+        where = ""
+        if self.settings.kind == "rt" and self.settings.queue:
+            where = f"in the queue “{isolated(self.settings.queue)}”"
+        text = status_words(self.title, standing, self.offline_since, self.offline_reason, where)
         shown = (text, standing.conflicts, tuple(sorted(standing.by_ticket.items())))
         if shown == self._shown:
             # Nothing a person could see changed (an agent's change sent and settled between
@@ -560,7 +638,9 @@ class HelpdeskLink(QObject):
 def _why(exc: HelpdeskError) -> str:
     if isinstance(exc, UnreachableError):
         return exc.why
-    return "sign-in" if isinstance(exc, SignInError) else "trouble"
+    if isinstance(exc, SignInError):
+        return "sign-in"
+    return "not-allowed" if isinstance(exc, NotAllowedError) else "trouble"
 
 
 def _who_it_sees(helpdesk: Helpdesk) -> tuple[str, ...]:

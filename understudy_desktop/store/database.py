@@ -194,6 +194,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     # map its tickets and people to the console's, what was last read from it, and the outbox
     # every change leaves by (filled by triggers, in the change's own transaction).
     helpdesk_tables.create_tables,
+    # 9: tickets that left the connected queue (moved or deleted in the helpdesk), for the
+    # person's note.
+    helpdesk_tables.create_left_table,
 )
 
 
