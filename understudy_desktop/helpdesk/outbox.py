@@ -174,7 +174,7 @@ class Sender:
         bases = [_plain(out.field, out.base)]
         bases += [_plain(out.field, self._helpdesk.reads_back(out.field, v)) for v in earlier]
         for _ in range(MOVED_ON_TRIES):
-            now = self._helpdesk.ticket(remote_ticket)
+            now = self._helpdesk.current(remote_ticket)
             theirs = _plain(out.field, now.value(out.field))
             if theirs == ours:
                 return "arrived", now, None

@@ -226,6 +226,12 @@ class RequestTracker:
         return answer
 
     def ticket(self, remote_id: str) -> RemoteTicket:
+        return self._read(remote_id, with_body=True)
+
+    def current(self, remote_id: str) -> RemoteTicket:
+        return self._read(remote_id, with_body=False)
+
+    def _read(self, remote_id: str, with_body: bool) -> RemoteTicket:
         response = self._http.call("GET", f"ticket/{int(remote_id)}")
         found = response.json()
         if found.get("Status") == "deleted":
@@ -241,7 +247,7 @@ class RequestTracker:
         owner = self._owner(found)
         requestors = found.get("Requestor") or []
         requester = self._requester(requestors)
-        body = self._bodies([remote_id]).get(remote_id, "")
+        body = self._bodies([remote_id]).get(remote_id, "") if with_body else ""
         return self._shape(found, etag, owner, requester, body)
 
     def _connected_queue_id(self) -> str:
@@ -392,9 +398,9 @@ class RequestTracker:
             "PUT", f"ticket/{int(change.remote_id)}", json=body, headers=headers, ok=(200, 412)
         )
         if response.status_code == 412:
-            raise ConflictError(self.ticket(change.remote_id))
+            raise ConflictError(self.current(change.remote_id))
         said = response.json()
-        after = self.ticket(change.remote_id)
+        after = self.current(change.remote_id)
         if not _took(change, after):
             messages = [str(m) for m in said] if isinstance(said, list) else []
             raise RefusedError(_refusal(messages))

@@ -262,7 +262,7 @@ def roll_call(helpdesk: Helpdesk, held: set[str], checks: int) -> list[Departure
     gone: list[Departure] = []
     for remote in missing:
         try:
-            helpdesk.ticket(remote)
+            helpdesk.current(remote)
         except GoneError as exc:
             gone.append(Departure(remote, exc.why))
         except SignInError:
