@@ -5,8 +5,17 @@ The app runs on a queue connected to RT (a queue of a few tickets, with a Tags f
 life it starts, carries on with the connection, and a person's edits follow one another: each
 sets one ticket's tags to a value never used before ("c17"), and is acknowledged when the page
 hears "saved" from the shell (written to a log, fsync'd). The app is killed at a random moment,
-often in the middle of a send. After the last kill the app runs once more until its outbox is
-empty, and RT's own history of each ticket is read:
+often in the middle of a send. A bad day happens in between, in some lives:
+
+  RT restarts   RT's server is killed while the app sends, and comes back (or not, before the
+                app is killed in turn)
+  new token     the token is revoked in RT (the app meets "sign-in refused") and a new one is
+                made; the app is given it as a person gives it after that message (Connect to
+                helpdesk…, same place: the sign-in is replaced, the waiting changes kept)
+  reconnect     the person connects again to the same place with the same token
+
+After the last kill the app runs once more until its outbox is empty, and RT's own history of
+each ticket is read:
 
   lost        a ticket whose tags in RT are not the newest change the app committed for it,
               or a change acknowledged for it that the app did not keep
@@ -43,6 +52,9 @@ TICKETS = 4
 @dataclass
 class Tally:
     kills: int = 0
+    rt_restarts: int = 0
+    token_changes: int = 0
+    reconnects: int = 0
     acked: int = 0
     committed: int = 0
     sent_to_rt: int = 0
@@ -66,6 +78,8 @@ def drive(data: Path, log_path: Path, drain: bool) -> None:
         for name in ("status", "priority", "assignee", "tags"):
             session.db.write(lambda conn, n=name: conn.execute(f"DROP TRIGGER outbox_{n}"))
     wait(app, lambda: session.helpdesk is not None and session.helpdesk.connected, 60)
+    sign_in = SignIn(data, session)
+    sign_in.check(app)
     log.write(event="ready")
     if drain:
         started = time.monotonic()
@@ -77,6 +91,7 @@ def drive(data: Path, log_path: Path, drain: bool) -> None:
     tickets = [str(r[0]) for r in session.db.read("SELECT id FROM tickets ORDER BY position")]
     i = used
     while True:
+        sign_in.check(app)
         i += 1
         ticket = rng.choice(tickets)
         value = [f"c{i}"]
@@ -94,6 +109,33 @@ def drive(data: Path, log_path: Path, drain: bool) -> None:
         log.write(event="acked", ticket=ticket, i=i)
         pause_until = time.monotonic() + rng.uniform(0.0, 0.15)
         wait(app, lambda t=pause_until: time.monotonic() >= t)
+
+
+class SignIn:
+    """The harness's word on the sign-in (a file: the token, and a number that changes for
+    each new sign-in or reconnection), acted on as a person does: File › Connect to helpdesk…
+    to the same place, which replaces the sign-in and keeps every waiting change."""
+
+    def __init__(self, data: Path, session: Any) -> None:
+        self.path = data.parent / "sign-in.json"
+        self.session = session
+        self.seen = -1
+
+    def check(self, app: Any) -> bool:
+        from harness import wait
+
+        try:
+            said = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return False
+        if said["n"] == self.seen:
+            return False
+        link = self.session.helpdesk
+        done: list[Any] = []
+        link.sign_in_again(link.settings, said["token"], done.append)
+        wait(app, lambda: bool(done), 60)
+        self.seen = said["n"]
+        return False
 
 
 def _open_changes(db: Any) -> int:
@@ -135,7 +177,8 @@ def prepare(work: Path, rt: Any) -> tuple[Path, Any]:
         )
     )
     db.close()
-    Credentials(data, use_keyring=False).save(rt.web_url, rt.token)
+    token = rt.new_token("bench-0")
+    Credentials(data, use_keyring=False).save(rt.web_url, token)
     return data, desk
 
 
@@ -157,7 +200,57 @@ def _wait_event(
     return False
 
 
-def run(kills: int, work: Path, rt: Any, seed: int = 11) -> Tally:
+def _rt_restart(rt: Any, rng: random.Random, tally: Tally) -> None:
+    """RT's server dies while the app sends; it comes back before the app is killed, or not."""
+    time.sleep(rng.uniform(0.2, 1.2))
+    rt.halt()
+    tally.rt_restarts += 1
+    time.sleep(rng.uniform(0.3, 2.0))
+    if rng.random() < 0.6:
+        rt.resume()
+        time.sleep(rng.uniform(0.2, 2.0))
+
+
+def _new_token(rt: Any, work: Path, rng: random.Random, tally: Tally) -> None:
+    """The token is revoked in RT, then a new one is made and given to the app (maybe after it
+    is killed: the next life is given it at its start)."""
+    time.sleep(rng.uniform(0.2, 1.2))
+    tally.token_changes += 1
+    n = tally.token_changes
+    rt.revoke_tokens(f"bench-{n - 1}")
+    time.sleep(rng.uniform(0.2, 1.5))
+    _say_sign_in(work, rt.new_token(f"bench-{n}"))
+    time.sleep(rng.uniform(0.0, 1.5))
+
+
+def _reconnect(work: Path, rng: random.Random, tally: Tally) -> None:
+    """The person connects again to the same place with the sign-in it has."""
+    time.sleep(rng.uniform(0.2, 1.5))
+    path = work / "sign-in.json"
+    token = json.loads(path.read_text())["token"] if path.exists() else None
+    if token is None:
+        from understudy_desktop.helpdesk.credentials import Credentials
+
+        settings = json.loads(
+            sqlite3.connect(work / "data" / "understudy.sqlite3")
+            .execute("SELECT settings FROM helpdesk_link")
+            .fetchone()[0]
+        )
+        token = Credentials(work / "data", use_keyring=False).load(settings["url"])
+    _say_sign_in(work, str(token))
+    tally.reconnects += 1
+    time.sleep(rng.uniform(0.0, 1.5))
+
+
+def _say_sign_in(work: Path, token: str) -> None:
+    path = work / "sign-in.json"
+    n = json.loads(path.read_text())["n"] + 1 if path.exists() else 1
+    partial = path.with_suffix(".part")
+    partial.write_text(json.dumps({"token": token, "n": n}))
+    os.replace(partial, path)
+
+
+def run(kills: int, work: Path, rt: Any, seed: int = 11, bad_day: bool = True) -> Tally:
     tally = Tally()
     data, desk = prepare(work, rt)
     log_path = work / "acks.jsonl"
@@ -167,14 +260,23 @@ def run(kills: int, work: Path, rt: Any, seed: int = 11) -> Tally:
         QT_QPA_PLATFORM="offscreen",
         PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
     )
-    for _ in range(kills):
+    for life in range(kills):
         start = len(_read(log_path))
         child = _life(data, log_path, False, env)
         _wait_event(child, log_path, "ready", start, 120)
-        time.sleep(rng.uniform(0.2, 2.5))
+        trouble = bad_day and life % 5 == 2
+        if trouble and life % 15 == 2:
+            _rt_restart(rt, rng, tally)
+        elif trouble and life % 15 == 7:
+            _new_token(rt, work, rng, tally)
+        elif trouble:
+            _reconnect(work, rng, tally)
+        else:
+            time.sleep(rng.uniform(0.2, 2.5))
         child.send_signal(signal.SIGKILL)
         child.wait()
         tally.kills += 1
+        rt.resume()  # down when the app was killed: back before the next life
         with log_path.open("a") as f:
             f.write(json.dumps({"event": "killed"}) + "\n")
     start = len(_read(log_path))
@@ -254,10 +356,11 @@ def main() -> int:
         started = time.monotonic()
         tally = run(kills, Path(tmp) / "work", rt)
         took = time.monotonic() - started
-    heads = ("kills", "acked", "committed", "to RT", "lost", "dup", "unsettled", "minutes")
+    heads = ("kills", "RT down", "tokens", "reconn.", "acked", "committed", "to RT", "lost")
+    heads += ("dup", "unsettled", "minutes")
     print(" ".join(f"{h:>9}" for h in heads))
-    row = (tally.kills, tally.acked, tally.committed, tally.sent_to_rt, tally.lost)
-    row += (tally.duplicated, tally.unsettled)
+    row = (tally.kills, tally.rt_restarts, tally.token_changes, tally.reconnects, tally.acked)
+    row += (tally.committed, tally.sent_to_rt, tally.lost, tally.duplicated, tally.unsettled)
     print(" ".join(f"{v:>9,}" for v in row) + f" {took / 60:>9.1f}")
     for note in tally.notes[:20]:
         print("  " + note)

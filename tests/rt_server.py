@@ -139,6 +139,18 @@ die "creating an auth token: $msg\\n" unless $id;
 print "$secret\\n";
 """
 
+_REVOKE_TOKENS_SCRIPT = """
+my $tokens = RT::AuthTokens->new(RT->SystemUser);
+$tokens->Limit(FIELD => 'Description', VALUE => $ARGV[0]);
+my $count = 0;
+while (my $token = $tokens->Next) {
+    my ($ok, $msg) = $token->Delete;
+    die "revoking a token: $msg\n" unless $ok;
+    $count++;
+}
+print "$count\n";
+"""
+
 # REST2 in RT 5.0.3 can create a custom field but not apply it to a queue, so both happen here.
 _CREATE_CUSTOM_FIELD_SCRIPT = """
 my ($name, $type, $queue_name) = @ARGV;
@@ -298,6 +310,30 @@ class RTServer:
         if self._started:
             atexit.unregister(self.stop)
             self._started = False
+
+    def halt(self) -> None:
+        """Kill the web server only, as a crash or an administrator's restart does: the
+        database stays, and resume() brings the same RT back on the same port."""
+        self._require_started()
+        if self._process is not None:
+            stop_group(self._process, 0.0)
+            self._process = None
+
+    def resume(self, timeout_s: float = 120) -> None:
+        self._require_started()
+        if self._process is not None:
+            return
+        self._launch(self._environment())
+        if not self._wait_until_answering(time.monotonic() + timeout_s):
+            raise RTError(f"rt-server did not come back\n{self.log_tail()}")
+
+    def new_token(self, description: str) -> str:
+        """Another auth token for root (what a person makes in RT when theirs was revoked)."""
+        return self.run_perl(_CREATE_TOKEN_SCRIPT, description).strip()
+
+    def revoke_tokens(self, description: str) -> int:
+        """Revoke root's tokens with this description; how many."""
+        return int(self.run_perl(_REVOKE_TOKENS_SCRIPT, description).strip() or 0)
 
     def __enter__(self) -> RTServer:
         self.start()
