@@ -163,3 +163,32 @@ def test_an_account_refused_names_the_queue_and_clears_when_allowed_again(consol
     qtbot.waitUntil(lambda: "does not let" not in status_line(console), timeout=WAIT_MS)
     assert status_line(console) == "1 change refused"
     assert rt_priority(desk, 0) != "100", "a refused change is not sent behind the person's back"
+
+
+def test_a_sync_told_to_wait_waits_that_long_and_goes_on_from_its_cursor(console, qtbot, proxied):
+    """A 429 with Retry-After on a later sync: the poll does not ask again before then (here
+    polling every second, Retry-After 6 s), and the next sync brings in what changed in RT
+    meanwhile, from where the last one stopped."""
+    proxy, desk = proxied
+    link = console.window.helpdesk_menu.link
+    link._timer.setInterval(1000)
+    proxy.mode = Mode("status", 429, retry_after="6")
+    console.window.helpdesk_menu.refresh_action.trigger()
+    qtbot.waitUntil(lambda: "asked to wait" in status_line(console), timeout=WAIT_MS)
+    told = time.monotonic()
+    asked = proxy.asked_since(told)
+    desk.rt.rest("PUT", f"ticket/{desk.ids[2]}", {"Priority": 100})
+    qtbot.wait(4000)
+    assert proxy.asked_since(told) == asked, "asked again before the helpdesk's Retry-After"
+    proxy.mode = Mode()
+    third = f"RT-{desk.ids[2]}"
+    qtbot.waitUntil(
+        lambda: (
+            console.dispatch("get_ticket", {"ticket_id": third})["result"]["priority"] == "high"
+        ),
+        timeout=WAIT_MS,
+    )
+    assert time.monotonic() - told >= 5.5
+    qtbot.waitUntil(
+        lambda: status_line(console) == "All changes are in Request Tracker", timeout=WAIT_MS
+    )

@@ -95,6 +95,7 @@ class HelpdeskLink(QObject):
         self.standing_text = ""
         self._shown: tuple[Any, ...] | None = None  # what the last publish showed
         self._roll_called_at = 0.0  # when the held tickets were last checked (0: at once)
+        self._pull_paused_until = 0.0  # the helpdesk's Retry-After, for the poll
         self._timer = QTimer(self)
         self._timer.setInterval(int(POLL_S * 1000))
         self._timer.timeout.connect(self.pull_now)
@@ -144,6 +145,7 @@ class HelpdeskLink(QObject):
         self.offline_reason = ""
         self._shown = None
         self._roll_called_at = 0.0
+        self._pull_paused_until = 0.0
         self._puller = make(settings, secret)
         self._sender = Sender(
             self._db,
@@ -322,9 +324,14 @@ class HelpdeskLink(QObject):
         )
 
     # --- the helpdesk's changes coming in -------------------------------------------------------
-    def pull_now(self) -> None:
+    def pull_now(self, asked: bool = False) -> None:
+        """Ask the helpdesk what changed (the poll's timer, or `asked` by the person). A
+        helpdesk that asked to wait (429 with Retry-After) is not asked by the timer before
+        then; the next sync goes on from the saved cursor, where the last one stopped."""
         puller = self._puller
-        if puller is None or not self._pulling.acquire(blocking=False):
+        if puller is None or (not asked and time.time() < self._pull_paused_until):
+            return
+        if not self._pulling.acquire(blocking=False):
             return
         thread = threading.Thread(target=self._pull, args=(puller,), name="helpdesk-sync")
         thread.daemon = True
@@ -355,6 +362,8 @@ class HelpdeskLink(QObject):
                 if self.offline_since is None:  # one line per change of state
                     log.info("sync with the helpdesk failed: %s", exc)
                 self.offline_reason = _why(exc)
+                wait = exc.retry_after_s if isinstance(exc, UnreachableError) else None
+                self._pull_paused_until = time.time() + wait if wait else 0.0
                 self._later(self._offline, self.offline_since or time.time())
         except Exception:
             log.exception("sync with the helpdesk failed")
@@ -431,7 +440,7 @@ class HelpdeskLink(QObject):
         """Refresh from helpdesk: bring its changes in now, check every ticket held is still
         the helpdesk's, and send ours now."""
         self._roll_called_at = 0.0
-        self.pull_now()
+        self.pull_now(asked=True)
         if self._sender is not None:
             self._sender.poke()
 
