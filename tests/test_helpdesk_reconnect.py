@@ -148,3 +148,74 @@ def test_opening_a_file_while_connected_asks_and_then_ends_the_link(
         console.window.open_queue(queue, confirm=True)
     assert not link.connected and not menu.notice.isVisible()
     assert "Request Tracker" not in detail_line(console, "1002")
+
+
+def connect_at(console, qtbot, desk, url: str):
+    dialog = connect(console, qtbot, desk)
+    dialog.address.setText(url)
+    asked: list[str] = []
+    answer_when_asked(qtbot, dialog, "Keep", asked)
+    dialog.connect_button.click()
+    qtbot.waitUntil(
+        lambda: (
+            dialog.signed_in_again or bool(asked) or "Nothing was changed" in dialog.said.text()
+        ),
+        timeout=WAIT_MS,
+    )
+    return dialog, asked
+
+
+def proxy_for(rt_server):
+    from urllib.parse import urlsplit
+
+    from fault_proxy import FaultProxy
+
+    parts = urlsplit(rt_server.web_url)
+    return FaultProxy(f"{parts.scheme}://{parts.netloc}"), parts.path
+
+
+def test_the_same_helpdesk_at_a_new_address_keeps_and_sends_the_waiting_changes(
+    console, qtbot, rt_server
+):
+    """RT moved (here: the same RT through another address): its tickets are found there, so
+    it is the same helpdesk; nothing is asked, nothing read anew, the waiting changes go."""
+    desk = make_desk(rt_server, tickets=3)
+    refused_sign_in(console, qtbot, desk)
+    proxy, path = proxy_for(rt_server)
+    try:
+        dialog, asked = connect_at(console, qtbot, desk, proxy.url + path)
+        assert asked == [] and dialog.signed_in_again
+        assert dialog.result_state is None, "the queue was not read anew"
+        qtbot.waitUntil(lambda: rt_priority(desk, 0) == "100", timeout=10_000)
+        link = console.session.helpdesk
+        assert link.settings.url.startswith(proxy.url)
+        assert proxy.asked_since(0) > 0, "the changes went to the new address"
+        saved = console.session.db.read("SELECT settings FROM helpdesk_link")[0][0]
+        assert proxy.url in saved, "a restart carries on at the new address"
+    finally:
+        proxy.close()
+
+
+def test_another_helpdesk_at_a_new_address_is_told_apart_and_nothing_changes(
+    console, qtbot, rt_server
+):
+    """At the new address the queue's tickets are not what they are here (here: one renamed
+    in RT, so the sample does not match): it says so, and the link, the waiting changes and
+    the sign-in stay as they were."""
+    desk = make_desk(rt_server, tickets=3)
+    refused_sign_in(console, qtbot, desk)
+    link = console.session.helpdesk
+    before = link.settings
+    rt_server.rest("PUT", f"ticket/{desk.ids[0]}", {"Subject": "Someone else's ticket"})
+    proxy, path = proxy_for(rt_server)
+    try:
+        dialog, asked = connect_at(console, qtbot, desk, proxy.url + path)
+        said = dialog.said.text()
+        assert "does not hold this queue's tickets" in said and "Nothing was changed" in said
+        assert not internals(said)
+        assert asked == [] and not dialog.signed_in_again
+        assert link.settings == before
+        assert link.waiting() == 2
+        dialog.reject()
+    finally:
+        proxy.close()

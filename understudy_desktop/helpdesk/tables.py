@@ -175,6 +175,12 @@ def write_link(
     )
 
 
+def move_link(conn: sqlite3.Connection, settings: dict[str, Any]) -> None:
+    """The same helpdesk at a new address: only the link's settings change; the ids, what
+    was read and every waiting change stay."""
+    conn.execute("UPDATE helpdesk_link SET settings = ? WHERE id = 1", (json.dumps(settings),))
+
+
 _LINK_TABLES = ("helpdesk_link", "helpdesk_ids", "helpdesk_seen", "helpdesk_left")
 
 

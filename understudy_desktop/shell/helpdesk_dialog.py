@@ -1,8 +1,9 @@
 """File › Connect to helpdesk…: which helpdesk, its address and the sign-in; Test connection
 says what the connection can do with the permissions it has; Connect reads the queue (with
 progress) and makes it the console's queue. Connecting again to the same helpdesk and queue
-is a new sign-in: the queue and its waiting changes stay, and sending resumes. Another
-helpdesk or queue would leave waiting changes unsent: the person is asked first.
+is a new sign-in: the queue and its waiting changes stay, and sending resumes. So is the same
+helpdesk at a new address, once its tickets are found there. Another helpdesk or queue would
+leave waiting changes unsent: the person is asked first.
 
 The secret field never echoes and is never logged; the connection's words come from the
 adapters (helpdesk/), which never put a secret in them.
@@ -199,6 +200,11 @@ class HelpdeskDialog(QDialog):
             # The same helpdesk and queue: a new sign-in, nothing of the queue is replaced.
             self._sign_in_again(settings)
             return
+        if self.link.new_address(settings):
+            # Perhaps the same helpdesk, moved: if its tickets are there, nothing is replaced
+            # and nothing waiting is dropped; if not, it says so and nothing changes.
+            self._sign_in_again(settings, new_address=True)
+            return
         waiting = self.link.waiting() if self.link.settings is not None else 0
         if waiting and not self._discard_confirmed(waiting, settings):
             self._say(f"Nothing was changed: your {_changes(waiting)} still wait for "
@@ -215,14 +221,19 @@ class HelpdeskDialog(QDialog):
 
         self.link.connect_queue(settings, self.secret.text(), progress, self._finished(read))
 
-    def _sign_in_again(self, settings: Settings) -> None:
+    def _sign_in_again(self, settings: Settings, new_address: bool = False) -> None:
         self._busy(True)
-        self._say(f"Signing in to {settings.title} again…")
+        if new_address:
+            self._say(f"Checking that this is the same {settings.title} at a new address…")
+        else:
+            self._say(f"Signing in to {settings.title} again…")
 
         def signed_in(_abilities: Abilities) -> None:
             self.signed_in_again = True
 
-        self.link.sign_in_again(settings, self.secret.text(), self._finished(signed_in))
+        self.link.sign_in_again(
+            settings, self.secret.text(), self._finished(signed_in), new_address=new_address
+        )
 
     def _finished(self, succeeded: Callable[[Any], None]) -> Callable[[Any], None]:
         """The end of a connection attempt: its words when it failed (the dialog stays open),

@@ -27,6 +27,7 @@ from understudy_desktop.helpdesk import tables as hd
 from understudy_desktop.helpdesk.base import (
     Abilities,
     Departure,
+    GoneError,
     Helpdesk,
     HelpdeskError,
     NotAllowedError,
@@ -263,18 +264,39 @@ class HelpdeskLink(QObject):
             settings.email,
         )
 
+    def new_address(self, settings: Settings) -> bool:
+        """Whether `settings` name the same kind of helpdesk, queue and account as the linked
+        one at another address (the helpdesk moved, or https instead of http): perhaps the
+        same helpdesk, which sign_in_again(new_address=True) finds out."""
+        now = self.settings
+        return (
+            now is not None
+            and (now.kind, now.queue, now.email) == (settings.kind, settings.queue, settings.email)
+            and now.url != settings.url
+        )
+
     def sign_in_again(
-        self, settings: Settings, secret: str, done: Callable[[Abilities | str], None]
+        self,
+        settings: Settings,
+        secret: str,
+        done: Callable[[Abilities | str], None],
+        new_address: bool = False,
     ) -> None:
         """The same helpdesk and queue with a new sign-in (a token that was revoked, changed
-        or forgotten): the queue and its waiting changes are left as they are; the sign-in is
-        checked, kept, and sending resumes at once, from the oldest change."""
+        or forgotten), or at a new address: the queue and its waiting changes are left as they
+        are; the sign-in is checked (at a new address: and that the queue's tickets are there,
+        the same ones), kept, and sending resumes at once, from the oldest change, each change
+        read against the helpdesk again before it is sent."""
         secret = Secret(secret)
+        before = self.settings
+        sample = self._db.submit(_some_tickets, keep=False).result() if new_address else []
 
         def work() -> Abilities:
             helpdesk = make(checked(settings), secret)
             try:
-                return helpdesk.check()
+                abilities = helpdesk.check()
+                _same_tickets(helpdesk, sample)
+                return abilities
             finally:
                 helpdesk.close()
 
@@ -282,12 +304,27 @@ class HelpdeskLink(QObject):
             if isinstance(result, str):
                 done(result)
                 return
-            self._keep_sign_in(settings, secret)
-            self._db.submit(hd.due_now)  # before the new sender's first read of the outbox
-            self._start(settings, secret)
-            done(result)
+            if new_address and before is not None:
+                self._db.write(lambda conn: hd.move_link(conn, checked(settings).as_dict()))
+                self.credentials.forget(before.url)
+                settings_now = checked(settings)
+            else:
+                settings_now = settings
+            self._sign_in_kept(settings_now, secret, result, done)
 
         self._background(work, signed_in)
+
+    def _sign_in_kept(
+        self,
+        settings: Settings,
+        secret: str,
+        result: Abilities,
+        done: Callable[[Abilities | str], None],
+    ) -> None:
+        self._keep_sign_in(settings, secret)
+        self._db.submit(hd.due_now)  # before the new sender's first read of the outbox
+        self._start(settings, secret)
+        done(result)
 
     def _keep_sign_in(self, settings: Settings, secret: str) -> None:
         try:
@@ -666,6 +703,37 @@ def _who_it_sees(helpdesk: Helpdesk) -> tuple[str, ...]:
     if groups:
         said += f"; it sees {groups:,} {'group' if groups == 1 else 'groups'}"
     return (said + ".",)
+
+
+SAMPLE = 5  # tickets read at a new address to tell the same helpdesk from another
+
+
+def _some_tickets(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
+    """(console id, helpdesk id, subject) of a few tickets held, spread over the queue."""
+    rows = conn.execute(
+        "SELECT i.console_id, i.remote_id, t.subject FROM helpdesk_ids i"
+        " JOIN ticket_text t ON t.id = i.console_id WHERE i.kind = 'ticket' ORDER BY t.n"
+    ).fetchall()
+    step = max(1, len(rows) // SAMPLE)
+    return [(str(r[0]), str(r[1]), str(r[2])) for r in rows[::step][:SAMPLE]]
+
+
+def _same_tickets(helpdesk: Helpdesk, sample: list[tuple[str, str, str]]) -> None:
+    """At a new address, the queue's own tickets must be there, with their subjects: another
+    helpdesk of the same kind (a test server, another team's) is told apart before any
+    change of ours could be sent to it."""
+    for console, remote, subject in sample:
+        try:
+            found = helpdesk.current(remote).subject
+        except (GoneError, NotAllowedError) as exc:
+            if isinstance(exc, SignInError):
+                raise
+            found = None
+        if found != subject:
+            raise HelpdeskError(
+                f"That address does not hold this queue's tickets ({console} is not there as "
+                f"it is here): it looks like another {helpdesk.title}. Nothing was changed."
+            )
 
 
 def _current_link(conn: sqlite3.Connection) -> hd.Link | None:
