@@ -264,10 +264,12 @@ def run(kills: int, work: Path, rt: Any, seed: int = 11, bad_day: bool = True) -
         start = len(_read(log_path))
         child = _life(data, log_path, False, env)
         _wait_event(child, log_path, "ready", start, 120)
-        trouble = bad_day and life % 5 == 2
-        if trouble and life % 15 == 2:
+        # Every third life has a bad day, its kind taken in turn: RT restarts, new token,
+        # reconnect (lives 1, 4 and 7 of every 9).
+        trouble = bad_day and life % 3 == 1
+        if trouble and life % 9 == 1:
             _rt_restart(rt, rng, tally)
-        elif trouble and life % 15 == 7:
+        elif trouble and life % 9 == 4:
             _new_token(rt, work, rng, tally)
         elif trouble:
             _reconnect(work, rng, tally)
