@@ -81,13 +81,20 @@ def test_navigation_away_from_the_app_is_refused(console, monkeypatch):
     assert console.page.url().toString() == "understudy://app/index.html"
 
 
-def test_a_clicked_external_link_opens_in_the_system_browser(console, monkeypatch):
+def test_a_clicked_external_link_opens_in_the_system_browser_once_the_person_says(
+    console, monkeypatch
+):
     opened: list[str] = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toString()))
     console.js(
         "const a = document.createElement('a'); a.href = 'https://example.org/help';"
         "a.textContent = 'help'; document.body.append(a); a.click(); true"
     )
+    console.qtbot.waitUntil(lambda: console.page.opener.box is not None)
+    box = console.page.opener.box
+    assert box.informativeText() == "https://example.org/help"
+    assert opened == [], "nothing leaves the app before the person answers"
+    box.button(box.StandardButton.Open).click()
     console.qtbot.waitUntil(lambda: bool(opened))
     assert opened == ["https://example.org/help"]
     assert console.page.url().toString() == "understudy://app/index.html"

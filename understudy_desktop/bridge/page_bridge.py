@@ -3,8 +3,9 @@
 The page answers through one JSON-in slot. Every message is parsed against the protocol
 (bridge/protocol.py); anything else is dropped with a log line. What goes to the page is one
 of to_page.py's models, made JSON here. Python never sends a request
-before the current document said hello, and every document starts over: a reload or
-navigation fails calls that were in flight. This module only carries messages; what they may
+before the current document said hello, and every document starts over: a new document's
+hello (a reload) or a dead renderer fails calls that were in flight; a navigation the page
+refuses changes nothing. This module only carries messages; what they may
 do is decided by their receivers (console_port.py and the shell's services).
 """
 
@@ -81,7 +82,11 @@ class PageBridge(QObject):
         self._calls: dict[str, _Call] = {}
         self._queued: list[tuple[str, dict[str, Any], ResultCallback | None, float]] = []
         self._seq = 0
-        page.loadStarted.connect(self._reset)
+        # Not on loadStarted: a navigation the page refuses (a script's location.href, a
+        # link in a ticket) starts a load that never commits, and the document, with its
+        # bridge, stays. A new document says hello (only the relay of a document's own
+        # creation can: it holds the private port); a dead renderer says nothing at all.
+        page.renderProcessTerminated.connect(lambda *_args: self._reset())
 
     # --- state --------------------------------------------------------------------------
     @property
@@ -177,9 +182,10 @@ class PageBridge(QObject):
         return True
 
     def _on_hello(self, hello: Hello) -> None:
-        self._webmcp = hello.webmcp
         if self._ready:
-            return
+            # A new document (a reload): nothing of the old one's calls or state carries over.
+            self._reset()
+        self._webmcp = hello.webmcp
         self._ready = True
         self.ready_changed.emit(True)
         queued, self._queued = self._queued, []
