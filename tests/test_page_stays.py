@@ -68,3 +68,19 @@ def test_a_script_cannot_open_addresses_in_the_browser_unasked(console, monkeypa
     console.qtbot.wait(500)
     assert console.page.opener.box is None, "the 49 others were dropped, not queued"
     assert opened == ["https://example.com/0"]
+
+
+@pytest.mark.parametrize(
+    "path", ["nothing-here.js", "js/nothing/here.json", "..%2f..%2fetc/passwd"]
+)
+def test_a_missing_app_address_is_answered_at_once(console, path):
+    """A request for an address the app does not have ends at once (not found), rather than
+    staying open for ever in the page."""
+    console.js(
+        "window.__fetched = null;"
+        f" fetch('understudy://app/{path}').then("
+        " (r) => { window.__fetched = 'status ' + r.status; },"
+        " (e) => { window.__fetched = 'failed'; }); true"
+    )
+    console.qtbot.waitUntil(lambda: console.js("window.__fetched") is not None, timeout=3000)
+    assert console.js("window.__fetched") in ("status 404", "failed")

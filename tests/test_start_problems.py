@@ -123,3 +123,26 @@ def test_an_incomplete_page_is_said_so_instead_of_an_empty_window(tmp_path):
     assert "some of its own files are missing" in words and "Install Understudy again" in words
     log = (tmp_path / "data" / "logs" / "understudy.log").read_text()
     assert "canonicalize/lib/canonicalize.js" in log
+
+
+@pytest.mark.slow
+def test_a_database_from_a_newer_understudy_is_said_so_and_left_as_it_was(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    newer = data / "understudy.sqlite3"
+    conn = sqlite3.connect(newer)
+    conn.execute("PRAGMA user_version = 999")
+    conn.close()
+    before = hashlib.sha256(newer.read_bytes()).hexdigest()
+    words = said(start(data))
+    assert "last used by a newer Understudy" in words
+    assert hashlib.sha256(newer.read_bytes()).hexdigest() == before
+
+
+@pytest.mark.slow
+def test_a_data_folder_that_is_a_file_is_said_so_and_left_as_it_was(tmp_path):
+    data = tmp_path / "data"
+    data.write_text("not a folder")
+    words = said(start(data))
+    assert "there is a file" in words
+    assert data.read_text() == "not a folder"

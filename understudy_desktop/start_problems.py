@@ -1,5 +1,6 @@
 """What stops the app from starting, said as a person can act on it: a damaged database, a
-data folder it may not write to, a full disk. Nothing is changed by the attempt: a damaged
+database from a newer Understudy, a data folder that is a file or that it may not write to, a
+full disk. Nothing is changed by the attempt: a damaged
 database is left as it is for a backup or a helper to look at."""
 
 from __future__ import annotations
@@ -36,6 +37,21 @@ def problem_of(exc: BaseException, data_dir: Path) -> Problem | None:
     texts = " ".join(str(e).lower() for e in _causes(exc))
     numbers = {e.errno for e in _causes(exc) if isinstance(e, OSError)}
     where = str(data_dir)
+    if "newer understudy" in texts:
+        return Problem(
+            "Understudy needs updating",
+            f"Understudy could not start: its data folder ({where}) was last used by a newer "
+            "Understudy, whose saved data this one cannot read. Install the newer Understudy "
+            "again (or start this one with another folder: understudy --data-dir FOLDER). "
+            "Nothing was changed.",
+        )
+    if numbers & {errno.ENOTDIR, errno.EEXIST} or (data_dir.exists() and not data_dir.is_dir()):
+        return Problem(
+            "Understudy's data folder is a file",
+            f"Understudy could not start: where its data folder should be ({where}) there is "
+            "a file. Move that file somewhere else, or start Understudy with another folder "
+            "(understudy --data-dir FOLDER). Nothing was changed.",
+        )
     if errno.ENOSPC in numbers or "disk is full" in texts or "no space" in texts:
         return Problem(
             "The disk is full",

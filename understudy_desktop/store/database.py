@@ -215,6 +215,18 @@ def _private_file(path: Path) -> None:
 
 def connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
+    # Before anything is written (WAL mode rewrites the file's header): a database from a
+    # newer Understudy is left exactly as it was.
+    try:
+        too_new = int(conn.execute("PRAGMA user_version").fetchone()[0]) > len(MIGRATIONS)
+    except BaseException:
+        conn.close()
+        raise
+    if too_new:
+        conn.close()
+        raise DatabaseError(
+            "The data folder was written by a newer Understudy. Update Understudy to open it."
+        )
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")
     conn.execute("PRAGMA foreign_keys=ON")
