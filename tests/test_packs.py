@@ -207,6 +207,20 @@ def test_an_import_renames_or_replaces_a_clash_and_holds_back_what_drifted(catal
     assert replacing == [approved.name]
 
 
+def test_a_pack_whose_file_name_is_not_utf8_is_kept_with_a_readable_name(catalogue, tmp_path):
+    """Python hands such a name over with lone surrogates, which SQLite refuses ("the
+    database refused the change"): the tool keeps the name readable, odd bytes shown."""
+    import json
+    import os
+
+    approved = complete(Definition.of(definition_with_examples()), catalogue)
+    plan = ImportPlan(definitions=[approved], clashes=[], author="Priya", hold_back={})
+    odd = os.fsdecode(b"caf\xe9-tools.understudy-pack.json")
+    [tool], _ = tools_to_import(plan, set(), False, odd)
+    assert tool.origin.pack == "caf\ufffd-tools.understudy-pack.json"
+    json.dumps(tool.origin.pack, ensure_ascii=False).encode("utf-8")  # storable as it is
+
+
 def test_an_import_that_would_go_over_the_cap_says_so_and_a_held_tool_does_not_count(catalogue):
     cap = rules().maxTaughtTools
     approved = complete(Definition.of(definition_with_examples()), catalogue)

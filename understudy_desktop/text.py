@@ -6,6 +6,7 @@ does the same (js/ui/dom.js)."""
 
 from __future__ import annotations
 
+import os
 import re
 
 BIDI_CONTROLS = {
@@ -37,3 +38,10 @@ def isolated(text: str) -> str:
     apart as a first-strong isolate, so a right-to-left name or subject cannot reorder the
     words around it ("you set … meanwhile …" stays in its order)."""
     return f"{FSI}{visible_controls(text)}{PDI}"
+
+
+def file_name_words(name: str) -> str:
+    """A file's name as text that can be shown and stored: a name that is not UTF-8 on disk
+    (Python keeps its odd bytes as lone surrogates, which no database or JSON file takes)
+    has each odd byte shown as U+FFFD instead."""
+    return os.fsencode(name).decode("utf-8", errors="replace")

@@ -15,6 +15,7 @@ from understudy_desktop.library.refs import Known, name_refs
 from understudy_desktop.packs.export import PACK_SUFFIX
 from understudy_desktop.packs.importer import ImportPlan, renamed
 from understudy_desktop.rules import rules
+from understudy_desktop.text import file_name_words
 
 
 def looks_like_pack(path: Path) -> bool:
@@ -41,7 +42,8 @@ def tools_to_import(
     taken = set(existing) | {d.name for d in plan.definitions}
     replacing: list[str] = []
     tools: list[TaughtTool] = []
-    origin = origin or Origin(by="pack", pack=filename, author=plan.author)
+    # The name is stored with the tool: one that is not UTF-8 on disk is kept readable.
+    origin = origin or Origin(by="pack", pack=file_name_words(filename), author=plan.author)
     for definition in definitions if definitions is not None else plan.definitions:
         original = definition.name
         if original in plan.clashes:
