@@ -344,9 +344,12 @@ def test_each_problem_with_a_definition_is_said_without_repeating_what_it_holds(
         "A question the tool asks has a name that is not allowed.",
         f"A question the tool asks is described in over {budgets.paramDescription} characters.",
         "Step 1 uses a command this console does not have.",
+        "Step 2 (Set priority) leaves out ticket_id, which its command needs.",
+        "Step 2 (Set priority) leaves out priority, which its command needs.",
         "Step 2 sets a field its command does not have.",
         "Step 3 fills ticket_id with the answer to a question the tool does not ask.",
         "Step 3 (Set priority) has a fixed priority that the command does not accept.",
+        "Step 4 (Set status) leaves out ticket_id, which its command needs.",
         "Step 4 takes status from a step that does not come before it.",
     ]
     assert not any(M in p or M.upper() in p for p in problems)

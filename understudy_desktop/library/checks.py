@@ -140,6 +140,13 @@ def _step_problems(
     if info is None:
         return [f"Step {index + 1} uses a command this console does not have."]
     fields = info.payload_schema.get("properties") or {}
+    # A field the command needs, left out, fails the step on every run: such a tool is never
+    # approved, whoever brings it (a draft, a pack, the team folder, a repair).
+    for needed in info.payload_schema.get("required") or []:
+        if needed not in step.args:
+            problems.append(
+                f"Step {index + 1} ({info.title}) leaves out {needed}, which its command needs."
+            )
     for arg, spec in step.args.items():
         if arg not in fields:
             problems.append(f"Step {index + 1} sets a field its command does not have.")
