@@ -307,11 +307,15 @@ def verify(data: Path, log_path: Path, desk: Any, tally: Tally) -> None:
         values = json.loads(tags)
         committed[ticket] = int(values[0][1:]) if values else 0
     tally.committed = int(db.execute("SELECT count(*) FROM outbox").fetchone()[0])
-    for ticket, state, words, attempts in db.execute(
-        "SELECT ticket, state, words, attempts FROM outbox WHERE state != 'sent'"
+    for ticket, state, words, attempts, value, base, theirs in db.execute(
+        "SELECT ticket, state, words, attempts, value, base, theirs FROM outbox"
+        " WHERE state != 'sent'"
     ):
         tally.unsettled += 1
-        tally.notes.append(f"{ticket}: still {state} after {attempts} tries ({words})")
+        tally.notes.append(
+            f"{ticket}: still {state} after {attempts} tries ({words}); ours {value},"
+            f" made over {base}, RT had {theirs}"
+        )
     db.close()
     for number in desk.ids:
         ticket = f"RT-{number}"

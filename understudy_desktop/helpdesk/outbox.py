@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 BACKOFF_S = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 MOVED_ON_TRIES = 3  # the ticket changed between our read and our send this many times: wait
 IDLE_WAKE_S = 30.0
+_ONE_AT_A_TIME = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,18 @@ class Sender:
             self._wake.clear()
 
     def send_one(self) -> SendResult | None:
-        """Send the next due change; None when nothing is due (or the helpdesk asked to wait)."""
+        """Send the next due change; None when nothing is due (or the helpdesk asked to wait).
+
+        One change at a time in the whole app, whichever sender: a sender replaced (a new
+        sign-in, a reconnection) may still be inside a request that outlives its stop(), and
+        two senders reading the same change would each send it, the later one finding the
+        earlier one's value and taking it for someone else's (a false conflict)."""
+        with _ONE_AT_A_TIME:
+            if self._stop.is_set():
+                return None
+            return self._send_one()
+
+    def _send_one(self) -> SendResult | None:
         if time.time() < self._paused_until:
             return None
         out = self._db.submit(lambda conn: hd.next_outgoing(conn, time.time()), keep=False).result()
