@@ -413,3 +413,34 @@ def test_a_ticket_moved_to_another_queue_gets_no_change_of_ours(rt_server, tmp_p
     assert desk.changes_to(desk.ids[0], "Priority") == []
     assert outbox(db) == [(ticket, "priority", "high", "settled")]
     db.close()
+
+
+@pytest.mark.parametrize(
+    ("rt_holds", "outcome"),
+    [
+        (["old", "new"], "sent"),  # RT killed after adding ours, before deleting the old one
+        ([], "sent"),  # killed after deleting the old one, before adding ours
+        (["old", "theirs"], "conflict"),  # someone else's tag: their change, waits
+        (["new", "theirs"], "conflict"),
+    ],
+)
+def test_tags_left_halfway_by_an_rt_killed_mid_update_are_sent_again(
+    rt_server, tmp_path, rt_holds, outcome
+):
+    """RT applies a tags change a value at a time; a server killed in between keeps a mix of
+    the old and the new (seen by the crash harness). That mix is our change on its way, not
+    someone else's: it is sent again. A tag neither value holds is someone's: a choice."""
+    desk = make_desk(rt_server, tickets=1)
+    number = desk.ids[0]
+    rt_server.rest("PUT", f"ticket/{number}", {"CustomFields": {"Tags": ["old"]}})
+    db, _ = connected_db(tmp_path, desk)
+    ticket = f"RT-{number}"
+    db.write(lambda conn: tables.write_field(conn, ticket, "tags", ["new"]))
+    rt_server.rest("PUT", f"ticket/{number}", {"CustomFields": {"Tags": rt_holds}})
+    [result] = drain(Sender(db, desk.adapter))
+    assert result.outcome == outcome, result
+    if outcome == "sent":
+        assert desk.tags(number) == ["new"]
+    else:
+        assert sorted(desk.tags(number)) == sorted(rt_holds), "nothing overwritten"
+    db.close()

@@ -190,7 +190,7 @@ class Sender:
             theirs = _plain(out.field, now.value(out.field))
             if theirs == ours:
                 return "arrived", now, None
-            if theirs not in bases:
+            if theirs not in bases and not _on_its_way(out.field, theirs, [*bases, ours]):
                 return "conflict", now, theirs
             try:
                 after = self._helpdesk.apply(
@@ -249,6 +249,23 @@ class Sender:
         except Exception:
             log.exception("telling about a sent change failed")
         return result
+
+
+def _on_its_way(field: str, theirs: Any, values: list[Any]) -> bool:
+    """Tags the helpdesk holds halfway from one of our values to a later one: RT applies a
+    tags change one value at a time (add the new, delete the old), and a server killed in
+    between keeps a mix of the two. A set between from and to (everything both hold, nothing
+    neither holds) can only differ from `to` in what we changed ourselves, so sending ours
+    again undoes no one else's change; anything else is someone's, and waits for a choice."""
+    if field != "tags":
+        return False
+    held = set(theirs or ())
+    for i, before in enumerate(values):
+        for after in values[i + 1 :]:
+            old, new = set(before or ()), set(after or ())
+            if old & new <= held <= old | new:
+                return True
+    return False
 
 
 def _plain(field: str, value: Any) -> Any:
