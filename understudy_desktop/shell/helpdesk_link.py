@@ -434,11 +434,17 @@ class HelpdeskLink(QObject):
 
     def _leave(self, puller: Helpdesk, gone: list[Departure]) -> list[hd.Left]:
         """Through the model's writer, like a sync's page; waits for the commit."""
+        left = self._through_model(puller, lambda conn: ([], sync.leave_all(conn, gone)))
+        return left if isinstance(left, list) else []
+
+    def _through_model(
+        self, puller: Helpdesk, work: Callable[[sqlite3.Connection], tuple[list[Write], Any]]
+    ) -> Any:
+        """On the sync thread: `work` as the model's commit from outside (the page draws what
+        it wrote), waited for; None when the window closed or the connection changed while
+        the helpdesk was read, or the work failed (the exception, then)."""
         done = threading.Event()
         outcome: list[Any] = []
-
-        def work(conn: sqlite3.Connection) -> tuple[list[Write], list[hd.Left]]:
-            return [], sync.leave_all(conn, gone)
 
         def finished(result: Any) -> None:
             outcome.append(result)
@@ -452,7 +458,7 @@ class HelpdeskLink(QObject):
 
         call_on_main(start)
         done.wait(120)
-        return outcome[0] if outcome and isinstance(outcome[0], list) else []
+        return outcome[0] if outcome else None
 
     def _tickets_left(self, notes: list[hd.Left]) -> None:
         """Tickets left the queue: the page is given the queue again, and the person told."""
@@ -483,8 +489,6 @@ class HelpdeskLink(QObject):
 
     def _apply_page(self, puller: Helpdesk, page: Page, read_at: float) -> sync.Applied | None:
         """Through the model, so the page draws it; waits for the commit."""
-        done = threading.Event()
-        outcome: list[Any] = []
 
         def work(conn: sqlite3.Connection) -> tuple[list[Write], sync.Applied]:
             applied = sync.apply_remote(
@@ -492,20 +496,8 @@ class HelpdeskLink(QObject):
             )
             return applied.writes, applied
 
-        def finished(result: Any) -> None:
-            outcome.append(result)
-            done.set()
-
-        def start() -> None:
-            # The window may have closed, or the connection changed, while the page was read.
-            if isValid(self) and isValid(self._model) and self._puller is puller:
-                self._model.from_outside("helpdesk", "sync", work, finished)
-            else:
-                finished(None)
-
-        call_on_main(start)
-        done.wait(120)
-        return outcome[0] if outcome and isinstance(outcome[0], sync.Applied) else None
+        applied = self._through_model(puller, work)
+        return applied if isinstance(applied, sync.Applied) else None
 
     # --- where things stand ---------------------------------------------------------------
     def _committed(self, entry: Any) -> None:
