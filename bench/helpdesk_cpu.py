@@ -22,6 +22,7 @@ Usage: .venv/bin/python bench/helpdesk_cpu.py [changes]
 
 from __future__ import annotations
 
+import copy
 import os
 import statistics
 import sys
@@ -31,39 +32,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+import agent_latency
 from harness import application, publish_definitions, start_console
 from harness import wait as pump
 from proc_cpu import cpu_seconds, descendants, kinds, spent, stat_path
 
 TOOL = "set_any_priority"
-DEFINITION = {
-    "name": TOOL,
-    "title": "",
-    "description": "Open one ticket and set its priority.",
-    "inputSchema": {
-        "type": "object",
-        "properties": {
-            "ticket_id": {
-                "type": "string",
-                "pattern": "^[A-Z]+-[0-9]+$",
-                "description": "The ticket.",
-            },
-            "priority": {"enum": ["low", "normal", "high", "urgent"], "description": "Priority."},
-        },
-        "required": ["priority", "ticket_id"],
-        "additionalProperties": False,
-    },
-    "steps": [
-        {"command": "select_ticket", "args": {"ticket_id": {"from": "param", "name": "ticket_id"}}},
-        {
-            "command": "set_ticket_priority",
-            "args": {
-                "ticket_id": {"from": "step", "step": 0, "path": "ticket_id"},
-                "priority": {"from": "param", "name": "priority"},
-            },
-        },
-    ],
-}
+# agent_latency.py's tool, for any ticket's id (T-1001 and RT-12 alike).
+DEFINITION = copy.deepcopy(agent_latency.DEFINITION)
+DEFINITION["name"] = TOOL
+DEFINITION["inputSchema"]["properties"]["ticket_id"]["pattern"] = "^[A-Z]+-[0-9]+$"
 SLOT_S = 1.6  # every slot lasts this long, with a change or without, in both arms
 TARGET = 1.5
 
