@@ -336,3 +336,38 @@ def test_a_run_the_console_cannot_do_or_that_was_stopped_changes_nothing():
         f"Stopped before step 2 ({title}); the changes it had made were undone."
     )
     assert model.tickets() == before
+
+
+def test_a_run_stopped_during_its_last_step_is_rolled_back_whole():
+    """A caller who gave up while the last step ran (seconds, on a big queue) keeps nothing:
+    the run looks once more after its last step, before its transaction is committed."""
+    model = MemoryModel(queue())
+    before = model.tickets()
+    checks = iter([False, False, True])  # before step 1, before step 2, after step 2
+    request = RunRequest(
+        "t",
+        [
+            Step.model_validate(s)
+            for s in [
+                {"command": "set_ticket_priority", "args": const(ticket_id="T-1", priority="low")},
+                {"command": "set_ticket_status", "args": const(ticket_id="T-1", status="solved")},
+            ]
+        ],
+        {"type": "object"},
+        {},
+    )
+    model.conn.execute("BEGIN IMMEDIATE")
+    with pytest.raises(RunError) as stopped:
+        runs.execute(
+            lambda view: Context(model.conn, model.people, view, True, False, Searches(model.conn)),
+            model.catalogue,
+            request,
+            stopped=lambda: next(checks),
+        )
+    model.conn.execute("ROLLBACK")
+    assert stopped.value.answer["code"] == "cancelled"
+    assert stopped.value.answer["message"] == (
+        "Stopped after its last step, before its changes were saved; they were undone."
+    )
+    assert stopped.value.answer["rolledBack"] is True
+    assert model.tickets() == before

@@ -346,9 +346,17 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/test_helpdesk_outbox_fakes.py", "-k", "sent_once"),
     ),
     Mutant(
+        "run cancelled in its last step kept",
+        "understudy_desktop/model/runs.py",
+        "(library/runner.py records that).\n    if stopped():\n",
+        "(library/runner.py records that).\n    if False:\n",
+        ("tests/test_model.py", "-k", "during_its_last_step"),
+    ),
+    Mutant(
         "helpdesk change overwritten",
         OUTBOX,
-        "            if theirs not in bases:\n",
+        "            if theirs not in bases and not _on_its_way("
+        "out.field, theirs, [*bases, ours]):\n",
         "            if False:\n",
         ("tests/test_helpdesk_outbox_fakes.py", "-k", "not_overwritten"),
     ),

@@ -44,6 +44,7 @@ from understudy_desktop.rules import rules
 
 log = logging.getLogger(__name__)
 DEFAULT_RUN_TIMEOUT_S = 30.0
+MAX_UNTOLD = 10  # notes kept for a caller that has not called again
 
 
 class CallHandle:
@@ -86,6 +87,9 @@ class ToolCalls(QObject):
         self.port = port
         self.run_timeout_s = DEFAULT_RUN_TIMEOUT_S
         self.approval_hold_s = float(rules().approvalHoldSeconds)
+        # What a caller could not be told (it had cancelled), said with its next answer.
+        self._untold: dict[str, list[str]] = {}
+        runner.cancelled_late.connect(self._cancelled_late)
 
     # --- listing (any thread) -----------------------------------------------------------
     def listed(self) -> list[dict[str, Any]]:
@@ -105,6 +109,7 @@ class ToolCalls(QObject):
         self, name: str, arguments: dict[str, Any], requester: str, answer: Answer
     ) -> CallHandle:
         handle = CallHandle()
+        answer = self._telling_earlier(requester, answer)
         builtin = builtins.builtin_tools().get(name)
         if builtin is not None:
             problems = argument_problems(builtins.argument_schema(name), arguments)
@@ -233,6 +238,33 @@ class ToolCalls(QObject):
             )
 
         self.port.draft(request, compiled)
+
+    # --- cancelled too late ----------------------------------------------------------------
+    def _cancelled_late(self, job: RunJob) -> None:
+        result = job.result.answer if job.result is not None else {}
+        changed = len(result.get("changed") or []) + int(result.get("changed_more") or 0)
+        what = f"{changed} ticket{'' if changed == 1 else 's'}" if changed else "the queue"
+        note = (
+            f"Your earlier call to {job.tool.name} was cancelled after its changes to {what} "
+            "had been saved, so they were kept. Change them back with another call if they "
+            "are not wanted."
+        )
+        notes = self._untold.setdefault(job.client, [])
+        notes.append(note)
+        del notes[:-MAX_UNTOLD]
+
+    def _telling_earlier(self, requester: str, answer: Answer) -> Answer:
+        def told(reply: dict[str, Any]) -> None:
+            notes = self._untold.pop(requester, [])
+            if not notes:
+                answer(reply)
+            elif reply.get("isError") is True:
+                message = str(reply.get("message") or "")
+                answer({**reply, "message": " ".join([message, *notes]), "earlier": notes})
+            else:
+                answer({**reply, "earlier": notes})
+
+        return told
 
     # --- taught tools -------------------------------------------------------------------
     def _taught(

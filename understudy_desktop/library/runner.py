@@ -65,6 +65,8 @@ class RunJob:
     started: bool = False  # its transaction began applying steps (set on the writer thread)
     refusal: dict[str, Any] | None = None  # its tool was turned off or revoked meanwhile
     lock: threading.Lock = field(default_factory=threading.Lock)
+    result: RunResult | None = None  # once finished
+    cancelled_late: bool = False  # its caller gave up after its changes were saved
 
     @property
     def deadline(self) -> float:
@@ -87,6 +89,8 @@ def tool_state(tool: TaughtTool | None) -> ToolState | None:
 
 class ToolRunner(QObject):
     finished = Signal(object)  # the RunJob, after its result was handed out
+    # A RunJob whose caller gave up too late: its changes had been saved (or were being).
+    cancelled_late = Signal(object)
 
     def __init__(
         self, model: ConsoleModel, library: Library, parent: QObject | None = None
@@ -138,8 +142,13 @@ class ToolRunner(QObject):
 
     def cancel(self, job: RunJob) -> None:
         """The caller gave up. A waiting run never runs; a running one stops before its next
-        step and is rolled back."""
-        if job.state == "waiting":
+        step, or after its last one, and is rolled back. One whose changes were already saved
+        keeps them, and that is recorded (cancelled_late): its caller may never have seen the
+        answer that said so."""
+        if job.state == "finished":
+            if job.result is not None and job.result.ok:
+                self._late(job)
+        elif job.state == "waiting":
             self._waiting.remove(job)
             answer = _error(ErrorCode.CANCELLED, f"{job.tool.name} was stopped before it started.")
             self._finish(job, RunResult("cancelled", answer))
@@ -230,6 +239,12 @@ class ToolRunner(QObject):
             self._library.record_run(job.tool.name, True, None)
             answer = self._with_helpdesk(answer)
             result = RunResult("ok", answer)
+            if job.stop.is_set():
+                # Cancelled after the run's last look before COMMIT: it is saved.
+                self._finish(job, result)
+                self._late(job)
+                self._pump()
+                return
         elif code == "cancelled":  # stopped, before its first step or between steps
             result = RunResult("cancelled", answer)
         elif job.refused_inside:
@@ -251,10 +266,17 @@ class ToolRunner(QObject):
         words = note(tickets) if tickets else ""
         return {**answer, "helpdesk": words} if words else answer
 
+    def _late(self, job: RunJob) -> None:
+        if not job.cancelled_late:
+            job.cancelled_late = True
+            self._model.record_late_cancel(job.tool.name, job.client)
+            self.cancelled_late.emit(job)
+
     def _finish(self, job: RunJob, result: RunResult) -> None:
         if job.state == "finished":
             return
         job.state = "finished"
+        job.result = result
         if job.timer is not None:
             job.timer.stop()
             job.timer.deleteLater()

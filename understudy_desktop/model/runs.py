@@ -258,6 +258,19 @@ def execute(
             raise _failed(index, info.title, command, why, writes, reason=exc.code) from None
         results.append(applied.result)
         writes.extend(applied.writes)
+    # A step can take seconds on a big queue; a caller who gave up during the last one is
+    # still told nothing was kept, and nothing is. This is the last look before COMMIT: a
+    # cancel later than this finds the run saved (library/runner.py records that).
+    if stopped():
+        raise RunError(
+            fail(
+                ErrorCode.CANCELLED,
+                "Stopped after its last step, before its changes were saved; they were undone.",
+                stoppedAt=len(steps),
+                rolledBack=bool(writes),
+                kept=[],
+            )
+        )
     return RunOutcome(_answer(request.tool, len(steps), writes, results), writes, shown)
 
 

@@ -286,6 +286,15 @@ class ConsoleModel(QObject):
 
         self._submit(work, finished, keep=not trial)
 
+    def record_late_cancel(self, tool: str, client: str) -> None:
+        """A run of `tool` was saved before its caller's cancel reached it: the journal says
+        so beside the run, so that whoever reads the record knows the caller gave up."""
+
+        def work(conn: sqlite3.Connection) -> None:
+            journal(conn, "agent", f"cancelled after saving: run {tool}", [], tool, client)
+
+        self._submit(work, lambda _result: None)
+
     # --- teaching ----------------------------------------------------------------------------
     def start_teaching(self, repair: tuple[str, int] | None = None) -> None:
         """From now on the person's commands are recorded (until stop_teaching)."""

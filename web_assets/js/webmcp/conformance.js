@@ -416,18 +416,19 @@ const SKIPPED = {
 // ---------------------------------------------------------------------------------------
 // One case's context
 
-let caseSerial = 0;
-
 /** What a tool's execute() is given besides its input. @typedef {{ signal: AbortSignal }} ToolClient */
 /** How a test tool answers. @typedef {(input: unknown, client: ToolClient) => unknown} Behaviour */
 
 class CaseContext {
-  /** @param {{ mc: ProbedContext }} env */
-  constructor(env) {
-    caseSerial += 1;
+  /**
+   * @param {{ mc: ProbedContext }} env
+   * @param {number} caseNumber the case's place in the whole list, so that a case run again
+   *   on its own names its tools as it did in the full run
+   */
+  constructor(env, caseNumber) {
     this.env = env;
     this.mc = env.mc;
-    this.prefix = `k${caseSerial}`;
+    this.prefix = `k${caseNumber}`;
     this.serial = 0;
     /** @type {string[]} */
     this.log = [];
@@ -2521,13 +2522,15 @@ export async function runConformance({ only = null } = {}) {
   const skipped = SKIPPED;
   /** @type {Record<string, string>} */
   const known = KNOWN_DIFFERENCES;
+  let caseNumber = 0;
   for (const { id, run } of conformanceCases()) {
+    caseNumber += 1;
     if (only && !only.some((prefix) => id.startsWith(prefix))) continue;
     if (skipped[id]) {
       report.skipped[id] = skipped[id];
       continue;
     }
-    report.cases[id] = await runCase(env, run);
+    report.cases[id] = await runCase(env, run, caseNumber);
     report.count += 1;
     if (known[id]) report.knownDifferences[id] = known[id];
   }
@@ -2550,9 +2553,10 @@ function within(promise, ms, late) {
 /**
  * @param {{ mc: ProbedContext }} env
  * @param {(ctx: CaseContext) => unknown} run
+ * @param {number} caseNumber
  */
-async function runCase(env, run) {
-  const ctx = new CaseContext(env);
+async function runCase(env, run, caseNumber) {
+  const ctx = new CaseContext(env, caseNumber);
   let outcome;
   try {
     // A case that hangs (an implementation never settling a promise) is an outcome too.
