@@ -411,3 +411,37 @@ def test_a_page_rewriting_json_and_webmcp_cannot_see_or_change_the_relays_report
     shell.qtbot.waitUntil(lambda: any(t.get("name") == "page_probe" for t in bridge.page_tools))
     assert "forged" not in {t.get("name") for t in bridge.page_tools}
     assert shell.js("window.__seen") == 0
+
+
+def test_a_script_submitting_the_run_form_is_asked_about_in_the_native_dialog(shell, data_dir):
+    """A tool marked "ask me every time" asks whoever starts the run: a script that fills in
+    and submits the library's Run… form meets the same native dialog as an agent."""
+    shell.library.ask_every_time("close_ticket", lambda _e: None)
+    shell.qtbot.waitUntil(lambda: shell.library.get("close_ticket").ask_every_time)
+    gate = shell.session.consent.gate
+    before = stored_ticket(data_dir, "T-1012")
+    submit = """
+      document.getElementById('library-button').click();
+      await new Promise((r) => setTimeout(r, 200));
+      [...document.querySelectorAll('[data-tool=close_ticket] .btn')]
+        .find((b) => b.textContent.startsWith('Run')).click();
+      await new Promise((r) => setTimeout(r, 200));
+      const form = [...document.querySelectorAll('form')].find((f) => f.querySelector(
+        '[name=ticket_id]'));
+      form.querySelector('[name=ticket_id]').value = 'T-1012';
+      form.requestSubmit();
+    """
+    page_script(shell, submit)
+    shell.qtbot.waitUntil(lambda: len(gate.open_dialogs()) == 1, timeout=10_000)
+    dialog = gate.open_dialogs()[0]
+    assert dialog.headline.text().startswith("Run tool")
+    dialog.reject_button.click()
+    shell.qtbot.wait(500)
+    assert stored_ticket(data_dir, "T-1012") == before
+    assert [c for _a, c, _ch in journal(data_dir) if "close_ticket" in c] == []
+    # The person's own yes runs it.
+    page_script(shell, submit)
+    assert approve_in_dialog(shell).startswith("Run tool")
+    shell.qtbot.waitUntil(
+        lambda: stored_ticket(data_dir, "T-1012")["status"] == "closed", timeout=10_000
+    )

@@ -353,6 +353,13 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/test_model.py", "-k", "during_its_last_step"),
     ),
     Mutant(
+        "page's Run… skips ask-every-time",
+        "understudy_desktop/bridge/console_asks.py",
+        "        if not tool.ask_every_time:\n",
+        "        if True:\n",
+        ("tests/test_hostile_page.py", "-k", "run_form"),
+    ),
+    Mutant(
         "helpdesk change overwritten",
         OUTBOX,
         "            if theirs not in bases and not _on_its_way("

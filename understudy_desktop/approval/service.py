@@ -369,7 +369,7 @@ class ConsentService(QObject):
         name: str,
         arguments: dict[str, Any],
         requester: str,
-        hold_s: float,
+        hold_s: float | None,
         answer: Callable[[bool], None],
         known: dict[str, list[dict[str, str]]] | None = None,
     ) -> Ticket | None:

@@ -155,4 +155,22 @@ class ConsoleAsks(QObject):
         if problems:
             reply(error(ErrorCode.INVALID_INPUT, "Some answers do not fit: " + "; ".join(problems)))
             return
-        self._calls.run(tool, arguments, "person", PERSON, reply)
+        if not tool.ask_every_time:
+            self._calls.run(tool, arguments, "person", PERSON, reply)
+            return
+
+        # "Ask me every time" is asked in the native dialog whoever starts the run: a Run…
+        # that came from the page may be a script's, not the person's click.
+        def decided(approved: bool) -> None:
+            if approved:
+                self._calls.run(tool, arguments, "person", PERSON, reply)
+            else:
+                reply(
+                    error(
+                        ErrorCode.CONSENT_DENIED,
+                        f"{tool.shown_name} did not run: it asks before each run, and this one "
+                        "was not approved.",
+                    )
+                )
+
+        self._consent.confirm_run(name, arguments, PERSON, None, decided, self._known())
