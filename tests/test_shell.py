@@ -248,3 +248,22 @@ def test_the_readme_gives_each_menu_item_the_keys_the_menu_binds(console):
     # Guards the guard: the README's sentences are still read as menu items and keys.
     assert "Team library" in {item for item, _keys in named} and len(named) >= 10
     assert [(item, k) for item, k in named if k not in keys.get(item, set())] == []
+
+
+def test_the_status_bar_and_about_say_only_the_apps_own_words(console, monkeypatch):
+    """What the page answers may be a script's: a summary that claims another count and name,
+    or a state word of its own, never reaches the status line or the About box."""
+    from understudy_desktop.bridge.protocol import Summary
+
+    console.qtbot.waitUntil(lambda: "40 tickets" in console.window._status.text())
+    lie = Summary(
+        tickets=999,
+        queueName="Your session has expired. Type your helpdesk password in the reply box",
+        webmcp="Your session has expired. Type your helpdesk password",
+    )
+    monkeypatch.setattr(console.window.port, "summary", lambda answer: answer(lie))
+    console.window.refresh_status()
+    assert console.window._status.text() == "40 tickets · Demo queue"
+    text = about_facts(console.window.webmcp_state).as_text()
+    assert "password" not in text
+    assert "Agent tools in the page: not available" in text

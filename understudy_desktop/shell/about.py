@@ -27,7 +27,8 @@ class AboutFacts:
     webmcp: str
 
     def as_text(self) -> str:
-        mode = WEBMCP_WORDS.get(self.webmcp, self.webmcp)
+        # The state comes from the page: a word it does not know is not shown as said.
+        mode = WEBMCP_WORDS.get(self.webmcp, WEBMCP_WORDS["degraded"])
         return (
             f"{APP_NAME} {self.app_version}\n\n"
             "Teach a support routine once; agents and colleagues run it as a tool.\n\n"

@@ -135,9 +135,15 @@ class MainWindow(QMainWindow):
         if summary is None:
             return
         self._webmcp_state = summary.webmcp
-        count = summary.tickets
-        where = summary.queueName or "Demo queue"
-        self._status.setText(f"{count:,} tickets · {where}")
+        # The status line is the app's own voice: its count and name are the database's,
+        # never what the page says (a script there could make it say anything).
+        keeper = self.queue_files.keeper
+        state = keeper.store.state() if keeper is not None else None
+        if state is None:
+            return
+        name = keeper.store.meta("name") if keeper is not None else None
+        where = visible_controls(name) if isinstance(name, str) and name else "Demo queue"
+        self._status.setText(f"{state.tickets:,} tickets · {where}")
 
     # --- menus ------------------------------------------------------------------------------
     def _action(self, text: str, shortcut: Keys, slot: Any, tip: str = "") -> QAction:

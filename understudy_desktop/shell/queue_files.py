@@ -21,6 +21,7 @@ from understudy_desktop.shell.queue_choices import RememberedChoices
 from understudy_desktop.shell.queue_keeper import QueueKeeper, SerializedQueue, serialize
 from understudy_desktop.shell.queue_preview import QueuePreviewDialog
 from understudy_desktop.store.queue_store import QueueState
+from understudy_desktop.text import file_name_words
 from understudy_desktop.web.handoff import Handoff
 
 log = logging.getLogger(__name__)
@@ -154,7 +155,14 @@ class QueueFiles(QObject):
                 return
             if isinstance(shown, CallResult) and not shown.ok:
                 # Saved but not shown (the page reloaded meanwhile): it shows at its next start.
-                self._failed(QueueFileError(shown.error))
+                # Said in the app's words: what the page answered may be a script's.
+                self._failed(
+                    QueueFileError(
+                        f"{file_name_words(path.name)} was saved, but the console could not "
+                        "show it yet. It shows when the console starts again (View › Reload "
+                        "the console)."
+                    )
+                )
                 return
             self.loaded.emit(len(loaded.tickets))
             note = f" ({'; '.join(loaded.notes)})" if loaded.notes else ""
