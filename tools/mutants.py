@@ -360,6 +360,13 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/test_hostile_page.py", "-k", "run_form"),
     ),
     Mutant(
+        "page asks at any pace",
+        "understudy_desktop/bridge/page_bridge.py",
+        '        if admitted == "now":\n',
+        "        if True:\n",
+        ("tests/test_page_pace.py", "-k", "flooding"),
+    ),
+    Mutant(
         "helpdesk change overwritten",
         OUTBOX,
         "            if theirs not in bases and not _on_its_way("

@@ -59,7 +59,10 @@ MEANINGS: dict[ErrorCode, tuple[str, str]] = {
     ErrorCode.STEP_FAILED: (AGENTS, "a step failed; the run's earlier changes were undone"),
     ErrorCode.TIMEOUT: (AGENTS, "the run did not finish (or start) within its time"),
     ErrorCode.CANCELLED: (AGENTS, "the run was stopped before it finished; nothing was kept"),
-    ErrorCode.BUSY: (AGENTS, "too many runs are already waiting; try again shortly"),
+    ErrorCode.BUSY: (
+        AGENTS,
+        "too many runs are already waiting (or the page asked too fast); try again shortly",
+    ),
     ErrorCode.UNAVAILABLE: (AGENTS, "Understudy is not running or not answering"),
     ErrorCode.CONSENT_DENIED: (AGENTS, "the person said no"),
     ErrorCode.CONSENT_USED: (AGENTS, "that approval was used once already"),

@@ -67,11 +67,25 @@ class ListedSchemaOmits(BaseModel):
     keywords: tuple[str, ...]
 
 
+class PageAsks(BaseModel):
+    """How much the console page may ask of the shell (rules.json, pageAsks)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    perSecond: float  # noqa: N815 (the file's own keys)
+    burst: float
+    bytesPerSecond: float  # noqa: N815
+    burstBytes: float  # noqa: N815
+    waiting: int
+    messageBytes: int  # noqa: N815
+
+
 class Rules(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     budgets: Budgets
     limits: Limits
+    pageAsks: PageAsks  # noqa: N815
     reservedPrefix: str  # noqa: N815
     maxTaughtTools: int  # noqa: N815
     approvalHoldSeconds: float  # noqa: N815

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from PySide6.QtCore import QObject, Signal
 
 from understudy_desktop.bridge.page_bridge import BridgeResult, PageBridge
+from understudy_desktop.bridge.page_pace import TOO_FAST
 from understudy_desktop.bridge.protocol import Ask, DraftAnswer, Summary, parse_answer
 from understudy_desktop.bridge.to_page import (
     DraftRequest,
@@ -32,7 +33,9 @@ from understudy_desktop.bridge.to_page import (
     SummaryRequest,
     TeachingRequest,
     TeachingState,
+    refused,
 )
+from understudy_desktop.error_codes import ErrorCode
 
 
 @dataclass
@@ -57,6 +60,9 @@ class ConsolePort(QObject):
         self._queue: list[tuple[ShellRequest, ResultCallback | None, float]] = []
         bridge.console_ready_changed.connect(self._on_console_ready)
         bridge.pushed.connect(self._on_push)
+        bridge.too_fast.connect(
+            lambda ask_id: self.reply(ask_id, refused(ErrorCode.BUSY, TOO_FAST))
+        )
 
     @property
     def ready(self) -> bool:
@@ -143,6 +149,9 @@ class ConsolePort(QObject):
             queued, self._queue = self._queue, []
             for item in queued:
                 self._send(*item)
+
+    def _too_fast(self, ask_id: str) -> None:
+        self.reply(ask_id, refused(ErrorCode.BUSY, TOO_FAST))
 
     def _on_push(self, push: object) -> None:
         if isinstance(push, Ask):

@@ -21,7 +21,8 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWebChannel import QWebChannel
 from PySide6.QtWebEngineCore import QWebEnginePage
 
-from understudy_desktop.bridge.protocol import ConsoleReady, Hello, PageTools, parse_push
+from understudy_desktop.bridge.page_pace import PagePace
+from understudy_desktop.bridge.protocol import Ask, ConsoleReady, Hello, PageTools, parse_push
 from understudy_desktop.bridge.to_page import CancelRequest, ShellRequest, wire
 from understudy_desktop.web.scripts import BRIDGE_WORLD, bridge_scripts, install
 
@@ -65,6 +66,7 @@ class PageBridge(QObject):
     ready_changed = Signal(bool)
     console_ready_changed = Signal(bool)
     pushed = Signal(object)  # a parsed push other than hello / console-ready / tools
+    too_fast = Signal(str)  # an ask (its id) past the page's pace, not carried out
     page_tools_changed = Signal()
 
     def __init__(self, page: QWebEnginePage, with_shim: bool = True) -> None:
@@ -82,6 +84,11 @@ class PageBridge(QObject):
         self._calls: dict[str, _Call] = {}
         self._queued: list[tuple[str, dict[str, Any], ResultCallback | None, float]] = []
         self._seq = 0
+        self.pace: PagePace[Ask] = PagePace()
+        self._told_too_fast = 0
+        self._pace_timer = QTimer(self)
+        self._pace_timer.setSingleShot(True)
+        self._pace_timer.timeout.connect(self._let_through)
         # Not on loadStarted: a navigation the page refuses (a script's location.href, a
         # link in a ticket) starts a load that never commits, and the document, with its
         # bridge, stays. A new document says hello (only the relay of a document's own
@@ -151,6 +158,9 @@ class PageBridge(QObject):
 
     # --- messages from the page ---------------------------------------------------------
     def _receive(self, text: str) -> bool:
+        if len(text) > self.pace.limits.messageBytes:
+            log.warning("dropped a bridge message of %d characters", len(text))
+            return False
         try:
             envelope = json.loads(text)
             kind = envelope["kind"]
@@ -168,6 +178,9 @@ class PageBridge(QObject):
         if push is None:
             log.warning("dropped a bridge push outside the protocol: %.40s", body.get("event"))
             return False
+        if isinstance(push, Ask):
+            self._paced(push, len(text))
+            return True
         if isinstance(push, Hello):
             self._on_hello(push)
         elif isinstance(push, ConsoleReady):
@@ -180,6 +193,27 @@ class PageBridge(QObject):
         else:
             self.pushed.emit(push)
         return True
+
+    def _paced(self, ask: Ask, size: int) -> None:
+        admitted = self.pace.admit(ask, size)
+        if admitted == "now":
+            self.pushed.emit(ask)
+        elif admitted == "later":
+            if not self._pace_timer.isActive():
+                self._pace_timer.start(max(1, int(self.pace.next_in() * 1000)))
+        else:
+            if self.pace.refused > self._told_too_fast * 2:  # 1, 2, 4, 8… refusals: a line each
+                self._told_too_fast = self.pace.refused
+                log.warning("the page asked too fast: %d asks refused so far", self.pace.refused)
+            self.too_fast.emit(ask.ask)
+
+    def _let_through(self) -> None:
+        # Asks held for the page's pace go on in the order they came, whatever document
+        # is there now: each is what was asked, and its answer goes where the page expects.
+        for ask in self.pace.due():
+            self.pushed.emit(ask)
+        if self.pace.waiting:
+            self._pace_timer.start(max(1, int(self.pace.next_in() * 1000)))
 
     def _on_hello(self, hello: Hello) -> None:
         if self._ready:

@@ -54,6 +54,7 @@ from understudy_desktop.shell.screen_fit import fit_to_screen
 from understudy_desktop.text import visible_controls
 from understudy_desktop.web.handoff import Handoff
 from understudy_desktop.web.page import ConsolePage
+from understudy_desktop.web.renderer_watch import RendererWatch
 from understudy_desktop.web.scheme import START_URL
 
 log = logging.getLogger(__name__)
@@ -80,6 +81,9 @@ class MainWindow(QMainWindow):
         self.view.setAccessibleName("Triage console")
         self.setCentralWidget(self.view)
         self.bridge = PageBridge(self.page)
+        self.renderer_watch = RendererWatch(
+            self.page, self.load_console, lambda words: self.statusBar().showMessage(words, 15000)
+        )
         self.port = ConsolePort(self.bridge, self)
         self.port.ready_changed.connect(self._on_ready_changed)
         self.queue_files = QueueFiles(
