@@ -85,3 +85,115 @@ def test_a_missing_app_address_is_answered_at_once(console, path):
     # runJavaScript gives null back as "" or None.
     console.qtbot.waitUntil(lambda: console.js("window.__fetched") not in (None, ""), timeout=3000)
     assert console.js("window.__fetched") in ("status 404", "failed")
+
+
+EDITS = """
+  window.__acked = null;
+  (async () => {
+    const api = window.understudyShell.api;
+    const edit = (i) => ['T-10' + String(1 + (i % 12)).padStart(2, '0'), 'kept-' + i];
+    for (let i = 0; i < 40; i++) {
+      const [ticket, text] = edit(i);
+      api.dispatch('set_reply_draft', {ticket_id: ticket, text}, 'ui');
+      if (i === 19) {
+        // The first twenty are answered ("saved" in the footer) before the page goes.
+        while (api.saveState().unsaved > 0) await new Promise((r) => setTimeout(r, 5));
+        window.__acked = [...Array(20).keys()].map(edit);
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  true
+"""
+TICKETS = [f"T-10{n:02d}" for n in range(1, 13)]
+
+
+def drafts_in_journal(data_dir) -> set[tuple[str, str]]:
+    import json
+    import sqlite3
+
+    with sqlite3.connect(data_dir / "understudy.sqlite3") as db:
+        rows = db.execute(
+            "SELECT changes FROM journal WHERE command = 'set_reply_draft'"
+        ).fetchall()
+    out = set()
+    for (changes,) in rows:
+        for _op, field, value, ids in json.loads(changes):
+            if field == "reply_draft":
+                out |= {(t, value) for t in ids}
+    return out
+
+
+@pytest.mark.parametrize("how", ["reload", "renderer killed"])
+def test_a_reload_or_a_dead_renderer_in_the_middle_of_edits_loses_nothing(
+    agent_console, data_dir, how
+):
+    """Forty edits, and after the twentieth the page reloads (or its renderer is killed): the
+    console comes back by itself, connected; every edit the shell heard is saved, every one
+    it answered is among them, the page draws what the database holds, and edits and agents'
+    changes after it are saved and drawn as before."""
+    import os
+    import signal
+
+    from understudy_desktop.bridge.protocol import Ask, CommandAsk
+
+    console = agent_console
+    publish_definitions(console, [TEST_TOOLS["close_ticket"]])
+    port, bridge = console.window.port, console.window.bridge
+    heard: list[tuple[str, str]] = []
+
+    def hear(push: object) -> None:
+        if isinstance(push, Ask) and isinstance(push.body, CommandAsk):
+            payload = push.body.payload
+            heard.append((str(payload.get("ticket_id")), str(payload.get("text"))))
+
+    bridge.pushed.connect(hear)
+    went: list[bool] = []
+    port.ready_changed.connect(lambda ready: went.append(ready))
+    console.js(EDITS)
+    console.qtbot.waitUntil(lambda: console.value("window.__acked") is not None, timeout=10_000)
+    acked = console.value("window.__acked")
+    console.qtbot.wait(20)  # more edits on their way
+    if how == "reload":
+        console.window.page.triggerAction(console.window.page.WebAction.Reload)
+    else:
+        os.kill(console.page.renderProcessPid(), signal.SIGKILL)
+    console.qtbot.waitUntil(lambda: False in went and port.ready, timeout=30_000)
+    console.drawn()
+    if how == "renderer killed":
+        assert console.window.statusBar().currentMessage() == (
+            "The console stopped unexpectedly and was started again. Nothing saved was lost."
+        )
+    console.flush()
+    saved = drafts_in_journal(data_dir)
+    assert heard and set(heard) <= saved
+    assert {(t, v) for t, v in acked} <= saved
+    for t in TICKETS:
+        shown = console.dispatch("get_ticket", {"ticket_id": t})["result"]["reply_draft"]
+        assert shown == stored_ticket(data_dir, t)["reply_draft"]
+    # Edits after it are saved, and an agent's change is drawn.
+    console.dispatch("set_ticket_priority", {"ticket_id": "T-1001", "priority": "urgent"}, "ui")
+    console.qtbot.waitUntil(lambda: console.api_json("saveState")["unsaved"] == 0, timeout=10_000)
+    assert stored_ticket(data_dir, "T-1001")["priority"] == "urgent"
+    answer = console.run_tool("close_ticket", {"ticket_id": "T-1002"}, by="agent")
+    assert answer["ok"], answer
+    assert console.dispatch("get_ticket", {"ticket_id": "T-1002"})["result"]["status"] == "closed"
+
+
+def test_a_renderer_that_keeps_dying_is_not_restarted_for_ever(console):
+    """Three restarts a minute at most; then the person is told to restart the app. A renderer
+    that ends normally (the app closing) is not restarted."""
+    from understudy_desktop.web.renderer_watch import GIVEN_UP, RESTARTED, RendererWatch
+
+    page = console.page
+    restarts: list[int] = []
+    said: list[str] = []
+    RendererWatch(page, lambda: restarts.append(1), said.append)
+    status = page.RenderProcessTerminationStatus
+    page.renderProcessTerminated.emit(status.NormalTerminationStatus, 0)
+    for _ in range(4):
+        page.renderProcessTerminated.emit(status.CrashedTerminationStatus, 11)
+    console.qtbot.waitUntil(lambda: len(said) == 4, timeout=5000)
+    assert restarts == [1, 1, 1]
+    assert sorted(said) == sorted([RESTARTED] * 3 + [GIVEN_UP])
+    assert not internals(GIVEN_UP) and not internals(RESTARTED)
