@@ -73,7 +73,7 @@ def test_a_person_holding_an_arrow_key_never_waits():
 FLOOD = """
   const api = window.understudyShell.api;
   const text = 'x'.repeat(4000);
-  const until = performance.now() + 2000;
+  const until = performance.now() + 3000;
   let i = 0;
   window.__refusals = 0;
   while (performance.now() < until) {
@@ -127,6 +127,7 @@ def test_a_page_flooding_changes_is_held_to_the_pace_and_agents_still_run(agent_
     made = person_rows() - before
     assert pace.refused > 0 and pace.held > 0
     assert made == sent - pace.refused
-    assert made <= limits.burst + limits.waiting + limits.perSecond * 4, made
-    assert sent > 4 * made, (sent, made)
+    most = limits.burst + limits.waiting + limits.perSecond * 4  # 3 s of flood, and slack
+    assert sent > most, "the script did not even send more than the pace lets through"
+    assert made <= most, made
     print(f"sent {sent}, made {made}, agent answered in {agent['took']:.2f} s")

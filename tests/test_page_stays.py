@@ -45,18 +45,52 @@ def test_a_navigation_is_refused_and_the_console_stays_connected(agent_console, 
 
 
 def test_a_script_cannot_open_addresses_in_the_browser_unasked(console, monkeypatch):
-    """window.open in a loop: one question, naming the address; nothing opens until the
-    person says Open, and then only that address."""
+    """window.open and a link's click() in a loop, with no click of the person's: nothing
+    opens, and not even a question is raised (the app's dialogs are the person's)."""
     from PySide6.QtGui import QDesktopServices
 
     opened: list[str] = []
     monkeypatch.setattr(
         QDesktopServices, "openUrl", lambda url: opened.append(url.toString()) or True
     )
+    asked: list[object] = []
+    console.page.opener.asked.connect(asked.append)
     page_script(
         console,
-        "for (let i = 0; i < 50; i++) window.open('https://example.com/' + i, '_blank');",
+        "for (let i = 0; i < 50; i++) window.open('https://example.com/' + i, '_blank');"
+        " for (let i = 0; i < 50; i++) { const a = document.createElement('a');"
+        " a.href = 'https://example.com/a' + i; document.body.append(a); a.click(); }",
     )
+    console.qtbot.wait(1000)
+    assert asked == [] and console.page.opener.box is None
+    assert opened == []
+
+
+def test_the_person_clicking_many_links_is_asked_one_at_a_time(console, monkeypatch):
+    """Fifty clicks: one question, naming the address; nothing opens until the person says
+    Open, and then only that address (the rest were dropped, not queued)."""
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtGui import QDesktopServices
+    from PySide6.QtTest import QTest
+
+    opened: list[str] = []
+    monkeypatch.setattr(
+        QDesktopServices, "openUrl", lambda url: opened.append(url.toString()) or True
+    )
+    rect = console.js(
+        "let n = 0; const a = document.createElement('a'); a.href = 'https://example.com/0';"
+        " a.target = '_blank'; a.textContent = 'link';"
+        " a.style = 'position:fixed;left:10px;top:10px;padding:20px;z-index:99999;"
+        "background:white'; a.addEventListener('click', () => { n += 1;"
+        " setTimeout(() => { a.href = 'https://example.com/' + n; }, 0); });"
+        " document.body.append(a);"
+        " (() => { const r = a.getBoundingClientRect();"
+        " return `${r.x + r.width / 2} ${r.y + r.height / 2}`; })()"
+    )
+    x, y = (int(float(v)) for v in rect.split())
+    view = console.window.view.focusProxy()
+    for _ in range(50):
+        QTest.mouseClick(view, Qt.MouseButton.LeftButton, pos=QPoint(x, y))
     console.qtbot.waitUntil(lambda: console.page.opener.box is not None, timeout=5000)
     console.qtbot.wait(500)
     box = console.page.opener.box
@@ -66,7 +100,7 @@ def test_a_script_cannot_open_addresses_in_the_browser_unasked(console, monkeypa
     box.button(box.StandardButton.Open).click()
     console.qtbot.waitUntil(lambda: opened == ["https://example.com/0"], timeout=5000)
     console.qtbot.wait(500)
-    assert console.page.opener.box is None, "the 49 others were dropped, not queued"
+    assert console.page.opener.box is None
     assert opened == ["https://example.com/0"]
 
 

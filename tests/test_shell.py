@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from js_text import js_call, js_literal
 from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import qVersion
+from PySide6.QtCore import QPoint, Qt, qVersion
 from PySide6.QtGui import QDesktopServices
+from PySide6.QtTest import QTest
 from PySide6.QtWebEngineCore import qWebEngineChromiumVersion
 from shiboken6 import isValid
 
@@ -86,10 +87,20 @@ def test_a_clicked_external_link_opens_in_the_system_browser_once_the_person_say
 ):
     opened: list[str] = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toString()))
-    console.js(
+    rect = console.js(
         "const a = document.createElement('a'); a.href = 'https://example.org/help';"
-        "a.textContent = 'help'; document.body.append(a); a.click(); true"
+        "a.textContent = 'help'; a.id = 'help-link';"
+        " a.style = 'position:fixed;left:10px;top:10px;padding:20px;z-index:99999;"
+        "background:white'; document.body.append(a);"
+        " (() => { const r = a.getBoundingClientRect();"
+        " return `${r.x + r.width / 2} ${r.y + r.height / 2}`; })()"
     )
+    # A script's click() raises no question at all; the person's own click does.
+    console.js("document.getElementById('help-link').click(); true")
+    console.qtbot.wait(500)
+    assert console.page.opener.box is None
+    x, y = (int(float(v)) for v in rect.split())
+    QTest.mouseClick(console.window.view.focusProxy(), Qt.MouseButton.LeftButton, pos=QPoint(x, y))
     console.qtbot.waitUntil(lambda: console.page.opener.box is not None)
     box = console.page.opener.box
     assert box.informativeText() == "https://example.org/help"

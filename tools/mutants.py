@@ -367,6 +367,13 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/test_page_pace.py", "-k", "flooding"),
     ),
     Mutant(
+        "script's click asks to open",
+        "understudy_desktop/web/page.py",
+        "        if self.person_input is None or not self.person_input.recent():\n",
+        "        if False:\n",
+        ("tests/test_page_stays.py", "-k", "unasked"),
+    ),
+    Mutant(
         "helpdesk change overwritten",
         OUTBOX,
         "            if theirs not in bases and not _on_its_way("

@@ -78,6 +78,7 @@ class MainWindow(QMainWindow):
         self.view = QWebEngineView(self)
         self.page = ConsolePage(profile, self.view)
         self.view.setPage(self.page)
+        self.page.watch_person_input(self.view)
         self.view.setAccessibleName("Triage console")
         self.setCentralWidget(self.view)
         self.bridge = PageBridge(self.page)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import logging
+import time
 
-from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QChildEvent, QEvent, QObject, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
+from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile, QWebEngineSettings
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QMessageBox, QWidget
 
@@ -35,6 +36,44 @@ def open_externally(url: QUrl) -> bool:
         log.warning("refused to open %s", url.toDisplayString())
         return False
     return QDesktopServices.openUrl(url)
+
+
+# How long after a person's click or key press in the console an address it opens counts as
+# theirs: a link's navigation follows its click within milliseconds.
+PERSON_GESTURE_S = 1.5
+_PERSON_INPUT = frozenset(
+    {QEvent.Type.MouseButtonRelease, QEvent.Type.KeyPress, QEvent.Type.TouchEnd}
+)
+
+
+class PersonInput(QObject):
+    """When the person last clicked or pressed a key in the console's view. Only real input
+    reaches here (a page script's click() is an event inside the page, never Qt's), so an
+    address opened just after it is the person's doing.
+
+    It watches the view and each widget put inside it (the engine's input widget comes and
+    goes with the renderer), and calls nothing on them: a widget being torn down may still
+    pass an event through here."""
+
+    def __init__(self, view: QWidget) -> None:
+        super().__init__(view)
+        self.last = float("-inf")
+        view.installEventFilter(self)
+        for child in view.findChildren(QWidget):
+            child.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt name)
+        kind = event.type()
+        if kind in _PERSON_INPUT:
+            self.last = time.monotonic()
+        elif kind == QEvent.Type.ChildAdded and isinstance(event, QChildEvent):
+            child = event.child()
+            if isinstance(child, QWidget):
+                child.installEventFilter(self)
+        return False
+
+    def recent(self) -> bool:
+        return time.monotonic() - self.last < PERSON_GESTURE_S
 
 
 class OpenAsker(QObject):
@@ -98,9 +137,22 @@ class ConsolePage(QWebEnginePage):
     def __init__(self, profile: QWebEngineProfile, parent: QObject | None = None) -> None:
         super().__init__(profile, parent)
         self.opener = OpenAsker(self)
+        self.person_input: PersonInput | None = None  # set once the page has its view
+        # window.open() only from a person's click (Chromium's popup blocker): a script on
+        # its own cannot even raise the question of opening an address.
+        self.settings().setAttribute(
+            QWebEngineSettings.WebAttribute.JavascriptCanOpenWindows, False
+        )
+
+    def watch_person_input(self, view: QWidget) -> None:
+        self.person_input = PersonInput(view)
 
     def ask_to_open(self, url: QUrl) -> None:
-        """After the navigation is refused (never inside Chromium's own call)."""
+        """After the navigation is refused (never inside Chromium's own call); only when the
+        person just clicked or pressed a key in the console: a script's click() is dropped."""
+        if self.person_input is None or not self.person_input.recent():
+            log.warning("an address opened with no click of the person's: dropped")
+            return
         view = QWebEngineView.forPage(self)
         near = view.window() if view is not None else None
         QTimer.singleShot(0, self, lambda: self.opener.ask(url, near))
