@@ -374,6 +374,13 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/test_page_stays.py", "-k", "unasked"),
     ),
     Mutant(
+        "reply being typed overwritten",
+        "understudy_desktop/model/commands.py",
+        "    if ctx.reply_typed != ticket.id:\n        return False\n",
+        "    if True:\n        return False\n",
+        ("tests/test_reply_typed.py",),
+    ),
+    Mutant(
         "helpdesk change overwritten",
         OUTBOX,
         "            if theirs not in bases and not _on_its_way("

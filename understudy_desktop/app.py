@@ -67,6 +67,7 @@ from understudy_desktop.store.settings import Settings
 from understudy_desktop.team.identity import Identity
 from understudy_desktop.team.library_service import TeamLibrary
 from understudy_desktop.team.trust import TeamDecisions
+from understudy_desktop.text import visible_controls
 from understudy_desktop.web.handoff import Handoff
 from understudy_desktop.web.page_files import incomplete_words, missing_page_files
 from understudy_desktop.web.profile import make_profile
@@ -184,6 +185,13 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
     session = Session(profile, window, handoff, paths, db, library, consent, calls, model)
     storage = StorageWatch(db, model, window.port, window)
     storage.recovered.connect(lambda words: window.statusBar().showMessage(words, 8000))
+    runner.reply_left_alone.connect(
+        lambda shown, tickets: window.statusBar().showMessage(
+            f"“{visible_controls(shown)}” did not change the reply you are typing on "
+            f"{', '.join(tickets)}: your words were kept.",
+            15000,
+        )
+    )
     if load_problems:
         window.show_problem(
             "Some saved tools could not be read",

@@ -149,6 +149,14 @@ class RecordingAsk(_Strict):
     id: str = Field(max_length=80)
 
 
+class TypingAsk(_Strict):
+    """The person is typing a reply on `ticket` (sent again every few seconds while they
+    type), or stopped (`ticket` null): an agent's run leaves that reply alone meanwhile."""
+
+    kind: Literal["typing"]
+    ticket: str | None = Field(default=None, max_length=64)
+
+
 class ResyncAsk(_Strict):
     """The page saw a revision missing from the change feed: send the saved copy."""
 
@@ -164,6 +172,7 @@ AskBody = Annotated[
     | UndoAsk
     | TeachAsk
     | RecordingAsk
+    | TypingAsk
     | ResyncAsk,
     Field(discriminator="kind"),
 ]

@@ -397,6 +397,12 @@ class Resynced(_Complete):
     ok: Literal[True] = True
 
 
+class Noted(_Complete):
+    """The shell took note (the person is typing a reply, or stopped)."""
+
+    noted: Literal[True] = True
+
+
 ReplyValue = (
     Refusal
     | CommandDone
@@ -408,6 +414,7 @@ ReplyValue = (
     | QueuePlan
     | NoQueue
     | Resynced
+    | Noted
 )
 
 # What each ask (protocol.py, by its `kind`) may be answered with. Any ask may be refused: the
@@ -423,6 +430,7 @@ REPLIES: dict[str, tuple[type[BaseModel], ...]] = {
     "teach": (TeachStarted, TeachStopped, Refusal),
     "recording": (Renamed, Outcome, Refusal),
     "resync": (Resynced, Refusal),
+    "typing": (Noted, Refusal),
 }
 
 AnswerModel = type[CommandDone] | type[UndoDone] | type[TeachStopped] | type[Outcome]

@@ -91,6 +91,8 @@ class ToolRunner(QObject):
     finished = Signal(object)  # the RunJob, after its result was handed out
     # A RunJob whose caller gave up too late: its changes had been saved (or were being).
     cancelled_late = Signal(object)
+    # A run left the reply the person is typing alone: the tool's shown name, the tickets.
+    reply_left_alone = Signal(str, list)
 
     def __init__(
         self, model: ConsoleModel, library: Library, parent: QObject | None = None
@@ -239,6 +241,9 @@ class ToolRunner(QObject):
             self._library.record_run(job.tool.name, True, None)
             answer = self._with_helpdesk(answer)
             result = RunResult("ok", answer)
+            left = answer.get("reply_left_alone")
+            if isinstance(left, list) and left:
+                self.reply_left_alone.emit(job.tool.shown_name, [str(t) for t in left])
             if job.stop.is_set():
                 # Cancelled after the run's last look before COMMIT: it is saved.
                 self._finish(job, result)

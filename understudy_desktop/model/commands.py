@@ -100,6 +100,10 @@ class Context:
     want_result: bool = True  # view commands skip working out a result nobody reads
     want_before: bool = True  # a run rolls back by transaction and needs no values before
     searches: tables.Searches | None = None  # phrase searches found once per transaction
+    # A run's context: the ticket whose reply the person is typing (a run leaves it alone),
+    # and the tickets whose reply it did leave alone.
+    reply_typed: str | None = None
+    left_alone: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.searches is None:
@@ -147,6 +151,15 @@ def _assignee(ctx: Context, person: str | None) -> str | None:
             f"No one on this queue has that assignee id. Known assignees: {known}.",
         )
     return person
+
+
+def _person_is_typing(ctx: Context, ticket: tables.TicketRow) -> bool:
+    """A run's reply on the ticket whose reply the person is typing is not written: the
+    person's words are never overwritten under their fingers."""
+    if ctx.reply_typed != ticket.id:
+        return False
+    ctx.left_alone.append(ticket.id)
+    return True
 
 
 def _one(ctx: Context, ticket: tables.TicketRow, name: str, value: Any) -> list[Write]:
@@ -256,6 +269,8 @@ def apply_template(ctx: Context, p: dict[str, Any]) -> Applied:
     body = str(template.get("body") or "").replace(
         "{{requester_first_name}}", first_name(ticket.requester)
     )
+    if _person_is_typing(ctx, ticket):
+        return Applied({"ticket_id": ticket.id, "left_alone": True})
     writes = _one(ctx, ticket, "reply_draft", body)
     result = {
         "ticket_id": ticket.id,
@@ -267,6 +282,8 @@ def apply_template(ctx: Context, p: dict[str, Any]) -> Applied:
 
 def set_reply_draft(ctx: Context, p: dict[str, Any]) -> Applied:
     ticket = _ticket(ctx, p["ticket_id"])
+    if _person_is_typing(ctx, ticket):
+        return Applied({"ticket_id": ticket.id, "left_alone": True})
     writes = _one(ctx, ticket, "reply_draft", p["text"])
     return Applied({"ticket_id": ticket.id, "draft_length": js_length(p["text"])}, writes)
 

@@ -271,7 +271,15 @@ def execute(
                 kept=[],
             )
         )
-    return RunOutcome(_answer(request.tool, len(steps), writes, results), writes, shown)
+    answer = _answer(request.tool, len(steps), writes, results)
+    if ctx.left_alone:
+        tickets = list(dict.fromkeys(ctx.left_alone))
+        answer["reply_left_alone"] = tickets
+        answer["note"] = (
+            f"The reply on {', '.join(tickets)} was left as it is, because the person was "
+            "typing it: your reply was not put in. The rest of the run was done."
+        )
+    return RunOutcome(answer, writes, shown)
 
 
 # Ids beyond which the list of changed tickets surely overflows the output budget (each id

@@ -19,6 +19,7 @@ import json
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -44,6 +45,9 @@ from understudy_desktop.store.queue_store import QueueStore, bump_revision, jour
 log = logging.getLogger(__name__)
 
 VIEW_COMMANDS = frozenset({"filter_tickets", "select_ticket"})
+# The page says the person is typing at least this often while they type (js/ui/detail_pane.js
+# sends it every 2 s): a reply stays theirs this long after the last word of it.
+TYPING_HOLD_S = 6.0
 Reply = Callable[[dict[str, Any]], None]
 # Inside a run's transaction: None if the tool may run now, else the answer refusing it.
 RunCheck = Callable[[sqlite3.Connection], "dict[str, Any] | None"]
@@ -79,12 +83,25 @@ class ConsoleModel(QObject):
         self._lock = threading.Lock()
         self._person = View.from_dict(store.meta("view"))  # owned by the writer thread
         self._people: tuple[str, str, People] | None = None
+        self._typing: tuple[str, float] | None = None
         store.on_replace.append(self._queue_replaced)
 
     # --- what the person sees (any thread) -----------------------------------------------
     def person_view(self) -> View:
         with self._lock:
             return self._person.copy()
+
+    def person_typing(self, ticket: str | None) -> None:
+        """The person is typing the reply on `ticket` (None: stopped). Held TYPING_HOLD_S
+        after the last word of it, so a page that stops saying so cannot hold it for ever."""
+        self._typing = (ticket, time.monotonic()) if ticket else None
+
+    def reply_typed(self) -> str | None:
+        """The ticket whose reply the person is typing now, if any (any thread)."""
+        typing = self._typing  # one read: the Qt thread may replace it meanwhile
+        if typing is None or time.monotonic() - typing[1] > TYPING_HOLD_S:
+            return None
+        return typing[0]
 
     # --- a person's command --------------------------------------------------------------
     def person(
@@ -250,7 +267,9 @@ class ConsoleModel(QObject):
             people = self._people_of(conn)
             searches = Searches(conn)
             outcome = runs.execute(
-                lambda view: Context(conn, people, view, True, False, searches),
+                lambda view: Context(
+                    conn, people, view, True, False, searches, reply_typed=self.reply_typed()
+                ),
                 self.catalogue,
                 request,
                 stopped,

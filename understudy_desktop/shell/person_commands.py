@@ -19,7 +19,13 @@ from PySide6.QtWidgets import QInputDialog, QLineEdit, QWidget
 from understudy_desktop.approval.service import ConsentService
 from understudy_desktop.bridge import to_page
 from understudy_desktop.bridge.console_port import ConsolePort
-from understudy_desktop.bridge.protocol import CommandAsk, RecordingAsk, TeachAsk, UndoAsk
+from understudy_desktop.bridge.protocol import (
+    CommandAsk,
+    RecordingAsk,
+    TeachAsk,
+    TypingAsk,
+    UndoAsk,
+)
 from understudy_desktop.bridge.to_page import (
     CommandDone,
     Outcome,
@@ -143,6 +149,9 @@ class PersonCommands(QObject):
             self._teach(body, send)
         elif isinstance(body, RecordingAsk):
             self._recording(body, send)
+        elif isinstance(body, TypingAsk):
+            self._model.person_typing(body.ticket)
+            send(to_page.Noted())
 
     def _remember_view(self) -> None:
         self._view_timer.stop()

@@ -20,7 +20,7 @@ declare namespace Protocol {
   export type Ask = {
     event: "ask";
     ask: string;
-    body: PublishAsk | LibraryAsk | CallAsk | QueueAsk | CommandAsk | UndoAsk | TeachAsk | RecordingAsk | ResyncAsk;
+    body: PublishAsk | LibraryAsk | CallAsk | QueueAsk | CommandAsk | UndoAsk | TeachAsk | RecordingAsk | TypingAsk | ResyncAsk;
   };
 
   /** What the page may ask (the body of an ask push). */
@@ -33,6 +33,7 @@ declare namespace Protocol {
     | UndoAsk
     | TeachAsk
     | RecordingAsk
+    | TypingAsk
     | ResyncAsk;
 
   /** What the shell may reply to each ask, by its kind. */
@@ -47,6 +48,7 @@ declare namespace Protocol {
     teach: TeachStarted | TeachStopped | Refusal;
     recording: Renamed | Outcome | Refusal;
     resync: Resynced | Refusal;
+    typing: Noted | Refusal;
   };
 
   export type CacheState = {
@@ -245,6 +247,11 @@ declare namespace Protocol {
     message: string;
   };
 
+  /** The shell took note (the person is typing a reply, or stopped). */
+  export type Noted = {
+    noted: true;
+  };
+
   export type Origin = {
     by: "person" | "agent" | "pack" | "team";
     client: string;
@@ -398,7 +405,7 @@ declare namespace Protocol {
   export type ReplyRequest = {
     op: "reply";
     to: string;
-    value: Refusal | CommandDone | UndoDone | TeachStarted | TeachStopped | Renamed | Outcome | QueuePlan | NoQueue | Resynced;
+    value: Refusal | CommandDone | UndoDone | TeachStarted | TeachStopped | Renamed | Outcome | QueuePlan | NoQueue | Resynced | Noted;
   };
 
   /** Every reply to one of the page's asks. */
@@ -412,7 +419,8 @@ declare namespace Protocol {
     | Outcome
     | QueuePlan
     | NoQueue
-    | Resynced;
+    | Resynced
+    | Noted;
 
   /** The page saw a revision missing from the change feed: send the saved copy. */
   export type ResyncAsk = {
@@ -567,6 +575,15 @@ declare namespace Protocol {
     daysUnused: number;
     freshness: number;
     stale: boolean;
+  };
+
+  /**
+   * The person is typing a reply on `ticket` (sent again every few seconds while they type), or
+   * stopped (`ticket` null): an agent's run leaves that reply alone meanwhile.
+   */
+  export type TypingAsk = {
+    kind: "typing";
+    ticket?: string | null;
   };
 
   /** Ctrl+Z, Ctrl+Shift+Z, or a toast's Undo (with the change's `seq`). */

@@ -19,7 +19,9 @@ export function mountViews(ctx) {
   const dispatch = (id, payload, control) => uiDispatch(ctx, views, id, payload, control);
   const list = mountQueueList({ state: ctx.state, onSelect: (ticketId) => dispatch('select_ticket', { ticket_id: ticketId }, 'queue-list') });
   /** @type {Views} */
-  const views = { list, filters: mountFilterBar({ state: ctx.state, dispatch }), detail: mountDetailPane({ state: ctx.state, dispatch }) };
+  /** @type {import('../ui/detail_pane.js').Typing} */
+  const typing = (ticket) => { if (ctx.shell.present) void ctx.shell.ask({ kind: 'typing', ticket }); };
+  const views = { list, filters: mountFilterBar({ state: ctx.state, dispatch }), detail: mountDetailPane({ state: ctx.state, dispatch, typing }) };
   ctx.ui.render = (optionsChanged) => {
     if (optionsChanged) { views.filters.renderOptions(); views.detail.renderOptions(); }
     views.filters.render();

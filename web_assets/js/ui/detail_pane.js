@@ -5,15 +5,19 @@ import { STATUSES, PRIORITIES } from '../queue_state.js';
 import { stringify } from '../safe_json.js';
 
 const DRAFT_PAUSE_MS = 600;
+// While the person types a reply the shell is told so this often (it holds the reply as
+// theirs a few seconds past the last notice: model/service.py TYPING_HOLD_S).
+const TYPING_EVERY_MS = 2000;
 
 /**
  * @typedef {import('../app/console_core.js').ConsoleState} ConsoleState
  * @typedef {(id: string, payload: Record<string, unknown>, control: string) => boolean} Dispatch
+ * @typedef {(ticketId: string | null) => void} Typing
  * @typedef {{ assignee: HTMLSelectElement, priority: HTMLSelectElement, status: HTMLSelectElement, template: HTMLSelectElement, draft: HTMLTextAreaElement, tagInput: HTMLInputElement }} Controls
  */
 
-/** @param {{ state: ConsoleState, dispatch: Dispatch }} options */
-export function mountDetailPane({ state, dispatch }) {
+/** @param {{ state: ConsoleState, dispatch: Dispatch, typing?: Typing }} options */
+export function mountDetailPane({ state, dispatch, typing = () => {} }) {
   /** @type {Controls} */
   const c = {
     assignee: /** @type {HTMLSelectElement} */ ($('assignee-select')),
@@ -25,7 +29,7 @@ export function mountDetailPane({ state, dispatch }) {
   };
   const ticketId = () => state.selectedId;
   wireFields(c, ticketId, dispatch);
-  wireDraft(c.draft, state, ticketId, dispatch);
+  wireDraft(c.draft, state, ticketId, dispatch, typing);
   return {
     render: () => render(state, c),
     renderOptions() {
@@ -78,10 +82,13 @@ function wireFields(c, ticketId, dispatch) {
  * @param {ConsoleState} state
  * @param {() => string | null} ticketId
  * @param {Dispatch} dispatch
+ * @param {Typing} typing
  */
-function wireDraft(draft, state, ticketId, dispatch) {
+function wireDraft(draft, state, ticketId, dispatch, typing) {
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let draftTimer;
+  let told = 0; // when the shell was last told the person is typing
+  let toldTicket = '';
   const saveDraft = () => {
     clearTimeout(draftTimer);
     const id = draft.dataset.ticket;
@@ -90,8 +97,24 @@ function wireDraft(draft, state, ticketId, dispatch) {
     dispatch('set_reply_draft', { ticket_id: id, text: draft.value }, 'reply-draft');
   };
   draft.addEventListener('focus', () => { draft.dataset.ticket = ticketId() ?? ''; });
-  draft.addEventListener('input', () => { clearTimeout(draftTimer); draftTimer = setTimeout(saveDraft, DRAFT_PAUSE_MS); });
+  draft.addEventListener('input', () => {
+    clearTimeout(draftTimer);
+    draftTimer = setTimeout(saveDraft, DRAFT_PAUSE_MS);
+    // An agent's run leaves this reply alone while the person types it.
+    const id = draft.dataset.ticket ?? '';
+    const now = Date.now();
+    if (id && (id !== toldTicket || now - told >= TYPING_EVERY_MS)) {
+      told = now;
+      toldTicket = id;
+      typing(id);
+    }
+  });
   draft.addEventListener('change', saveDraft);
+  draft.addEventListener('blur', () => {
+    if (toldTicket) typing(null);
+    told = 0;
+    toldTicket = '';
+  });
 }
 
 /** @type {WeakMap<HTMLElement, string>} */
