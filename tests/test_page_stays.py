@@ -231,3 +231,35 @@ def test_a_renderer_that_keeps_dying_is_not_restarted_for_ever(console):
     assert restarts == [1, 1, 1]
     assert sorted(said) == sorted([RESTARTED] * 3 + [GIVEN_UP])
     assert not internals(GIVEN_UP) and not internals(RESTARTED)
+
+
+@pytest.mark.parametrize(
+    "request_js",
+    [
+        "fetch('understudy://app/nothing', {method: 'POST', body: 'x'}).then("
+        "(r) => done('status ' + r.status), () => done('failed'));",
+        pytest.param(
+            "fetch('understudy://elsewhere/index.html').then("
+            "(r) => done('status ' + r.status), () => done('failed'));",
+            marks=pytest.mark.js_errors_expected,  # the console's CSP refuses it, and says so
+        ),
+        "const x = new XMLHttpRequest(); x.open('GET', 'understudy://app/none.json');"
+        " x.onload = () => done('status ' + x.status); x.onerror = () => done('failed'); x.send();",
+        "const s = document.createElement('script'); s.src = 'understudy://app/js/none.js';"
+        " s.onload = () => done('loaded'); s.onerror = () => done('failed');"
+        " document.head.append(s);",
+        "const i = new Image(); i.onload = () => done('loaded');"
+        " i.onerror = () => done('failed'); i.src = 'understudy://app/img/none.png';",
+        "import('understudy://app/js/none.js').then(() => done('loaded'), () => done('failed'));",
+    ],
+    ids=["post", "other-host", "xhr", "script", "image", "import"],
+)
+def test_every_kind_of_request_for_a_missing_address_ends_at_once(console, request_js):
+    """Not only fetch: a POST, another host, an XHR, a script, an image and a module import
+    of an address the app does not have all end at once, with an error, never pending."""
+    console.js(
+        "window.__ended = null; const done = (how) => { window.__ended = how; };"
+        f" {request_js} true"
+    )
+    console.qtbot.waitUntil(lambda: console.js("window.__ended") not in (None, ""), timeout=3000)
+    assert console.js("window.__ended") in ("failed", "status 404", "status 403")
