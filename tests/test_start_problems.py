@@ -58,7 +58,7 @@ def test_a_folder_it_may_not_write_is_said_so(tmp_path):
         if os.geteuid() == 0:
             subprocess.run(["chattr", "-i", str(data)], check=False)
         data.chmod(0o700)
-    assert "may not write to its data folder" in words
+    assert "may not read or write its data folder" in words
     assert list(data.iterdir()) == [], "nothing was written"
 
 
@@ -76,9 +76,9 @@ def test_a_full_disk_is_said_so_not_taken_for_another_understudy(tmp_path):
     [
         (sqlite3.DatabaseError("file is not a database"), "saved data is damaged"),
         (sqlite3.DatabaseError("database disk image is malformed"), "saved data is damaged"),
-        (sqlite3.OperationalError("attempt to write a readonly database"), "cannot write"),
-        (PermissionError(errno.EACCES, "Permission denied"), "cannot write"),
-        (OSError(errno.EROFS, "Read-only file system"), "cannot write"),
+        (sqlite3.OperationalError("attempt to write a readonly database"), "cannot use"),
+        (PermissionError(errno.EACCES, "Permission denied"), "cannot use"),
+        (OSError(errno.EROFS, "Read-only file system"), "cannot use"),
         (sqlite3.OperationalError("database or disk is full"), "disk is full"),
         (OSError(errno.ENOSPC, "No space left on device"), "disk is full"),
     ],
@@ -146,3 +146,39 @@ def test_a_data_folder_that_is_a_file_is_said_so_and_left_as_it_was(tmp_path):
     words = said(start(data))
     assert "there is a file" in words
     assert data.read_text() == "not a folder"
+
+
+@pytest.mark.slow
+def test_a_data_folder_it_may_not_read_is_said_so_and_left_as_it_was(tmp_path):
+    """Started as another user (nobody) on a folder only its owner may open: plain words, and
+    the folder and what is in it are as they were."""
+    import shutil
+    import tempfile
+
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to start the app as another user")
+    home = Path(tempfile.mkdtemp(prefix="understudy-nobody-"))
+    home.chmod(0o777)
+    data = home / "data"
+    data.mkdir(mode=0o700)
+    (data / "understudy.sqlite3").write_bytes(b"kept as it was")
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=str(home), XDG_CONFIG_HOME=str(home))
+    try:
+        probe = subprocess.run(
+            [*as_nobody, sys.executable, "-c", "import understudy_desktop"],
+            env=env, capture_output=True, timeout=60,
+        )  # fmt: skip
+        if probe.returncode != 0:
+            pytest.skip("this checkout cannot be read by another user")
+        done = subprocess.run(
+            [*as_nobody, sys.executable, "-m", "understudy_desktop", "--data-dir", str(data),
+             "--quit-after-load"],
+            env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        words = said(done)
+        assert "may not read or write its data folder" in words
+        assert sorted(p.name for p in data.iterdir()) == ["understudy.sqlite3"]
+        assert (data / "understudy.sqlite3").read_bytes() == b"kept as it was"
+    finally:
+        shutil.rmtree(home, ignore_errors=True)

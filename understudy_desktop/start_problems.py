@@ -66,10 +66,10 @@ def problem_of(exc: BaseException, data_dir: Path) -> Problem | None:
         or ("unable to open database file" in texts)
     ):
         return Problem(
-            "Understudy cannot write to its data folder",
-            f"Understudy could not start: it may not write to its data folder ({where}). "
-            "Make the folder yours and writable again, or start Understudy with another "
-            "folder (understudy --data-dir FOLDER). Nothing was changed.",
+            "Understudy cannot use its data folder",
+            f"Understudy could not start: it may not read or write its data folder ({where}). "
+            "Make the folder yours, readable and writable again, or start Understudy with "
+            "another folder (understudy --data-dir FOLDER). Nothing was changed.",
         )
     damaged = ("not a database", "malformed", "file is encrypted", "database corrupt")
     if any(d in texts for d in damaged) or isinstance(exc, sqlite3.DatabaseError):
