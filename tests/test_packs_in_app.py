@@ -267,3 +267,16 @@ def test_dropping_a_pack_on_the_window_imports_it_after_the_preview(console, mon
         console.window.dropEvent(drop)
     assert blocker.args[0] == ["assign_refund"]
     assert shown and "assign_refund\n" in shown[0]
+
+
+def test_a_pack_whose_file_name_is_not_utf8_imports_with_a_readable_name(console, tmp_path):
+    """A file name with bytes that are not UTF-8 (a name from an old zip or a Windows share):
+    the pack imports, and the name the library keeps for where it came from is readable."""
+    import os
+
+    odd = tmp_path / os.fsdecode(b"caf\xe9-tools.understudy-pack.json")
+    odd.write_bytes(EXAMPLES[0].read_bytes())
+    names = import_and_wait(console, odd)
+    assert names and set(names) <= set(console.taught())
+    packs = [console.library.get(n).origin.pack for n in names]
+    assert packs == ["caf\ufffd-tools.understudy-pack.json"] * len(names)

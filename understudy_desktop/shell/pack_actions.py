@@ -42,6 +42,7 @@ from understudy_desktop.team.identity import Identity
 from understudy_desktop.team.provenance import Provenance, provenance_of
 from understudy_desktop.team.signing import check
 from understudy_desktop.team.trust import TeamDecisions
+from understudy_desktop.text import file_name_words
 
 log = logging.getLogger(__name__)
 PACK_FILTER = "Tool Packs (*.understudy-pack.json *.json)"
@@ -91,7 +92,8 @@ class PackActions(QObject):
         except PackError as exc:
             self._fail(str(exc))
             return
-        self.import_data(data, path.name, confirm, replace)
+        # A name that is not UTF-8 on disk is shown and kept readable everywhere after.
+        self.import_data(data, file_name_words(path.name), confirm, replace)
 
     def provenance(self, data: bytes, author: str) -> Provenance:
         trusted = self._decisions.trusted() if self._decisions is not None else {}
