@@ -138,6 +138,15 @@ class Session:
         self.db.close()
 
 
+def _reply_kept(window: MainWindow, shown: str, tickets: list[str]) -> None:
+    """An agent's run left the reply the person is typing alone: the person is told."""
+    window.statusBar().showMessage(
+        f"“{visible_controls(shown)}” did not change the reply you are typing on "
+        f"{', '.join(tickets)}: your words were kept.",
+        15000,
+    )
+
+
 def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
     """A console window on `paths`; with `agent_port` (0 = any free port) an MCP endpoint."""
     init_main_thread_dispatch()
@@ -185,13 +194,7 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
     session = Session(profile, window, handoff, paths, db, library, consent, calls, model)
     storage = StorageWatch(db, model, window.port, window)
     storage.recovered.connect(lambda words: window.statusBar().showMessage(words, 8000))
-    runner.reply_left_alone.connect(
-        lambda shown, tickets: window.statusBar().showMessage(
-            f"“{visible_controls(shown)}” did not change the reply you are typing on "
-            f"{', '.join(tickets)}: your words were kept.",
-            15000,
-        )
-    )
+    runner.reply_left_alone.connect(lambda shown, tickets: _reply_kept(window, shown, tickets))
     if load_problems:
         window.show_problem(
             "Some saved tools could not be read",
