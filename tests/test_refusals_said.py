@@ -109,6 +109,29 @@ def test_a_run_the_person_did_not_approve_says_the_agent_cannot_approve_it(shell
     )
 
 
+def test_a_run_from_the_page_the_person_did_not_approve_says_so(shell, monkeypatch):
+    """The library's Run… (or a script sending the same ask) for a tool that asks each time:
+    the native dialog opens, and a No is said in words."""
+    library = shell.library
+    shell.wait_for(lambda done: library.ask_every_time("lookup_ticket", done))
+    gate = shell.session.consent.gate
+    port = shell.window.port
+    replies: list[Any] = []
+    monkeypatch.setattr(port, "reply", lambda _ask_id, value: replies.append(value))
+    run = LibraryAsk(
+        kind="library", action="run", tool="lookup_ticket", input={"ticket_id": "T-1001"}
+    )
+    port.asked.emit("ask-run", run)
+    shell.qtbot.waitUntil(lambda: bool(gate.open_dialogs()))
+    gate.open_dialogs()[0].reject_button.click()
+    shell.qtbot.waitUntil(lambda: bool(replies))
+    reply = replies[0].model_dump(mode="json")
+    assert (reply["code"], reply["message"]) == (
+        "consent_denied",
+        "Lookup ticket did not run: it asks before each run, and this one was not approved.",
+    )
+
+
 def job(console, results: list[RunResult]) -> RunJob:
     tool = console.library.callable("close_ticket")
     assert tool is not None
