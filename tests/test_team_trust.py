@@ -335,15 +335,24 @@ def test_an_older_version_is_not_offered_once_a_newer_one_was_seen():
 
 def test_a_newcomer_is_not_offered_an_older_version_than_one_a_trusted_colleague_accepted():
     v1 = shared(pack(ALICE, version=1))
-    v2 = shared(pack(ALICE, version=2, description="Newer."))
+    v2_bytes = pack(ALICE, version=2, description="Newer.")
+    v2 = shared(v2_bytes)
     accepted_v2 = signed(
+        "reviews",
+        documents.review_document("Priya", "assign_refund", PUB[ALICE], v2.digest, 2, v2_bytes),
+        PRIYA,
+    )
+    trusted = {**TRUST_ALICE, PUB[PRIYA]: "Priya"}
+    # v2's file is gone; Priya's signed review of it, which carries it, is still there.
+    assert one(view(v1, accepted_v2, trusted=trusted)).state == "older"
+    # A review that carries no file counts only while the file it names is there.
+    bare = signed(
         "reviews",
         documents.review_document("Priya", "assign_refund", PUB[ALICE], v2.digest, 2),
         PRIYA,
     )
-    trusted = {**TRUST_ALICE, PUB[PRIYA]: "Priya"}
-    # v2's file is gone; Priya's signed review of it is still there.
-    assert one(view(v1, accepted_v2, trusted=trusted)).state == "older"
+    assert one(view(v1, bare, trusted=trusted)).state == "new"
+    assert one(view(v1, v2, bare, trusted=trusted)).file.version == 2
     # A review by someone this person does not trust does not hold anything back.
     forged = signed(
         "reviews",
@@ -482,7 +491,7 @@ def test_the_history_lists_who_shared_accepted_withdrew_and_turned_off_what():
 
 
 def _handover(old: Ed25519PrivateKey, new: Ed25519PrivateKey) -> SharedFile:
-    return signed("keys", documents.handover_document("Alice Novak", PUB[new]), old)
+    return signed("keys", documents.handover_document("Alice Novak", PUB[old], new), old)
 
 
 def test_a_new_key_vouched_for_by_a_trusted_one_is_trusted_under_the_same_name():

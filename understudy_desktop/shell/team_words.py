@@ -15,7 +15,7 @@ GROUPS: tuple[tuple[str, tuple[State, ...]], ...] = (
     ("Not signed by anyone", ("unsigned",)),
     ("Waiting", ("awaiting_review", "not_allowed", "older")),
     ("Withdrawn or turned off for the team", ("withdrawn", "turned_off")),
-    ("Cannot be used", ("changed",)),
+    ("Cannot be used", ("changed", "revoked", "disputed")),
     ("Already in your library", ("current", "declined")),
     ("Shared by you", ("mine",)),
 )
@@ -90,6 +90,16 @@ def line(item: TeamTool) -> str:
             )
         case "untrusted":
             return f"{name}: from {who}{key}{when}; waits for you to trust its author{used}"
+        case "disputed":
+            return (
+                f"{name}: signed with a key{key} that claims to take over from a key another "
+                "new key claims too; ask its author, by phone or in person, which one is theirs"
+            )
+        case "revoked":
+            return (
+                f"{name}: signed with a key that {who or 'its owner'} no longer uses{key}; "
+                "whoever holds that key now cannot share tools as them"
+            )
     label = "Update" if item.state == "update" else "New"
     return f"{label}: {name}, from {who}{when}{used}"
 
@@ -116,4 +126,10 @@ def notes(view: TeamView) -> list[str]:
         out.append("A link is in the folder where Understudy keeps its files; it is not followed.")
     if view.policy is not None:
         out.append(f"Your team follows the rules set by {view.policy.author or 'its lead'}.")
+    if view.contested:
+        out.append(
+            "⚠ One key was moved to two different new keys, so it was surely copied: neither "
+            "new key is trusted through it. Ask its owner, by phone or in person, which key is "
+            "theirs, and compare the whole fingerprint before you trust it."
+        )
     return out

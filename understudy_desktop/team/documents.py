@@ -5,16 +5,22 @@ is ignored, never half-read."""
 
 from __future__ import annotations
 
+import contextlib
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from understudy_desktop.rules import rules
+from understudy_desktop.team.signing import canonical
 
 _LIMITS = rules().limits
 AUTHOR = _LIMITS.authorName  # a person's name as their colleagues see it
 HEX_KEY = r"^[0-9a-f]{64}$"
+HexKey = Annotated[str, Field(pattern=HEX_KEY)]
+SHARED_IN_REVIEW = 64 * 1024  # a one-tool pack is a few KB
 
 
 def now_iso() -> str:
@@ -101,13 +107,18 @@ class Review(BaseModel):
     sharedBy: str = Field(pattern=HEX_KEY)  # noqa: N815 (the tool's author's key)
     file: str = Field(pattern=r"^[0-9a-f]{64}$")  # the version reviewed: its file's digest
     version: int = Field(default=0, ge=0, le=10**9)  # and its number (0: none)
+    # The reviewed file itself (its author's signed bytes, as text): the version it names can
+    # be checked even once that file is gone from the folder. Absent from older reviews.
+    shared: str | None = Field(default=None, max_length=SHARED_IN_REVIEW)
     authorKey: str = Field(pattern=HEX_KEY)  # noqa: N815
     signature: str
 
 
 class KeyHandover(BaseModel):
-    """An author moves to a new key (a new computer, a key thought lost): signed by the old
-    key, so whoever trusts the old one trusts the new one under the same name, unwarned."""
+    """An author moves to a new key (a new computer, a key that may have been copied): signed
+    by the old key, and countersigned by the new one (`newKeySignature` over
+    handover_statement), so nobody can hand their key over to someone else's. Whoever trusts
+    the old key trusts the new one under the same name, unwarned; the old key is revoked."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -115,8 +126,27 @@ class KeyHandover(BaseModel):
     author: str = Field(max_length=AUTHOR)
     created: str = Field(max_length=_LIMITS.timestamp)
     newKey: str = Field(pattern=HEX_KEY)  # noqa: N815
+    newKeySignature: str = Field(default="", pattern=r"^([0-9a-f]{128})?$")  # noqa: N815
     authorKey: str = Field(pattern=HEX_KEY)  # noqa: N815 (the old key, which signs)
     signature: str
+
+
+def handover_statement(old_key: str, new_key: str) -> bytes:
+    """What the new key signs to accept a hand-over: the two keys, in order."""
+    return canonical({"understudyHandover": 1, "from": old_key, "to": new_key})
+
+
+def countersigned(handover: KeyHandover) -> bool:
+    """Did the new key itself agree to take this hand-over?"""
+    try:
+        public = Ed25519PublicKey.from_public_bytes(bytes.fromhex(handover.newKey))
+        public.verify(
+            bytes.fromhex(handover.newKeySignature),
+            handover_statement(handover.authorKey, handover.newKey),
+        )
+    except (ValueError, InvalidSignature):
+        return False
+    return True
 
 
 class TurnedOff(BaseModel):
@@ -124,6 +154,8 @@ class TurnedOff(BaseModel):
 
     sharedBy: str = Field(pattern=HEX_KEY)  # noqa: N815
     tool: str = Field(min_length=1, max_length=_LIMITS.shownText)
+    # What its steps and questions hash to: the same steps under another name stay off too.
+    steps: str = Field(default="", pattern=r"^([0-9a-f]{64})?$")
 
 
 class Policy(BaseModel):
@@ -141,14 +173,22 @@ class Policy(BaseModel):
     # A second member must accept a version before the rest of the team is offered it.
     secondReview: bool = False  # noqa: N815
     turnedOff: list[TurnedOff] = Field(default_factory=list, max_length=2000)  # noqa: N815
+    # Keys the lead revoked (a member's key that was copied, a member who left): they sign,
+    # vouch and count for nothing, for every member who follows this lead.
+    revokedKeys: list[HexKey] = Field(default_factory=list, max_length=2000)  # noqa: N815
     authorKey: str = Field(pattern=HEX_KEY)  # noqa: N815
     signature: str
 
 
 def review_document(
-    author: str, tool: str, shared_by: str, file: str, version: int = 0
+    author: str,
+    tool: str,
+    shared_by: str,
+    file: str,
+    version: int = 0,
+    shared: bytes | None = None,
 ) -> dict[str, Any]:
-    return {
+    document: dict[str, Any] = {
         "reviewVersion": 1,
         "author": author[:AUTHOR],
         "created": now_iso(),
@@ -157,14 +197,22 @@ def review_document(
         "file": file,
         "version": version,
     }
+    if shared is not None and len(shared) <= SHARED_IN_REVIEW:
+        # A signed file is canonical JSON, so UTF-8: one that is not is no such file.
+        with contextlib.suppress(UnicodeDecodeError):
+            document["shared"] = shared.decode("utf-8")
+    return document
 
 
-def handover_document(author: str, new_key: str) -> dict[str, Any]:
+def handover_document(author: str, old_key: str, new_key: Ed25519PrivateKey) -> dict[str, Any]:
+    """A hand-over from `old_key` (which signs the document) to `new_key`, countersigned."""
+    new_public = new_key.public_key().public_bytes_raw().hex()
     return {
         "handoverVersion": 1,
         "author": author[:AUTHOR],
         "created": now_iso(),
-        "newKey": new_key,
+        "newKey": new_public,
+        "newKeySignature": new_key.sign(handover_statement(old_key, new_public)).hex(),
     }
 
 
@@ -173,16 +221,25 @@ def policy_document(
     sequence: int,
     publishers: list[str] | None,
     second_review: bool,
-    turned_off: list[tuple[str, str]],
+    turned_off: list[tuple[str, str]] | list[tuple[str, str, str]],
+    revoked_keys: list[str] | None = None,
 ) -> dict[str, Any]:
+    off: list[dict[str, str]] = []
+    for entry in turned_off:
+        item = {"sharedBy": entry[0], "tool": entry[1]}
+        if len(entry) > 2 and entry[2]:
+            item["steps"] = entry[2]
+        off.append(item)
     document: dict[str, Any] = {
         "policyVersion": 1,
         "author": author[:AUTHOR],
         "created": now_iso(),
         "sequence": sequence,
         "secondReview": second_review,
-        "turnedOff": [{"sharedBy": k, "tool": t} for k, t in turned_off],
+        "turnedOff": off,
     }
+    if revoked_keys:
+        document["revokedKeys"] = sorted(set(revoked_keys))
     if publishers is not None:
         document["publishers"] = sorted(set(publishers))
     return document

@@ -86,6 +86,7 @@ class SharedFile:
     title: str = ""  # tools: its title in words, as the file gives it
     version: int = 0  # tools: the version number its author signed (0: none)
     definition: str = ""  # tools: what its tool's definition hashes to
+    steps: str = ""  # tools: what its steps and questions hash to, whatever it is called
     same: str = ""  # tools: its tools and author, hashed (an unchanged share has the same)
     info: Any = None  # the typed document of the other kinds (documents.py), None if unfit
     size: int = 0
@@ -142,6 +143,9 @@ def _tool_fields(document: dict[str, Any] | None) -> dict[str, Any]:
     try:
         same = share_digest(document)
         digest = definition_hash(tool)
+        steps = hashlib.sha256(
+            rfc8785.dumps([tool.get("steps"), tool.get("inputSchema")])
+        ).hexdigest()
     except (rfc8785.CanonicalizationError, TypeError, ValueError, RecursionError):
         return {}
     title = tool.get("title")
@@ -150,6 +154,7 @@ def _tool_fields(document: dict[str, Any] | None) -> dict[str, Any]:
         "title": title[: rules().budgets.title] if isinstance(title, str) else "",
         "version": version if isinstance(version, int) and 0 < version <= 10**9 else 0,
         "definition": digest,
+        "steps": steps,
         "same": same,
     }
 

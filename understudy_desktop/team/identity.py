@@ -111,7 +111,7 @@ class Identity:
 
         old = self._private()
         new = Ed25519PrivateKey.generate()
-        handover = sign(handover_document(author, public_hex(new)), old)
+        handover = sign(handover_document(author, public_hex(old), new), old)
         self._switch_to(new)
         return handover
 

@@ -10,12 +10,20 @@ the same warning as the name itself, and one key signing under several names is 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Literal
 
 from understudy_desktop.team import names
-from understudy_desktop.team.documents import KeyHandover, Policy, Review, UsageCounts, when
-from understudy_desktop.team.folder import FolderScan, SharedFile
+from understudy_desktop.team.documents import (
+    KeyHandover,
+    Policy,
+    Review,
+    UsageCounts,
+    countersigned,
+    when,
+)
+from understudy_desktop.team.folder import FolderScan, SharedFile, content_name, read_file
 from understudy_desktop.team.signing import key_id
 
 State = Literal[
@@ -32,6 +40,8 @@ State = Literal[
     "awaiting_review",  # the team asks for a second member's review first
     "older",  # a newer version was seen here before: this one is not offered
     "mine",  # shared by this person
+    "revoked",  # signed by a key that was handed over or revoked: it signs nothing new
+    "disputed",  # signed by one of two keys a copied key was handed over to
 ]
 OFFERED: tuple[State, ...] = ("new", "update", "untrusted", "unsigned")
 UNSIGNED_WORDS = "Nobody signed this: anyone with access to the folder could have put it here."
@@ -123,6 +133,8 @@ class TeamView:
     turn_back: list[Installed] = field(default_factory=list)  # off for the team no longer
     seen: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)  # newer now
     vouched: dict[str, tuple[str, str]] = field(default_factory=dict)  # new key -> (old, name)
+    revoked: set[str] = field(default_factory=set)  # keys that sign nothing new
+    contested: dict[str, set[str]] = field(default_factory=dict)  # old key -> two or more new
     policy: Policy | None = None
     policies: list[SharedFile] = field(default_factory=list)  # signed policies, newest first
     usage_ignored: int = 0  # usage files from keys this person does not trust
@@ -148,36 +160,80 @@ def _signed(scan: FolderScan, kind: str) -> list[SharedFile]:
     return [f for f in scan.files if f.kind == kind and f.verdict == "signed" and f.info]
 
 
-def _handovers(scan: FolderScan, trusted: dict[str, str]) -> dict[str, tuple[str, str]]:
-    """Keys vouched for by a key this person trusts (and, in turn, by those): new -> (old,
-    the name trusted)."""
-    vouched: dict[str, tuple[str, str]] = {}
-    offers: list[tuple[str, str]] = []
+@dataclass(frozen=True)
+class KeyChanges:
+    """What the signed hand-overs (and the lead's revocations) say about keys."""
+
+    vouched: dict[str, tuple[str, str]]  # new key -> (old key, the name trusted)
+    successor: dict[str, str]  # old key -> the one key it handed over to
+    revoked: frozenset[str]  # handed over, or revoked by the lead: signs nothing new
+    contested: dict[str, set[str]]  # a key handed over to two or more keys
+
+    @property
+    def suspect(self) -> set[str]:
+        """Keys a contested key handed over to: nobody can tell which is its owner's."""
+        return set().union(*self.contested.values()) if self.contested else set()
+
+
+def _handovers(
+    scan: FolderScan, trusted: dict[str, str], lead_revoked: frozenset[str] = frozenset()
+) -> KeyChanges:
+    """Hand-overs signed by the old key and countersigned by the new one. A key handed over
+    is revoked from then on (its owner moved on, or it was copied); a key handed over to two
+    different keys was surely copied, and neither new key is trusted through it. A key the
+    lead revoked hands over to nobody. Trust follows a chain: old -> newer -> newest."""
+    offers: dict[str, set[str]] = {}
     for file in _signed(scan, "keys"):
         info = file.info
-        if isinstance(info, KeyHandover) and file.key != info.newKey:
-            offers.append((file.key, info.newKey))
+        if (
+            isinstance(info, KeyHandover)
+            and file.key == info.authorKey
+            and file.key != info.newKey
+            and file.key not in lead_revoked
+            and countersigned(info)
+        ):
+            offers.setdefault(file.key, set()).add(info.newKey)
+    contested = {old: news for old, news in offers.items() if len(news) > 1}
+    successor = {
+        old: next(iter(news))
+        for old, news in offers.items()
+        if len(news) == 1 and next(iter(news)) not in lead_revoked
+    }
+    vouched: dict[str, tuple[str, str]] = {}
     known = dict(trusted)
     changed = True
-    while changed:  # a chain of hand-overs: old -> newer -> newest
+    while changed:
         changed = False
-        for old, new in offers:
+        for old, new in successor.items():
             if old in known and new not in known:
                 known[new] = known[old]
                 vouched[new] = (old, known[old])
                 changed = True
-    return vouched
+    return KeyChanges(vouched, successor, frozenset(offers) | lead_revoked, contested)
 
 
-def _policy(scan: FolderScan, lead: str) -> tuple[Policy | None, list[SharedFile]]:
+def _lead_chain(lead: str, successor: dict[str, str]) -> list[str]:
+    """The lead's key and each key it handed over to, in turn (the last is the lead now)."""
+    chain = [lead] if lead else []
+    while chain and chain[-1] in successor and successor[chain[-1]] not in chain:
+        chain.append(successor[chain[-1]])
+    return chain
+
+
+def _policy(scan: FolderScan, chain: list[str]) -> tuple[Policy | None, list[SharedFile]]:
+    """The rules in force: the highest number signed by the lead's newest key that signed
+    any (a key the lead moved away from counts only until the new one signs rules)."""
     files = [
         f
         for f in _signed(scan, "policy")
         if isinstance(f.info, Policy) and f.key == f.info.authorKey
     ]
     files.sort(key=lambda f: (f.info.sequence, when(f.created), f.name), reverse=True)
-    chosen = next((f.info for f in files if f.key == lead), None) if lead else None
-    return chosen, files
+    for key in reversed(chain):
+        chosen = next((f.info for f in files if f.key == key), None)
+        if chosen is not None:
+            return chosen, files
+    return None, files
 
 
 def _usage(
@@ -215,13 +271,17 @@ def _usage(
     return totals, len(ignored)
 
 
-def _withdrawn(scan: FolderScan, same_person: dict[str, str]) -> dict[tuple[str, str], str]:
+def _withdrawn(
+    scan: FolderScan, same_person: dict[str, str], revoked: set[str]
+) -> dict[tuple[str, str], str]:
     """(author key, tool) -> the latest time its author withdrew it (signed by that key, or by
-    a key it handed over to)."""
+    a key it handed over to; never by a revoked key, which a thief may hold)."""
     out: dict[tuple[str, str], str] = {}
     for file in _signed(scan, "withdrawn"):
         info = file.info
         if info is None or getattr(info, "authorKey", None) != file.key or not file.tool:
+            continue
+        if file.key in revoked:
             continue
         for key in {file.key, same_person.get(file.key, file.key)}:
             pair = (key, file.tool)
@@ -263,6 +323,7 @@ class _Context:
     reviewers: set[str]
     reviewed: dict[str, set[str]]
     off: set[tuple[str, str]]
+    off_steps: set[str]  # steps turned off for the team, under any name
     usage: dict[tuple[str, str], TeamUsage]
     withdrawn: dict[tuple[str, str], str]
     by_key_names: dict[str, set[str]]
@@ -270,22 +331,42 @@ class _Context:
     reviewed_versions: dict[tuple[str, str], int]
     by_team_name: dict[tuple[str, str], Installed]  # (author key, shared name) -> here
     by_version: dict[str, Installed]  # the file a tool here came from -> it
+    revoked: set[str]  # keys that sign nothing new
+    disputed: set[str]  # keys a copied key was handed over to, as well as another
+    person_of: dict[str, str]  # a key -> the first key of the same person
 
 
 def _context(scan: FolderScan, d: Decisions, view: TeamView) -> _Context:
     me = ({d.mine} if d.mine else set()) | set(d.former)
-    view.vouched = _handovers(scan, {**d.trusted, **{k: d.my_name for k in me}})
-    trusted = {**d.trusted, **{new: name for new, (_old, name) in view.vouched.items()}}
-    successor = {old: new for new, (old, _n) in view.vouched.items()}
-    same_person = {**successor, **{new: old for new, (old, _n) in view.vouched.items()}}
-    policy, view.policies = _policy(scan, d.lead)
+    base = {**d.trusted, **{k: d.my_name for k in me}}
+    keys = _handovers(scan, base)
+    chain = _lead_chain(d.lead, keys.successor)
+    policy, view.policies = _policy(scan, chain)
+    lead = chain[-1] if chain else ""
+    lead_revoked = frozenset(policy.revokedKeys) - me - set(chain) if policy else frozenset()
+    if lead_revoked:
+        keys = _handovers(scan, base, lead_revoked)
+    view.vouched, view.revoked, view.contested = keys.vouched, set(keys.revoked), keys.contested
+    # A revoked key, or one a copied key handed over to, signs, vouches and counts for nothing.
+    out = set(keys.revoked | keys.suspect) - me
+    trusted = {
+        k: name
+        for k, name in {**d.trusted, **{n: v[1] for n, v in keys.vouched.items()}}.items()
+        if k not in out
+    }
+    same_person = {**keys.successor, **{new: old for new, (old, _n) in keys.vouched.items()}}
     view.policy = policy
     counted = set(trusted) | me
     usage, view.usage_ignored = _usage(scan, counted, _first_keys(view.vouched))
-    publishers = set(policy.publishers) if policy and policy.publishers is not None else None
-    if publishers is not None and d.lead:
-        publishers.add(d.lead)
-    reviewers = (publishers if publishers is not None else counted) | ({d.lead} - {""})
+    publishers = set(policy.publishers) - out if policy and policy.publishers is not None else None
+    if publishers is not None and lead:
+        publishers.add(lead)
+    # Who may be the second reviewer: those allowed to share, or, with no such list, the
+    # lead alone (never "anyone": then every member would count as the second person).
+    if policy is None:
+        reviewers = counted
+    else:
+        reviewers = (publishers if publishers is not None else set()) | ({lead} - {""})
     return _Context(
         d=d,
         me=me,
@@ -293,16 +374,20 @@ def _context(scan: FolderScan, d: Decisions, view: TeamView) -> _Context:
         same_person=same_person,
         policy=policy,
         publishers=publishers,
-        reviewers=reviewers,
-        reviewed=_reviewed(scan, reviewers),
+        reviewers=reviewers - out,
+        reviewed=_reviewed(scan, reviewers - out),
         off={(t.sharedBy, t.tool) for t in policy.turnedOff} if policy else set(),
+        off_steps={t.steps for t in policy.turnedOff if t.steps} if policy else set(),
         usage=usage,
-        withdrawn=_withdrawn(scan, same_person),
+        withdrawn=_withdrawn(scan, same_person, out),
         by_key_names=_names_by_key(scan),
         known={**trusted, **({k: d.my_name for k in me} if d.my_name else {})},
         reviewed_versions=_reviewed_versions(scan, counted),
         by_team_name={(i.key, i.shared_as): i for i in d.installed},
         by_version={i.version: i for i in d.installed},
+        revoked=out,
+        disputed=keys.suspect - me,
+        person_of={**_first_keys(view.vouched)},
     )
 
 
@@ -407,10 +492,14 @@ def _state(
     stopped = c.withdrawn.get((key, name)) if key else None
     if stopped is not None and when(stopped) >= when(latest.created):
         return "withdrawn"  # this person's own too, once they withdrew it
-    if key and (key, name) in c.off:
-        return "turned_off"
+    if (key and (key, name) in c.off) or (latest.steps and latest.steps in c.off_steps):
+        return "turned_off"  # the same steps under another name are the same tool
     if key and key in c.me:
         return "mine"
+    if key and key in c.disputed and here is None:
+        return "disputed"
+    if key and key in c.revoked and here is None:
+        return "revoked"
     if key and latest.version < seen_version:
         return "older"
     if here is not None:
@@ -429,7 +518,7 @@ def _state(
         c.policy is not None
         and c.policy.secondReview
         and key
-        and not _second_review_done(latest, c.reviewed, d.mine, c.reviewers)
+        and not _second_review_done(latest, c.reviewed, d.mine, c.reviewers, c.person_of)
     ):
         return "awaiting_review"
     if d.have.get(latest.definition):
@@ -452,14 +541,38 @@ def _first_keys(vouched: dict[str, tuple[str, str]]) -> dict[str, str]:
 
 
 def _reviewed_versions(scan: FolderScan, counted: set[str]) -> dict[tuple[str, str], int]:
-    """(author key, tool) -> the highest version someone this person trusts accepted."""
+    """(author key, tool) -> the highest version someone this person trusts accepted. A
+    review counts only for a version that exists: the tool file it names, signed by that
+    author, with that number (a review cannot make up "version 1000000000")."""
+    versions = {
+        f.digest: (f.key, f.tool, f.version) for f in scan.of("tools") if f.verdict == "signed"
+    }
     out: dict[tuple[str, str], int] = {}
     for file in _signed(scan, "reviews"):
         info = file.info
-        if isinstance(info, Review) and file.key in counted and info.version:
-            pair = (info.sharedBy, info.tool)
-            out[pair] = max(out.get(pair, 0), info.version)
+        if not isinstance(info, Review) or file.key not in counted:
+            continue
+        named = versions.get(info.file) or _carried(info)
+        if named is None or named[:2] != (info.sharedBy, info.tool) or not named[2]:
+            continue
+        pair = (info.sharedBy, info.tool)
+        out[pair] = max(out.get(pair, 0), named[2])
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _carried_file(file: str, shared: str) -> tuple[str, str, int] | None:
+    data = shared.encode("utf-8")
+    if content_name(data, "tools").split(".", 1)[0] != file:
+        return None
+    found = read_file("tools", content_name(data, "tools"), data)
+    return (found.key, found.tool, found.version) if found.verdict == "signed" else None
+
+
+def _carried(review: Review) -> tuple[str, str, int] | None:
+    """The version a review carries with it (the reviewed file's signed bytes), checked: its
+    author's signature, and the very file the review names. None when it carries none."""
+    return _carried_file(review.file, review.shared) if review.shared else None
 
 
 def _installed_order(here: Installed, files: list[SharedFile]) -> tuple[int, object]:
@@ -468,12 +581,18 @@ def _installed_order(here: Installed, files: list[SharedFile]) -> tuple[int, obj
 
 
 def _second_review_done(
-    file: SharedFile, reviewed: dict[str, set[str]], mine: str, reviewers: set[str]
+    file: SharedFile,
+    reviewed: dict[str, set[str]],
+    mine: str,
+    reviewers: set[str],
+    person_of: dict[str, str],
 ) -> bool:
-    """Someone other than its author accepted this version, or this person may review it."""
-    if reviewed.get(file.digest, set()) - {file.key}:
+    """Someone other than its author (and none of the author's other keys) accepted this
+    version, or this person may review it."""
+    author = person_of.get(file.key, file.key)
+    if {k for k in reviewed.get(file.digest, set()) if person_of.get(k, k) != author}:
         return True
-    return bool(mine) and mine in reviewers and mine != file.key
+    return bool(mine) and mine in reviewers and person_of.get(mine, mine) != author
 
 
 def audit_lines(

@@ -368,9 +368,19 @@ class TeamLibrary(QObject):
             self.refresh()
             return  # an unsigned file has no author to name in a review
         digest = accepted.team_file.split(".", 1)[0]
-        version = next((t.file.version for t in self.view.tools if t.file.digest == digest), 0)
+        found = next((t.file for t in self.view.tools if t.file.digest == digest), None)
+        version = found.version if found is not None else 0
+        # The reviewed file goes with the review: its version can be checked by a newcomer
+        # even once someone deletes that file from the folder.
+        folder = self.folder
+        carried = load(folder, found) if folder is not None and found is not None else None
         document = review_document(
-            self._packs.author() or "Someone", accepted.shared_as, accepted.key, digest, version
+            self._packs.author() or "Someone",
+            accepted.shared_as,
+            accepted.key,
+            digest,
+            version,
+            carried,
         )
         pending = list(self._settings.get(REVIEWS_PENDING, []))
         self._settings.set(REVIEWS_PENDING, [*pending, document])
@@ -551,21 +561,27 @@ class TeamLibrary(QObject):
         self,
         publishers: list[str] | None,
         second_review: bool,
-        turned_off: list[tuple[str, str]],
+        turned_off: list[tuple[str, str]] | list[tuple[str, str, str]],
+        revoked_keys: list[str] | None = None,
     ) -> bool:
-        """As the team lead: sign and write the team's rules (the next number). This person
-        follows their own policy from then on. Problems are shown; True when written."""
+        """As the team lead: sign and write the team's rules (the next number, above any
+        this person signed with an earlier key too). This person follows their own policy
+        from then on. Keys the rules revoked stay revoked unless `revoked_keys` says
+        otherwise. Problems are shown; True when written."""
+        mine_keys = {self.identity.public_key} | set(self.identity.former_keys)
         mine = [
-            f.info.sequence
-            for f in self.view.policies
-            if f.key == self.identity.public_key and f.info is not None
+            f.info.sequence for f in self.view.policies if f.key in mine_keys and f.info is not None
         ]
+        policy = self.view.policy
+        if revoked_keys is None:
+            revoked_keys = list(policy.revokedKeys) if policy is not None else []
         document = policy_document(
             self._packs.author() or "Team lead",
             max(mine, default=0) + 1,
             publishers,
             second_review,
             turned_off,
+            revoked_keys,
         )
         try:
             self._write("policy", self.identity.sign(document))
@@ -587,9 +603,14 @@ class TeamLibrary(QObject):
     def turn_off_for_team(self, item: TeamTool, off: bool = True) -> bool:
         """As the team lead: turn one shared tool off (or on again) for every member."""
         policy = self.view.policy
-        current = {(t.sharedBy, t.tool) for t in policy.turnedOff} if policy else set()
-        pair = (item.key, item.tool)
-        wanted = current | {pair} if off else current - {pair}
+        current = {(t.sharedBy, t.tool, t.steps) for t in policy.turnedOff} if policy else set()
+        # Its steps are turned off too (by their definition), under whatever name they come.
+        entry = (item.key, item.tool, item.file.steps)
+        wanted = (
+            current | {entry}
+            if off
+            else {e for e in current if e[:2] != entry[:2] and not (entry[2] and e[2] == entry[2])}
+        )
         return self.write_policy(
             policy.publishers if policy else None,
             policy.secondReview if policy else False,

@@ -1,0 +1,244 @@
+"""A member who can write anything to the team folder, and holds a copied key, against an honest
+lead and an honest member: every attack of issue 34 as a case, on the view each honest app
+works out from the folder (team/inbox.py), without Qt. The same rules run in the real app in
+tests/test_team_lead.py and over real Syncthing in tests/test_team_syncthing.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from test_team_trust import (
+    ALICE,
+    ALICE2,
+    LEAD,
+    MALLORY,
+    PRIYA,
+    PUB,
+    SAM,
+    TRUST_ALICE,
+    one,
+    pack,
+    shared,
+    signed,
+    view,
+)
+
+from understudy_desktop.shell import team_words
+from understudy_desktop.team import documents, inbox, signing
+from understudy_desktop.team.folder import SharedFile
+
+THIEF = Ed25519PrivateKey.from_private_bytes(bytes([42]) * 32)
+PUB[THIEF] = signing.public_hex(THIEF)
+
+
+def handover(
+    old: Ed25519PrivateKey, new: Ed25519PrivateKey, countersign: bool = True
+) -> SharedFile:
+    doc = documents.handover_document("Alice Novak", PUB[old], new)
+    if not countersign:
+        doc.pop("newKeySignature")
+    return signed("keys", doc, old)
+
+
+def rules(seq: int, key: Ed25519PrivateKey = LEAD, **given: Any) -> SharedFile:
+    doc = documents.policy_document(
+        "Lee Lead",
+        seq,
+        given.get("publishers"),
+        given.get("second_review", False),
+        given.get("turned_off", []),
+        given.get("revoked_keys"),
+    )
+    return signed("policy", doc, key)
+
+
+def review(
+    key: Ed25519PrivateKey, of: SharedFile, version: int = 0, file: str = "", carried: bytes = b""
+) -> SharedFile:
+    doc = documents.review_document(
+        "Reviewer", of.tool, of.key, file or of.digest, version, carried or None
+    )
+    return signed("reviews", doc, key)
+
+
+# --- hand-overs need both keys ----------------------------------------------------------------
+
+
+def test_a_hand_over_the_new_key_did_not_countersign_vouches_for_nothing():
+    v = view(shared(pack(ALICE2)), handover(ALICE, ALICE2, countersign=False), trusted=TRUST_ALICE)
+    assert not one(v).trusted and v.vouched == {}
+
+
+def test_a_member_cannot_hand_their_key_over_to_the_leads_key():
+    """Mallory signs "my key -> the lead's key": the lead never countersigned, so the lead
+    does not become Mallory for anyone, and is not counted as Mallory's second person."""
+    doc = documents.handover_document("Mallory", PUB[MALLORY], LEAD)
+    doc["newKeySignature"] = MALLORY.sign(documents.handover_statement(PUB[MALLORY], PUB[LEAD]))
+    doc["newKeySignature"] = doc["newKeySignature"].hex()
+    forged = signed("keys", doc, MALLORY)
+    lead_tool = shared(pack(LEAD, author="Lee Lead"))
+    v = view(lead_tool, forged, trusted={PUB[MALLORY]: "Mallory", PUB[LEAD]: "Lee Lead"})
+    assert v.vouched == {}
+    assert one(v).author == "Lee Lead"
+    assert PUB[MALLORY] not in v.revoked  # a hand-over that does not verify revokes nothing
+
+
+def test_after_a_new_key_the_copied_old_key_shares_nothing_as_its_owner():
+    old_tool = shared(pack(ALICE, name="refund_old"))
+    thief_tool = shared(pack(ALICE, name="wire_money", created="2026-12-09T10:00:00Z"))
+    v = view(old_tool, thief_tool, handover(ALICE, ALICE2), trusted=TRUST_ALICE)
+    states = {t.tool: t.state for t in v.tools}
+    assert states == {"refund_old": "revoked", "wire_money": "revoked"}
+    assert not any(t.offered for t in v.tools)
+    assert PUB[ALICE] in v.revoked
+    thief = next(t for t in v.tools if t.tool == "wire_money")
+    assert "no longer uses" in team_words.line(thief)
+    # The new key is Alice, unwarned.
+    new = view(shared(pack(ALICE2)), handover(ALICE, ALICE2), trusted=TRUST_ALICE)
+    assert one(new).state == "new" and one(new).author == "Alice Novak"
+
+
+def test_a_copied_key_handed_over_twice_makes_neither_new_key_trusted():
+    """The owner moves to ALICE2; the thief, holding the old key, hands it to a key of theirs
+    (and countersigns it). Nobody can tell which is Alice: neither is trusted through it, and
+    the window says why."""
+    v = view(
+        shared(pack(THIEF, name="wire_money")),
+        shared(pack(ALICE2, name="refund_new")),
+        handover(ALICE, ALICE2),
+        handover(ALICE, THIEF),
+        trusted=TRUST_ALICE,
+    )
+    assert v.vouched == {} and v.contested == {PUB[ALICE]: {PUB[ALICE2], PUB[THIEF]}}
+    assert all(not t.trusted for t in v.tools)
+    assert {t.state for t in v.tools} == {"disputed"} and not any(t.offered for t in v.tools)
+    assert any("surely copied" in note for note in team_words.notes(v))
+    assert "ask its author" in team_words.line(v.tools[0])
+    # Even if this app had trusted the thief's key before the owner's hand-over arrived.
+    earlier = view(
+        shared(pack(THIEF, name="wire_money")),
+        handover(ALICE, ALICE2),
+        handover(ALICE, THIEF),
+        trusted={**TRUST_ALICE, PUB[THIEF]: "Alice Novak"},
+    )
+    assert not one(earlier).trusted and one(earlier).state == "disputed"
+
+
+def test_the_lead_revokes_a_members_key_for_everyone_who_follows_the_lead():
+    tool = shared(pack(ALICE))
+    counts = signed(
+        "usage",
+        documents.usage_document(
+            "Alice Novak",
+            [{"sharedBy": PUB[ALICE], "tool": "assign_refund", "runs": 7, "failures": 0}],
+        ),
+        ALICE,
+    )
+    off = rules(1, revoked_keys=[PUB[ALICE]])
+    v = view(tool, counts, off, trusted=TRUST_ALICE, lead=PUB[LEAD])
+    assert one(v).state == "revoked" and one(v).usage.runs == 0
+    # Someone who does not follow that lead decides for themselves.
+    assert one(view(tool, counts, off, trusted=TRUST_ALICE)).state == "new"
+
+
+def test_one_member_is_never_several_people_in_the_counts():
+    """Hand-overs to other people's keys are refused, so a member's counts under keys they do
+    not own are not theirs, and their own keys count as one person."""
+    tool = shared(pack(PRIYA, author="Priya"))
+
+    def counts(key: Ed25519PrivateKey) -> SharedFile:
+        rows = [{"sharedBy": PUB[PRIYA], "tool": "assign_refund", "runs": 10**9, "failures": 0}]
+        return signed("usage", documents.usage_document("Mallory", rows), key)
+
+    forged = documents.handover_document("Mallory", PUB[MALLORY], LEAD)
+    forged["newKeySignature"] = MALLORY.sign(
+        documents.handover_statement(PUB[MALLORY], PUB[LEAD])
+    ).hex()
+    v = view(
+        tool,
+        counts(MALLORY),
+        signed("keys", forged, MALLORY),
+        trusted={PUB[PRIYA]: "Priya", PUB[MALLORY]: "Mallory", PUB[LEAD]: "Lee"},
+    )
+    assert one(v).usage.people == 1
+
+
+# --- a review cannot freeze a colleague's tool ------------------------------------------------
+
+
+def test_a_review_claiming_a_version_that_does_not_exist_freezes_nothing():
+    v1 = shared(pack(ALICE, version=1))
+    frozen = review(PRIYA, v1, version=10**9, file="f" * 64)
+    trusted = {**TRUST_ALICE, PUB[PRIYA]: "Priya"}
+    assert one(view(v1, frozen, trusted=trusted)).state == "new"
+    # Naming a real file with a made-up number: the file's own number counts.
+    lying = review(PRIYA, v1, version=10**9)
+    assert one(view(v1, lying, trusted=trusted)).state == "new"
+    # A carried file that is not the one named, or not signed by the author, counts nothing.
+    other = pack(MALLORY, version=10**9)
+    assert one(view(v1, review(PRIYA, v1, 10**9, carried=other), trusted=trusted)).state == "new"
+
+
+# --- turned off for the team, under any name -------------------------------------------------
+
+
+def test_a_tool_turned_off_for_the_team_stays_off_under_another_name():
+    original = shared(pack(ALICE))
+    off = rules(1, turned_off=[(PUB[ALICE], "assign_refund", original.steps)])
+    renamed = shared(pack(ALICE, name="assign_refund_v2"))
+    by_other = shared(pack(PRIYA, name="handy_refund", author="Priya"))
+    v = view(
+        renamed,
+        by_other,
+        off,
+        trusted={**TRUST_ALICE, PUB[PRIYA]: "Priya"},
+        lead=PUB[LEAD],
+    )
+    assert {t.tool: t.state for t in v.tools} == {
+        "assign_refund_v2": "turned_off",
+        "handy_refund": "turned_off",
+    }
+
+
+# --- a second review needs a second person ----------------------------------------------------
+
+
+def test_with_no_allow_list_a_second_review_still_needs_a_second_person():
+    tool = shared(pack(ALICE))
+    on = rules(1, second_review=True)
+    base: dict[str, Any] = {"trusted": {**TRUST_ALICE, PUB[PRIYA]: "Priya"}, "lead": PUB[LEAD]}
+    # Any member (Sam) is not offered it first: he waits.
+    assert one(view(tool, on, **base)).state == "awaiting_review"
+    # Priya is a member, not a reviewer: her accept does not count as the second review.
+    assert one(view(tool, on, review(PRIYA, tool), **base)).state == "awaiting_review"
+    # The author's other key does not count either.
+    own = view(tool, on, handover(ALICE, ALICE2), review(ALICE2, tool), **base)
+    assert one(own).state in ("awaiting_review", "revoked")
+    # The lead's does.
+    assert one(view(tool, on, review(LEAD, tool), **base)).state == "new"
+    # The lead is offered it first.
+    assert one(view(tool, on, **{**base, "mine": PUB[LEAD]})).state == "new"
+
+
+def test_rules_from_a_lead_who_moved_to_a_new_key_carry_on():
+    lead2 = Ed25519PrivateKey.from_private_bytes(bytes([77]) * 32)
+    PUB[lead2] = signing.public_hex(lead2)
+    moved = signed("keys", documents.handover_document("Lee Lead", PUB[LEAD], lead2), LEAD)
+    old_rules = rules(3, publishers=[PUB[PRIYA]])
+    tool = shared(pack(ALICE))
+    base: dict[str, Any] = {"trusted": TRUST_ALICE, "lead": PUB[LEAD]}
+    # Until the new key signs rules, the old key's stay in force.
+    assert one(view(tool, old_rules, moved, **base)).state == "not_allowed"
+    # Once it does, only the new key's count: the old key (which a thief may hold) cannot
+    # sign newer rules.
+    new_rules = rules(4, key=lead2, publishers=None)
+    thief_rules = rules(99, key=LEAD, publishers=[PUB[MALLORY]])
+    v = view(tool, old_rules, moved, new_rules, thief_rules, **base)
+    assert v.policy is not None and v.policy.sequence == 4
+    assert one(v).state == "new"
+
+
+def test_sam_is_a_member_here():
+    assert PUB[SAM]  # the honest member whose view these tests work out (test_team_trust.view)
+    assert inbox.OFFERED == ("new", "update", "untrusted", "unsigned")
