@@ -110,6 +110,18 @@ def test_the_leads_rules_who_shares_a_second_review_and_a_switch_for_everyone(
     # Sam cannot approve it again while it is off for the team.
     refused = sam.wait_for(lambda done: sam.library.review("assign_refund", _any_grant(held), done))
     assert refused is not None and "turned this tool off for the whole team" in refused.message
+    # A member who deletes the lead's rules from the folder brings nothing back: each app
+    # keeps the rules it saw (issue 34), the lead's own too.
+    kept_rules = len(sam.session.team.view.policies)
+    for path in shared_files(folder, "policy"):
+        path.unlink()
+    for m in (sam, lee):
+        m.session.team.watcher.scan_now()
+        m.qtbot.wait(1000)
+        assert m.session.team.view.policy is not None
+        assert len(m.session.team.view.policies) == kept_rules
+    assert sam.library.get("assign_refund").held == "team_off"
+    assert "assign_refund" not in sam.listed()
 
     # On again: it comes back for Sam to review (not silently on).
     off_item = next(t for t in lee.session.team.view.tools if t.state == "turned_off")
@@ -164,6 +176,7 @@ def test_a_new_key_vouched_for_by_the_old_one_spares_colleagues_a_warning(
     sam.qtbot.waitUntil(lambda: old_key in sam.session.team.decisions.trusted())
 
     dana.qtbot.waitUntil(lambda: dana.session.team.view.reachable)
+    copied = dana.session.team.identity._private()  # a thief copied her key before the move
     assert dana.session.team.move_to_new_key()
     new_key = dana.session.team.identity.public_key
     assert new_key != old_key and len(shared_files(folder, "keys")) == 1
@@ -179,6 +192,19 @@ def test_a_new_key_vouched_for_by_the_old_one_spares_colleagues_a_warning(
     wait_state(sam, "assign_refund_2", "new")
     fresh = item(sam, "assign_refund_2")
     assert fresh.trusted and fresh.impostor_of == "" and fresh.author == "Dana Ortiz"
+    # The thief shares a tool with the copied old key: revoked by her move, it is not offered
+    # as hers, nor as anyone's (issue 34).
+    import json
+
+    from understudy_desktop.team import folder as team_folder
+    from understudy_desktop.team import signing
+
+    forged = json.loads(GOOD.read_bytes())
+    forged.update(author="Dana Ortiz", teamVersion=1)
+    forged["tools"][0]["name"] = "wire_money"
+    team_folder.write_shared(folder, "tools", signing.sign(forged, copied))
+    wait_state(sam, "wire_money", "revoked")
+    assert all(t.tool != "wire_money" for t in sam.session.team.view.offered)
 
 
 def test_a_link_planted_in_the_folder_is_not_written_through(console_factory, tmp_path):
@@ -221,3 +247,46 @@ def _variant(tmp_path: Path) -> Path:
     path = tmp_path / "second.understudy-pack.json"
     path.write_text(json.dumps(pack))
     return path
+
+
+def test_the_lead_revokes_a_members_key_for_the_whole_team(console_factory, tmp_path, monkeypatch):
+    """Settings › Team lead: the lead picks Dana's key and revokes it. Every member who follows
+    the lead stops being offered what that key signs, whoever signs with it."""
+    from PySide6.QtWidgets import QInputDialog, QMessageBox
+
+    folder, lee, dana, sam = team_of_three(console_factory, tmp_path)
+    import_and_wait(dana, GOOD)
+    dana_key = _key_of(dana)
+    lee.session.team.trust(dana_key, "Dana Ortiz")
+    lee.qtbot.waitUntil(lambda: dana_key in lee.session.team.decisions.trusted())
+    lee_key = _key_of(lee)
+    assert lee.session.team.write_policy(None, False, [])
+    sam.qtbot.waitUntil(lambda: len(sam.session.team.view.policies) == 1, timeout=15_000)
+    sam.session.team.follow_lead(lee_key)
+    dana.session.team.share(["assign_refund"], "Dana Ortiz")
+    wait_state(sam, "assign_refund", "untrusted")
+
+    rules = RulesDialog(lee.session.team, lee.window)
+    lee.qtbot.addWidget(rules)
+    asked: list[list[str]] = []
+
+    def pick(_parent, _title, _label, labels, *_rest):
+        asked.append(list(labels))
+        return next(x for x in labels if "Dana Ortiz" in x), True
+
+    monkeypatch.setattr(QInputDialog, "getItem", pick)
+    monkeypatch.setattr(QMessageBox, "question", lambda *_a, **_k: QMessageBox.StandardButton.Yes)
+    rules.revoke_button.click()
+    assert len(asked) == 1 and not any("(you)" in x for x in asked[0])  # never one's own
+    lee.qtbot.waitUntil(lambda: len(shared_files(folder, "policy")) == 2, timeout=10_000)
+    wait_state(sam, "assign_refund", "revoked")
+    assert sam.session.team.view.offered == []
+    assert dana_key in (sam.session.team.view.policy.revokedKeys or [])
+    # Saving the rules again keeps the key revoked.
+    lee.qtbot.waitUntil(lambda: lee.session.team.view.policy.sequence == 2, timeout=10_000)
+    again = RulesDialog(lee.session.team, lee.window)
+    lee.qtbot.addWidget(again)
+    again._save()
+    lee.qtbot.waitUntil(lambda: len(shared_files(folder, "policy")) == 3, timeout=10_000)
+    lee.qtbot.waitUntil(lambda: lee.session.team.view.policy.sequence == 3, timeout=10_000)
+    assert dana_key in lee.session.team.view.policy.revokedKeys

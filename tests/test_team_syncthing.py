@@ -2,7 +2,8 @@
 team folder, kept in step by two Syncthing processes on loopback (tests/syncthing_pair.py).
 A share, a review, a withdrawal and the lead's switch travel through Syncthing; so do an
 unsigned file dropped into the folder and a link planted in place of a subfolder (Syncthing
-carries links as links), which the other side neither trusts nor follows."""
+carries links as links), which the other side neither trusts nor follows, and a member's
+deletion of a withdrawal, which undoes nothing."""
 
 from __future__ import annotations
 
@@ -80,3 +81,17 @@ def test_share_review_withdraw_and_planted_files_over_real_syncthing(console_fac
         sam.qtbot.waitUntil(lambda: sam.library.callable("assign_refund") is None, timeout=SYNC_S)
         held = sam.library.get("assign_refund")
         assert held.held == "withdrawn" and "assign_refund" not in sam.listed()
+
+        # A member deletes the withdrawal from the folder, and Syncthing carries the deletion
+        # to Sam's copy: his app kept it (issue 34), so the tool is not "New" again.
+        sam.qtbot.waitUntil(
+            lambda: any(f.kind == "withdrawn" for f in team.decisions.kept()), timeout=SYNC_S
+        )
+        for path in (a_dir / "withdrawn").glob("*.json"):
+            path.unlink()
+        pair.wait_in_sync()
+        sam.qtbot.waitUntil(lambda: not list((b_dir / "withdrawn").glob("*.json")), timeout=SYNC_S)
+        team.watcher.scan_now()
+        sam.qtbot.wait(1500)
+        assert [t.state for t in team.view.tools if t.tool == "assign_refund"] == ["withdrawn"]
+        assert sam.library.get("assign_refund").held == "withdrawn"

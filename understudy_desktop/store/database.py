@@ -197,6 +197,16 @@ MIGRATIONS: tuple[Migration, ...] = (
     # 9: tickets that left the connected queue (moved or deleted in the helpdesk), for the
     # person's note.
     helpdesk_tables.create_left_table,
+    # 10: the team folder's signed rules, withdrawals, hand-overs and reviews this person's
+    # app has seen (team/trust.py): deleting one from the folder changes nothing here.
+    """
+    CREATE TABLE team_kept (
+        name TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        data BLOB NOT NULL,
+        seen_at REAL NOT NULL
+    )
+    """,
 )
 
 

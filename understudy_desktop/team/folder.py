@@ -22,6 +22,7 @@ each file, not its bytes: a version is read again, and checked again, when it is
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import hashlib
 import re
@@ -90,6 +91,7 @@ class SharedFile:
     same: str = ""  # tools: its tools and author, hashed (an unchanged share has the same)
     info: Any = None  # the typed document of the other kinds (documents.py), None if unfit
     size: int = 0
+    seen: float = 0.0  # when this app first read it (Unix time; 0: not known)
 
     @property
     def digest(self) -> str:
@@ -310,7 +312,7 @@ class FolderReader:
         data = sub.read(name, MAX_FILE_BYTES)
         if data is None:
             return None  # a link, mid-sync or gone: the next scan sees it
-        found = read_file(kind, name, data)
+        found = dataclasses.replace(read_file(kind, name, data), seen=self._clock())
         if found.verdict == "changed" and content_name(data, kind) != name:
             # Not (yet) the bytes it is named for. Seen for the first time, or grown since
             # the last scan, and modified lately: still being copied in. It is read again at

@@ -10,8 +10,11 @@ the same warning as the name itself, and one key signing under several names is 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Literal
 
 from understudy_desktop.team import names
@@ -24,6 +27,7 @@ from understudy_desktop.team.documents import (
     when,
 )
 from understudy_desktop.team.folder import FolderScan, SharedFile, content_name, read_file
+from understudy_desktop.team.names import one_line
 from understudy_desktop.team.signing import key_id
 
 State = Literal[
@@ -122,6 +126,7 @@ class AuditLine:
     who: str  # the signer's name, as this person knows it
     key: str
     what: str  # in words
+    file: str = ""  # the file it comes from (its name)
 
 
 @dataclass
@@ -391,6 +396,17 @@ def _context(scan: FolderScan, d: Decisions, view: TeamView) -> _Context:
     )
 
 
+def with_kept(scan: FolderScan, kept: list[SharedFile]) -> FolderScan:
+    """The folder as it is, plus the signed documents this app saw there before and keeps
+    (team/trust.py): a rule, a withdrawal, a hand-over or a review deleted from the folder
+    still counts, so deleting one file never undoes a decision."""
+    if not scan.reachable:
+        return scan
+    present = {f.name for f in scan.files}
+    extra = [f for f in kept if f.name not in present]
+    return dataclasses.replace(scan, files=[*scan.files, *extra]) if extra else scan
+
+
 def team_view(scan: FolderScan, d: Decisions) -> TeamView:
     view = TeamView(reachable=scan.reachable, arriving=scan.arriving, links=list(scan.links))
     if not scan.reachable:
@@ -602,7 +618,8 @@ def audit_lines(
     lines: list[AuditLine] = []
 
     def who(file: SharedFile) -> str:
-        return trusted.get(file.key) or f"{file.author or 'someone'} (not trusted by you)"
+        named = trusted.get(file.key) or one_line(file.author)
+        return named if file.key in trusted else f"{named or 'someone'} (not trusted by you)"
 
     for file in scan.files:
         if file.verdict != "signed":
@@ -611,19 +628,29 @@ def audit_lines(
         if file.kind == "tools" and file.tool:
             version = f" (version {file.version})" if file.version else ""
             lines.append(
-                AuditLine(file.created, who(file), file.key, f"shared {file.tool}{version}")
+                AuditLine(
+                    file.created, who(file), file.key, f"shared {file.tool}{version}", file.name
+                )
             )
         elif file.kind == "withdrawn" and file.tool:
-            lines.append(AuditLine(file.created, who(file), file.key, f"withdrew {file.tool}"))
+            lines.append(
+                AuditLine(file.created, who(file), file.key, f"withdrew {file.tool}", file.name)
+            )
         elif file.kind == "reviews" and isinstance(info, Review):
             by = trusted.get(info.sharedBy) or f"key {key_id(info.sharedBy)}"
             lines.append(
-                AuditLine(file.created, who(file), file.key, f"accepted {info.tool} from {by}")
+                AuditLine(
+                    file.created, who(file), file.key, f"accepted {info.tool} from {by}", file.name
+                )
             )
         elif file.kind == "keys" and isinstance(info, KeyHandover):
             lines.append(
                 AuditLine(
-                    file.created, who(file), file.key, f"moved to a new key ({key_id(info.newKey)})"
+                    file.created,
+                    who(file),
+                    file.key,
+                    f"moved to a new key ({key_id(info.newKey)})",
+                    file.name,
                 )
             )
         elif file.kind == "policy" and isinstance(info, Policy):
@@ -635,8 +662,18 @@ def audit_lines(
                     file.key,
                     f"set the team's rules (number {info.sequence}); turned off for the "
                     f"team: {off}",
+                    file.name,
                 )
             )
-    lines.sort(key=lambda line: when(line.when), reverse=True)
+    # A file dates itself; it is shown no later than when this app first saw it (a date in
+    # the future cannot put a line at the top of the history).
+    seen = {f.name: f.seen for f in scan.files}
+    dated = [dataclasses.replace(line, when=_no_later(line, seen)) for line in lines]
+    dated.sort(key=lambda line: when(line.when), reverse=True)
     del policy
-    return lines
+    return dated
+
+
+def _no_later(line: AuditLine, seen: dict[str, float]) -> str:
+    limit = datetime.fromtimestamp(seen.get(line.file, 0.0) or time.time(), UTC)
+    return line.when if when(line.when) <= limit else limit.strftime("%Y-%m-%dT%H:%M:%SZ")

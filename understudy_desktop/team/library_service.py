@@ -47,17 +47,19 @@ from understudy_desktop.team.inbox import (
     TeamTool,
     TeamView,
     team_view,
+    with_kept,
 )
 from understudy_desktop.team.no_links import LinkRefusedError
 from understudy_desktop.team.provenance import Provenance
 from understudy_desktop.team.signing import key_id
 from understudy_desktop.team.status_words import LINK_WORDS, UNREACHABLE, offered_words
-from understudy_desktop.team.trust import TeamDecisions
+from understudy_desktop.team.trust import KEPT_KINDS, TeamDecisions
 from understudy_desktop.team.usage import USAGE_EVERY_S, usage_rows
 from understudy_desktop.team.watcher import POLL_MS, TeamWatcher
 
 log = logging.getLogger(__name__)
 TEAM_FOLDER = "team_folder"
+KEEP_AT_ONCE = 500  # documents read into the database per refresh (the rest next time)
 SHARE_USAGE = "team_share_usage"
 # The tools this person has in the folder (from the last scan that reached it), and the ones
 # they removed from their library whose withdrawal is not written yet: both in the database,
@@ -224,6 +226,35 @@ class TeamLibrary(QObject):
         self._scan = scan
         self.refresh()
 
+    def _keep_what_counts(self, scan: FolderScan) -> None:
+        """Keep the signed documents that decide something here, the first time they are
+        seen: signed by someone this person trusts (or moved to a key of theirs), by this
+        person, or by the lead they follow."""
+        folder = self.folder
+        if folder is None:
+            return
+        kept = {f.name for f in self.decisions.kept()}
+        mine = {self.identity.public_key} | set(self.identity.former_keys)
+        policy = self.view.policy
+        counts = (
+            set(self.decisions.trusted())
+            | mine
+            | set(self.view.vouched)
+            | {self.lead}
+            | ({policy.authorKey} if policy is not None else set())
+        ) - {""}
+        todo = [
+            f
+            for f in scan.files
+            if f.kind in KEPT_KINDS
+            and f.verdict == "signed"
+            and f.key in counts
+            and f.name not in kept
+        ][:KEEP_AT_ONCE]
+        loaded = [(f.kind, f.name, data) for f in todo if (data := load(folder, f)) is not None]
+        if loaded:
+            self.decisions.keep(loaded)
+
     def _expect_layout(self) -> bool:
         folder = self.folder
         return folder is not None and self._settings.get(LAID_OUT) == str(folder)
@@ -237,9 +268,12 @@ class TeamLibrary(QObject):
     def refresh(self) -> None:
         if self._scan is None:
             return
-        self.view = team_view(self._scan, self.decisions_now())
+        # The folder, and what it held before that this app keeps: deleting a file of the
+        # folder (the newest rules, a withdrawal, a hand-over, a review) undoes nothing.
+        self.view = team_view(with_kept(self._scan, self.decisions.kept()), self.decisions_now())
         self._act_on(self.view)
         if self.view.reachable:
+            self._keep_what_counts(self._scan)
             self._remember_mine()
             self._write_pending_withdrawals()
             self._write_pending_reviews()
@@ -533,6 +567,8 @@ class TeamLibrary(QObject):
             )
             return False
         old = self.identity.public_key
+        was_lead = self.is_lead()
+        rules = self.view.policy if was_lead else None
         handover = self.identity.new_key(self._packs.author() or "Someone")
         try:
             self._write("keys", handover)
@@ -546,6 +582,16 @@ class TeamLibrary(QObject):
             "You have a new signing key. Colleagues who trusted your old key trust this one "
             f"too. Old key: {key_id(old)}; new key: {self.identity.key_id}."
         )
+        if was_lead:
+            # The rules, signed again by the new key (the next number): from then on the old
+            # key, which may have been copied, cannot sign rules anyone follows.
+            self._settings.set(TEAM_LEAD, self.identity.public_key)
+            self.write_policy(
+                rules.publishers if rules is not None else None,
+                rules.secondReview if rules is not None else False,
+                [(t.sharedBy, t.tool, t.steps) for t in rules.turnedOff] if rules else [],
+                list(rules.revokedKeys) if rules is not None else [],
+            )
         self.refresh()
         return True
 

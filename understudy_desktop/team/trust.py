@@ -5,14 +5,22 @@ memory changes once they are committed, as in the library."""
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from typing import cast
 
 from understudy_desktop.qt_thread import call_on_main
 from understudy_desktop.store.database import Database
 from understudy_desktop.team.documents import AUTHOR
+from understudy_desktop.team.folder import Kind, SharedFile, read_file
+
+# What is kept of the folder (issue 34's rollback protection): small signed documents whose
+# loss would undo a decision. Tool files are not kept (their versions are, in team_versions).
+KEPT_KINDS: frozenset[str] = frozenset({"policy", "withdrawn", "keys", "reviews"})
+KEEP_MOST = 20_000  # files; each is a few hundred bytes to a few KB
 
 Done = Callable[[Exception | None], None]
 
@@ -30,6 +38,53 @@ class TeamDecisions:
             (str(r["key"]), str(r["tool"])): int(r["version"])
             for r in db.read("SELECT key, tool, version FROM team_versions")
         }
+        # Each kept file is checked again as it is read back: the database may be edited too.
+        self._kept: dict[str, SharedFile] = {}
+        for r in db.read("SELECT name, kind, data, seen_at FROM team_kept"):
+            kind = str(r["kind"])
+            if kind not in KEPT_KINDS:
+                continue
+            raw = r["data"]
+            data = raw if isinstance(raw, bytes) else str(raw).encode("utf-8")
+            found = read_file(cast(Kind, kind), str(r["name"]), data)
+            if found.verdict == "signed":
+                self._kept[found.name] = dataclasses.replace(found, seen=float(r["seen_at"]))
+
+    def kept(self) -> list[SharedFile]:
+        """The signed rules, withdrawals, hand-overs and reviews seen before (rollback
+        protection: what is deleted from the folder still counts here)."""
+        with self._lock:
+            return list(self._kept.values())
+
+    def keep(self, files: list[tuple[Kind, str, bytes]]) -> None:
+        """Remember these signed files of the folder, up to KEEP_MOST in all."""
+        with self._lock:
+            room = KEEP_MOST - len(self._kept)
+            fresh = [f for f in files if f[1] not in self._kept][: max(0, room)]
+        if not fresh:
+            return
+        now = time.time()
+        checked = [
+            dataclasses.replace(read_file(kind, name, data), seen=now) for kind, name, data in fresh
+        ]
+        rows = [
+            (kind, name, data)
+            for (kind, name, data), f in zip(fresh, checked, strict=True)
+            if f.verdict == "signed"
+        ]
+
+        def write(conn: sqlite3.Connection) -> None:
+            conn.executemany(
+                "INSERT OR IGNORE INTO team_kept (name, kind, data, seen_at) VALUES (?, ?, ?, ?)",
+                [(name, kind, data, now) for kind, name, data in rows],
+            )
+
+        def apply() -> None:
+            for f in checked:
+                if f.verdict == "signed":
+                    self._kept.setdefault(f.name, f)
+
+        self._write(write, apply, None)
 
     def accepted(self) -> frozenset[str]:
         with self._lock:
