@@ -20,9 +20,42 @@ _CHECKER = icu.SpoofChecker()
 _ANY_CASE = 0
 
 
+# What shows as a blank: every space, and the blank-looking letters and symbols (the braille
+# blank, the Hangul fillers) that are not spaces to Unicode.
+_BLANK = icu.UnicodeSet("[[:White_Space:][\u2800\u3164\uffa0\u115f\u1160]]")
+# What shows as nothing at all: default-ignorable code points, format and control characters.
+_NOTHING = icu.UnicodeSet("[[:Default_Ignorable_Code_Point:][:Cf:][:Cc:]]")
+
+
+# Canonical combining classes of marks drawn below or through a letter: overlay (1), attached
+# below (202), below left (218), below (220), below right (222), double below (233).
+_HARD_TO_SEE = frozenset({1, 202, 218, 220, 222, 233})
+
+
 def _spaces(text: str) -> str:
-    """Invisible characters gone, every run of spaces (of any kind) one space, no ends."""
-    kept = "".join(c for c in text if unicodedata.category(c) not in ("Cf", "Cc"))
+    """Blank-looking characters one space, invisible ones gone, combining marks below or
+    through a letter dropped (a dot or macron below is easy to miss; an accent above is a
+    different name: Novák is not Novak), every run of blanks one space, no ends."""
+    shown = "".join(" " if _BLANK.contains(c) else "" if _NOTHING.contains(c) else c for c in text)
+    bare = "".join(
+        c
+        for c in unicodedata.normalize("NFD", shown)
+        if unicodedata.combining(c) not in _HARD_TO_SEE
+    )
+    return " ".join(bare.split())
+
+
+def one_line(text: str) -> str:
+    """A name as a line of the history: control, format and bidi characters gone, any line
+    break or blank one space (a name cannot start a line of its own, or reorder one)."""
+    kept = "".join(
+        " "
+        if _BLANK.contains(c) or unicodedata.category(c) in ("Zl", "Zp")
+        else ""
+        if _NOTHING.contains(c)
+        else c
+        for c in text
+    )
     return " ".join(kept.split())
 
 
