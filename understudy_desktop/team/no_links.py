@@ -25,6 +25,8 @@ from pathlib import Path
 
 _AT = os.open in os.supports_dir_fd and os.scandir in os.supports_fd
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+# Opening a FIFO to read waits for a writer: never here. A plain file reads as ever.
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 
 
@@ -125,11 +127,11 @@ class Folder:
         """A file's bytes, if it is a plain file of at most `limit` bytes; None otherwise."""
         try:
             if self._fd is not None:
-                fd = os.open(name, os.O_RDONLY | _NOFOLLOW, dir_fd=self._fd)
+                fd = os.open(name, os.O_RDONLY | _NOFOLLOW | _NONBLOCK, dir_fd=self._fd)
             else:
-                if stat.S_ISLNK(self._lstat(name).st_mode):
-                    return None
-                fd = os.open(self.path / name, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+                if not stat.S_ISREG(self._lstat(name).st_mode):
+                    return None  # a link, a FIFO, a device: nothing to read
+                fd = os.open(self.path / name, os.O_RDONLY | _NONBLOCK | getattr(os, "O_BINARY", 0))
         except OSError:
             return None  # a link (ELOOP), gone, or mid-sync: the next scan sees it
         try:
