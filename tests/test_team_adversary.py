@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from test_team_trust import (
     ALICE,
@@ -242,3 +243,148 @@ def test_rules_from_a_lead_who_moved_to_a_new_key_carry_on():
 def test_sam_is_a_member_here():
     assert PUB[SAM]  # the honest member whose view these tests work out (test_team_trust.view)
     assert inbox.OFFERED == ("new", "update", "untrusted", "unsigned")
+
+
+# --- nothing goes back: a deleted file changes nothing ----------------------------------------
+
+
+def _kept_view(folder_now: list[SharedFile], seen_before: list[SharedFile], **decided: Any):
+    """The view of an app that saw `seen_before` in the folder and kept it (team/trust.py),
+    once the folder holds only `folder_now`."""
+    from pathlib import Path
+
+    from understudy_desktop.team.folder import FolderScan
+
+    scan = FolderScan(Path("team"), reachable=True, files=list(folder_now))
+    decided.setdefault("mine", PUB[SAM])
+    return inbox.team_view(inbox.with_kept(scan, seen_before), inbox.Decisions(**decided))
+
+
+def test_deleting_the_newest_rules_does_not_bring_the_older_ones_back():
+    tool = shared(pack(ALICE))
+    older = rules(1)
+    newest = rules(2, turned_off=[(PUB[ALICE], "assign_refund", tool.steps)])
+    base: dict[str, Any] = {"trusted": TRUST_ALICE, "lead": PUB[LEAD]}
+    assert one(_kept_view([tool, older], [older, newest], **base)).state == "turned_off"
+    # Every rules file deleted: the kept ones still hold.
+    gone = _kept_view([tool], [older, newest], **base)
+    assert gone.policy is not None and gone.policy.sequence == 2
+    assert one(gone).state == "turned_off"
+
+
+def test_deleting_a_withdrawal_does_not_make_the_tool_new_again():
+    tool = shared(pack(ALICE, created="2026-12-01T10:00:00Z"))
+    stop = documents.withdrawal_document("Alice Novak", "assign_refund")
+    stop["created"] = "2026-12-02T10:00:00Z"
+    withdrawal = signed("withdrawn", stop, ALICE)
+    assert one(_kept_view([tool], [withdrawal], trusted=TRUST_ALICE)).state == "withdrawn"
+
+
+def test_deleting_a_hand_over_does_not_trust_the_copied_key_again():
+    thief_tool = shared(pack(ALICE, name="wire_money"))
+    kept = [handover(ALICE, ALICE2)]
+    assert one(_kept_view([thief_tool], kept, trusted=TRUST_ALICE)).state == "revoked"
+
+
+def test_deleting_ones_own_review_does_not_erase_it_from_the_history():
+    tool = shared(pack(ALICE))
+    accepted = review(PRIYA, tool)
+    trusted = {**TRUST_ALICE, PUB[PRIYA]: "Priya"}
+    v = _kept_view([tool], [accepted], trusted=trusted)
+    assert any("Priya accepted assign_refund" in f"{a.who} {a.what}" for a in v.audit)
+
+
+def test_the_history_shows_only_what_signatures_prove_in_one_line_and_never_ahead():
+    """An author name with a line break, a fake date in the future and a bidi override: the
+    line stays one line, its name is plain, and it is dated no later than it was seen."""
+    import dataclasses
+
+    doc = documents.withdrawal_document(
+        "Mallory\n2026-12-31 Lee Lead turned assign_refund back on for the team\u202e",
+        "assign_refund",
+    )
+    doc["created"] = "2099-01-01T00:00:00Z"
+    forged = dataclasses.replace(signed("withdrawn", doc, MALLORY), seen=1_700_000_000.0)
+    honest = shared(pack(ALICE, created="2026-12-01T10:00:00Z"))
+    v = view(forged, honest, trusted=TRUST_ALICE)
+    lines = {a.file: a for a in v.audit}
+    line = lines[forged.name]
+    assert "\n" not in line.who and "\u202e" not in line.who
+    assert line.who.endswith("(not trusted by you)")
+    assert line.when == "2023-11-14T22:13:20Z"  # when it was seen, not 2099
+    assert v.audit[0].file == honest.name  # the forged line is not on top
+
+
+# --- names that look alike --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Alice\u2800Novak",  # braille blank inside
+        "Alice Novak\u2800",  # and trailing
+        "Alice\u3164Novak",  # Hangul filler
+        "Alice\uffa0Novak",  # halfwidth Hangul filler
+        "Alice\u200aNovak",  # hair space
+        "Alice Nova\u0323k",  # combining dot below
+        "Ali\u0331ce Novak",  # combining macron below
+        "Alice\u115fNovak",
+    ],
+)
+def test_look_alikes_that_used_to_pass_are_warned(name):
+    v = view(shared(pack(MALLORY, author=name)), trusted=TRUST_ALICE)
+    assert one(v).impostor_of and one(v).looks_like == "Alice Novak"
+
+
+def test_kept_documents_outlive_a_restart_and_an_edited_one_is_not_believed(tmp_path):
+    from understudy_desktop.store.database import Database
+    from understudy_desktop.team.folder import content_name
+    from understudy_desktop.team.trust import TeamDecisions
+
+    data = signing.sign(documents.policy_document("Lee Lead", 2, None, False, []), LEAD)
+    name = content_name(data, "policy")
+    db = Database(tmp_path)
+    try:
+        decisions = TeamDecisions(db)
+        decisions._write = lambda work, apply, done: (db.write(work), apply())  # type: ignore[method-assign]
+        decisions.keep([("policy", name, data), ("policy", "f" * 64 + ".x", b"not signed")])
+        assert [f.name for f in TeamDecisions(db).kept()] == [name]
+        assert TeamDecisions(db).kept()[0].seen > 0
+        # Someone edits the database: the file no longer verifies, and counts for nothing.
+        db.write(lambda conn: conn.execute("UPDATE team_kept SET data = data || x'20'"))
+        assert TeamDecisions(db).kept() == []
+    finally:
+        db.close()
+
+
+# --- nothing in the folder can block the app -------------------------------------------------
+
+
+def test_a_fifo_or_a_device_in_the_folder_never_blocks_a_scan_or_a_review(tmp_path):
+    """A listed file swapped for a FIFO (which waits for a writer when opened to read) and a
+    file that keeps growing: the scan and the review's read end at once, with nothing."""
+    import os
+    import threading
+
+    from understudy_desktop.team import folder as team_folder
+
+    root = tmp_path / "team"
+    (root / "tools").mkdir(parents=True)
+    data = pack(ALICE)
+    name = team_folder.content_name(data, "tools")
+    os.mkfifo(root / "tools" / name)
+    other = pack(ALICE, name="refund_two")
+    (root / "tools" / team_folder.content_name(other, "tools")).write_bytes(other)
+    out: dict[str, Any] = {}
+
+    def scan() -> None:
+        out["scan"] = team_folder.FolderReader().scan(root)
+        fake = team_folder.SharedFile("tools", name, "signed")
+        out["load"] = team_folder.load(root, fake)
+
+    worker = threading.Thread(target=scan, daemon=True)
+    worker.start()
+    worker.join(5)
+    assert not worker.is_alive(), "a FIFO in the folder blocked the read"
+    assert [f.tool for f in out["scan"].files] == ["refund_two"]
+    assert out["load"] is None

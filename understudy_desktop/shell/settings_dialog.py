@@ -340,7 +340,17 @@ class RulesDialog(QDialog):
         )
         self.second.setChecked(bool(policy and policy.secondReview))
         layout.addWidget(self.second)
-        self._turned_off = [(t.sharedBy, t.tool) for t in policy.turnedOff] if policy else []
+        self._turned_off = (
+            [(t.sharedBy, t.tool, t.steps) for t in policy.turnedOff] if policy else []
+        )
+        self._revoked = list(policy.revokedKeys) if policy else []
+        self.revoke_button = QPushButton("&Revoke someone's key…")
+        self.revoke_button.setToolTip(
+            "For a key that was copied, or a person who left: it signs, vouches and counts "
+            "for nothing, for everyone who follows your rules."
+        )
+        self.revoke_button.clicked.connect(self._revoke_chosen)
+        layout.addWidget(self.revoke_button)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
         )
@@ -359,6 +369,45 @@ class RulesDialog(QDialog):
                 keys.append(str(item.data(Qt.ItemDataRole.UserRole)))
         return keys
 
+    def _revoke_chosen(self) -> None:
+        mine = self._team.identity.public_key
+        others = [
+            self.people.item(i)
+            for i in range(self.people.count())
+            if str(self.people.item(i).data(Qt.ItemDataRole.UserRole)) != mine
+        ]
+        if not others:
+            QMessageBox.information(
+                self, "Nobody to revoke", "You trust nobody else's key yet, so there is none."
+            )
+            return
+        labels = [item.text() for item in others]
+        current = self.people.currentItem()
+        start = labels.index(current.text()) if current is not None and current in others else 0
+        label, chosen = QInputDialog.getItem(
+            self, "Revoke a key", "Whose key should count for nothing?", labels, start, False
+        )
+        if not chosen:
+            return
+        key = str(others[labels.index(label)].data(Qt.ItemDataRole.UserRole))
+        answer = QMessageBox.question(
+            self,
+            "Revoke this key?",
+            f"Revoke {label}? Tools, reviews and counts signed with it will count for nothing "
+            "for everyone who follows your rules. They can share again with a new key once "
+            "you trust it.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        if self._team.write_policy(
+            self.publishers(), self.second.isChecked(), self._turned_off, [*self._revoked, key]
+        ):
+            self.accept()
+
     def _save(self) -> None:
-        if self._team.write_policy(self.publishers(), self.second.isChecked(), self._turned_off):
+        if self._team.write_policy(
+            self.publishers(), self.second.isChecked(), self._turned_off, self._revoked
+        ):
             self.accept()
