@@ -260,8 +260,12 @@ def test_the_lead_revokes_a_members_key_for_the_whole_team(console_factory, tmp_
     lee.session.team.trust(dana_key, "Dana Ortiz")
     lee.qtbot.waitUntil(lambda: dana_key in lee.session.team.decisions.trusted())
     lee_key = _key_of(lee)
+    assert lee.session.team.write_policy(None, True, [])
+    # The lead's own rules are in force for the lead at once: the dialog reopens as saved.
+    assert RulesDialog(lee.session.team, lee.window).second.isChecked()
     assert lee.session.team.write_policy(None, False, [])
-    sam.qtbot.waitUntil(lambda: len(sam.session.team.view.policies) == 1, timeout=15_000)
+    assert not RulesDialog(lee.session.team, lee.window).second.isChecked()
+    sam.qtbot.waitUntil(lambda: len(sam.session.team.view.policies) == 2, timeout=15_000)
     sam.session.team.follow_lead(lee_key)
     dana.session.team.share(["assign_refund"], "Dana Ortiz")
     wait_state(sam, "assign_refund", "untrusted")
@@ -278,15 +282,16 @@ def test_the_lead_revokes_a_members_key_for_the_whole_team(console_factory, tmp_
     monkeypatch.setattr(QMessageBox, "question", lambda *_a, **_k: QMessageBox.StandardButton.Yes)
     rules.revoke_button.click()
     assert len(asked) == 1 and not any("(you)" in x for x in asked[0])  # never one's own
-    lee.qtbot.waitUntil(lambda: len(shared_files(folder, "policy")) == 2, timeout=10_000)
+    assert dana_key in lee.session.team.view.policy.revokedKeys  # at once, here
+    lee.qtbot.waitUntil(lambda: len(shared_files(folder, "policy")) == 3, timeout=10_000)
     wait_state(sam, "assign_refund", "revoked")
     assert sam.session.team.view.offered == []
     assert dana_key in (sam.session.team.view.policy.revokedKeys or [])
     # Saving the rules again keeps the key revoked.
-    lee.qtbot.waitUntil(lambda: lee.session.team.view.policy.sequence == 2, timeout=10_000)
+    assert lee.session.team.view.policy.sequence == 3
     again = RulesDialog(lee.session.team, lee.window)
     lee.qtbot.addWidget(again)
     again._save()
-    lee.qtbot.waitUntil(lambda: len(shared_files(folder, "policy")) == 3, timeout=10_000)
-    lee.qtbot.waitUntil(lambda: lee.session.team.view.policy.sequence == 3, timeout=10_000)
+    assert lee.session.team.view.policy.sequence == 4
     assert dana_key in lee.session.team.view.policy.revokedKeys
+    lee.qtbot.waitUntil(lambda: len(shared_files(folder, "policy")) == 4, timeout=10_000)

@@ -12,6 +12,7 @@ pack actions (shell/pack_actions.py) provide. Nothing here imports shell/
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import logging
 import time
@@ -36,6 +37,7 @@ from understudy_desktop.team.folder import (
     FolderScan,
     Kind,
     load,
+    read_file,
     remove_own,
     share_digest,
     write_shared,
@@ -629,8 +631,9 @@ class TeamLibrary(QObject):
             turned_off,
             revoked_keys,
         )
+        data = self.identity.sign(document)
         try:
-            self._write("policy", self.identity.sign(document))
+            path = self._write("policy", data)
         except LinkRefusedError:
             self._show_problem("The team's rules were not saved", LINK_WORDS)
             return False
@@ -642,6 +645,15 @@ class TeamLibrary(QObject):
             )
             return False
         self._settings.set(TEAM_LEAD, self.identity.public_key)
+        # In force here at once (the dialog reopened a moment later shows them), not only
+        # once the folder is read again.
+        if self._scan is not None and self._scan.reachable:
+            written = read_file("policy", path.name, data)
+            if all(f.name != written.name for f in self._scan.files):
+                self._scan = dataclasses.replace(
+                    self._scan, files=[*self._scan.files, written], same_as_before=False
+                )
+            self.refresh()
         self._notify("The team's rules are saved in the team folder.")
         self.watcher.scan_now()
         return True
