@@ -205,6 +205,11 @@ def test_a_new_key_vouched_for_by_the_old_one_spares_colleagues_a_warning(
     team_folder.write_shared(folder, "tools", signing.sign(forged, copied))
     wait_state(sam, "wire_money", "revoked")
     assert all(t.tool != "wire_money" for t in sam.session.team.view.offered)
+    # Stop trusting Dana (by her old key): her new key goes too, and what came from her stops.
+    sam.session.team.distrust(old_key)
+    trusted = sam.session.team.decisions.trusted
+    sam.qtbot.waitUntil(lambda: not {old_key, new_key} & set(trusted()), timeout=10_000)
+    assert sam.library.callable("assign_refund") is None
 
 
 def test_a_link_planted_in_the_folder_is_not_written_through(console_factory, tmp_path):

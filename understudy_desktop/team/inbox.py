@@ -139,6 +139,7 @@ class TeamView:
     seen: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)  # newer now
     vouched: dict[str, tuple[str, str]] = field(default_factory=dict)  # new key -> (old, name)
     revoked: set[str] = field(default_factory=set)  # keys that sign nothing new
+    handed: dict[str, str] = field(default_factory=dict)  # old key -> the key it moved to
     contested: dict[str, set[str]] = field(default_factory=dict)  # old key -> two or more new
     policy: Policy | None = None
     policies: list[SharedFile] = field(default_factory=list)  # signed policies, newest first
@@ -352,6 +353,7 @@ def _context(scan: FolderScan, d: Decisions, view: TeamView) -> _Context:
     if lead_revoked:
         keys = _handovers(scan, base, lead_revoked)
     view.vouched, view.revoked, view.contested = keys.vouched, set(keys.revoked), keys.contested
+    view.handed = dict(keys.successor)
     # A revoked key, or one a copied key handed over to, signs, vouches and counts for nothing.
     out = set(keys.revoked | keys.suspect) - me
     trusted = {

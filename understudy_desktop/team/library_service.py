@@ -436,13 +436,18 @@ class TeamLibrary(QObject):
         """Stop trusting an author: what was accepted from them is turned off (kept, so it
         can be turned on again). Returns those tools' names."""
         name = self.decisions.trusted().get(key, "this author")
+        # The whole person: every key they handed over to or from, not the one key alone (a
+        # key trusted through a hand-over would otherwise stay trusted).
+        keys = self._same_person(key)
         off = [
             t.name
             for t in self._library.tools()
-            if t.origin.by == "team" and t.origin.key == key and t.status == "active"
+            if t.origin.by == "team" and t.origin.key in keys and t.status == "active"
         ]
         for tool in off:
             self._library.disable(tool, lambda _e: None)
+        for one in sorted(keys - {key}):
+            self.decisions.distrust(one)
         self.decisions.distrust(key, lambda _e: self.refresh())
         if off:
             listed = ", ".join(f"“{self._words(t)}”" for t in off)
@@ -451,6 +456,18 @@ class TeamLibrary(QObject):
                 f"{listed}. To use it again, turn it on in your library (it asks you first)."
             )
         return off
+
+    def _same_person(self, key: str) -> set[str]:
+        links: dict[str, set[str]] = {}
+        for old, new in self.view.handed.items():
+            links.setdefault(new, set()).add(old)
+            links.setdefault(old, set()).add(new)
+        found, todo = {key}, [key]
+        while todo:
+            for other in links.get(todo.pop(), set()) - found:
+                found.add(other)
+                todo.append(other)
+        return found
 
     # --- sharing ------------------------------------------------------------------------------
     def shareable(self) -> list[TaughtTool]:
