@@ -388,3 +388,22 @@ def test_a_fifo_or_a_device_in_the_folder_never_blocks_a_scan_or_a_review(tmp_pa
     assert not worker.is_alive(), "a FIFO in the folder blocked the read"
     assert [f.tool for f in out["scan"].files] == ["refund_two"]
     assert out["load"] is None
+
+
+# --- replays and mixes of old and new files ---------------------------------------------------
+
+
+def test_old_files_put_back_change_nothing():
+    """The dishonest member copies old files back in beside the new ones: older rules, a
+    withdrawal from before a tool was shared again, a hand-over seen already."""
+    base: dict[str, Any] = {"trusted": TRUST_ALICE, "lead": PUB[LEAD]}
+    tool = shared(pack(ALICE, created="2026-12-03T10:00:00Z", version=2))
+    old_rules, new_rules = rules(1, publishers=[PUB[PRIYA]]), rules(2)
+    v = view(tool, new_rules, old_rules, **base)
+    assert v.policy is not None and v.policy.sequence == 2 and one(v).state == "new"
+    stop = documents.withdrawal_document("Alice Novak", "assign_refund")
+    stop["created"] = "2026-12-02T10:00:00Z"  # withdrawn, then shared again since
+    replayed = signed("withdrawn", stop, ALICE)
+    assert one(view(tool, replayed, **base)).state == "new"
+    twice = view(shared(pack(ALICE2)), handover(ALICE, ALICE2), handover(ALICE, ALICE2), **base)
+    assert one(twice).trusted and twice.contested == {}
