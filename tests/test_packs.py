@@ -227,7 +227,7 @@ def test_an_import_that_would_go_over_the_cap_says_so_and_a_held_tool_does_not_c
     two = ImportPlan(definitions=[approved, approved.but(name="second")])
     assert over_cap(two, cap - 2) == ""
     assert over_cap(two, cap - 1) == (
-        f"Importing 2 more tool(s) would go over {cap} active tools. Turn off or revoke some first."
+        f"Importing 2 more tools would go over {cap} active tools. Turn off or revoke some first."
     )
     two.hold_back["second"] = "changed"
     assert over_cap(two, cap - 1) == ""
@@ -279,3 +279,21 @@ def test_the_page_and_the_shell_read_one_catalogue(catalogue):
     from understudy_desktop.catalogue import current_catalogue
 
     assert catalogue == current_catalogue()
+
+
+@pytest.mark.parametrize("document", [{}, {"tools": []}, {"packVersion": None}])
+def test_a_json_file_that_is_no_pack_is_not_called_a_pack_of_version_none(document):
+    with pytest.raises(PackError) as refused:
+        parse_pack(json.dumps(document).encode(), "notes.json")
+    assert str(refused.value) == "notes.json is JSON but not a Tool Pack."
+
+
+def test_counts_have_their_nouns_right():
+    from understudy_desktop.text import count_of
+
+    assert [count_of(n, "tool") for n in (0, 1, 2, 7600)] == [
+        "0 tools",
+        "1 tool",
+        "2 tools",
+        "7,600 tools",
+    ]

@@ -45,3 +45,8 @@ def file_name_words(name: str) -> str:
     (Python keeps its odd bytes as lone surrogates, which no database or JSON file takes)
     has each odd byte shown as U+FFFD instead."""
     return os.fsencode(name).decode("utf-8", errors="replace")
+
+
+def count_of(count: int, thing: str) -> str:
+    """A count in words, with its noun right: "1 tool", "2 tools", "7,600 tickets"."""
+    return f"{count:,} {thing}{'' if count == 1 else 's'}"

@@ -13,6 +13,7 @@ from typing import Any
 
 from understudy_desktop.catalogue import Catalogue
 from understudy_desktop.definition import ConstArg, Definition, ParamArg, Ref, Step, StepArg
+from understudy_desktop.text import count_of
 
 Arg = ParamArg | ConstArg | StepArg
 
@@ -155,7 +156,7 @@ def changes(definition: Definition, catalogue: Catalogue) -> str:
 def summary(definition: Definition, catalogue: Catalogue) -> str:
     """One paragraph for an agent's draft answer."""
     asked = [str(k) for k in (definition.inputSchema.get("properties") or {})]
-    text = f'"{definition.name}" does {len(definition.steps)} recorded step(s)'
+    text = f'"{definition.name}" does {count_of(len(definition.steps), "recorded step")}'
     text += f", asking for {', '.join(asked)}." if asked else ", asking for nothing."
     return text + " It changes: " + changes(definition, catalogue)
 

@@ -15,7 +15,7 @@ from understudy_desktop.library.refs import Known, name_refs
 from understudy_desktop.packs.export import PACK_SUFFIX
 from understudy_desktop.packs.importer import ImportPlan, renamed
 from understudy_desktop.rules import rules
-from understudy_desktop.text import file_name_words
+from understudy_desktop.text import count_of, file_name_words
 
 
 def looks_like_pack(path: Path) -> bool:
@@ -74,6 +74,6 @@ def over_cap(plan: ImportPlan, active: int) -> str:
     if active + adding <= cap:
         return ""
     return (
-        f"Importing {adding} more tool(s) would go over {cap} active tools. Turn off or "
+        f"Importing {count_of(adding, 'more tool')} would go over {cap} active tools. Turn off or "
         "revoke some first."
     )

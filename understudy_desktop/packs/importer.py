@@ -26,6 +26,7 @@ from understudy_desktop.library.model import shown_name
 from understudy_desktop.packs.drift import grade_drift
 from understudy_desktop.packs.model import Pack
 from understudy_desktop.rules import rules
+from understudy_desktop.text import count_of
 
 MAX_PACK_BYTES = 2 * 1024 * 1024
 KNOWN_PACK_VERSIONS = (1,)
@@ -90,6 +91,8 @@ def parse_pack(data: bytes, filename: str) -> dict[str, Any]:
     if not isinstance(pack, dict):
         raise PackError(f"{filename} is JSON but not a Tool Pack.")
     version = pack.get("packVersion")
+    if version is None:
+        raise PackError(f"{filename} is JSON but not a Tool Pack.")
     if version not in KNOWN_PACK_VERSIONS:
         raise PackError(
             f"{filename} is a Tool Pack of version {str(version)[:10]}, which this version of "
@@ -102,13 +105,14 @@ def parse_pack(data: bytes, filename: str) -> dict[str, Any]:
         first = errors[0]
         raise PackError(
             f"{filename} does not have the shape of a Tool Pack: at {_where(first)}, "
-            f"'{first.validator}' fails ({len(errors)} problem(s) in all)."
+            f"'{first.validator}' fails ({count_of(len(errors), 'problem')} in all)."
         )
     try:
         typed = Pack.model_validate(pack)
     except ValidationError as exc:  # the schema and the models agree; this is a backstop
         raise PackError(
-            f"{filename} does not have the shape of a Tool Pack ({exc.error_count()} problem(s))."
+            f"{filename} does not have the shape of a Tool Pack "
+            f"({count_of(exc.error_count(), 'problem')})."
         ) from None
     out = typed.model_dump(mode="json", exclude_none=True, exclude={"tools"})
     out["tools"] = [tool.as_dict() for tool in typed.tools]

@@ -42,7 +42,7 @@ from understudy_desktop.team.identity import Identity
 from understudy_desktop.team.provenance import Provenance, provenance_of
 from understudy_desktop.team.signing import check
 from understudy_desktop.team.trust import TeamDecisions
-from understudy_desktop.text import file_name_words
+from understudy_desktop.text import count_of, file_name_words
 
 log = logging.getLogger(__name__)
 PACK_FILTER = "Tool Packs (*.understudy-pack.json *.json)"
@@ -238,7 +238,7 @@ class PackActions(QObject):
             if trust is not None and trust.team_file:
                 self._notify(f"Accepted {filename}. It is in your library now.")
             else:
-                self._notify(f"Imported {len(names)} tool(s) from {filename}.")
+                self._notify(f"Imported {count_of(len(names), 'tool')} from {filename}.")
             self.imported.emit(names)
             if shared is not None:
                 self.accepted_from_team.emit(shared)
@@ -278,7 +278,7 @@ class PackActions(QObject):
             self._show_problem("The Tool Pack was not saved", str(exc))
             self.export_failed.emit(str(exc))
             return
-        self._notify(f"Saved {len(chosen)} tool(s) to {path.name}.")
+        self._notify(f"Saved {count_of(len(chosen), 'tool')} to {path.name}.")
         self.exported.emit(str(path))
 
     # --- the person's name, as colleagues see it on their packs ----------------------------

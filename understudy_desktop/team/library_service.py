@@ -58,6 +58,7 @@ from understudy_desktop.team.status_words import LINK_WORDS, UNREACHABLE, offere
 from understudy_desktop.team.trust import KEPT_KINDS, TeamDecisions
 from understudy_desktop.team.usage import USAGE_EVERY_S, usage_rows
 from understudy_desktop.team.watcher import POLL_MS, TeamWatcher
+from understudy_desktop.text import count_of
 
 log = logging.getLogger(__name__)
 TEAM_FOLDER = "team_folder"
@@ -527,7 +528,7 @@ class TeamLibrary(QObject):
                 f"{self._shared_so_far(written)}Nothing else was changed.",
             )
         if written:
-            self._notify(f"Shared {written} tool(s) with your team.")
+            self._notify(f"Shared {count_of(written, 'tool')} with your team.")
         elif not names or mine:
             self._notify("Your team already has these tools as they are.")
         self.watcher.scan_now()

@@ -110,3 +110,11 @@ export function recordedSentence(step) {
 export function refKind(command, field) {
   return COMMANDS[command]?.refs?.[field] ?? null;
 }
+
+/**
+ * A count of tickets in words: "1 ticket", "7,600 tickets".
+ * @param {number} count
+ */
+export function ticketCount(count) {
+  return `${count.toLocaleString('en')} ticket${count === 1 ? '' : 's'}`;
+}

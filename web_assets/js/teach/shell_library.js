@@ -30,7 +30,7 @@
 /**
  * What the library's views read of a reply, whichever library gave it: the shell's
  * (Protocol.Outcome or Protocol.Refusal) or the page's own (a run's answer, a status).
- * @typedef {{ isError?: boolean, code?: string, message?: string, ok?: boolean, changed?: string[], status?: string, repaired?: boolean }} LibraryReply
+ * @typedef {{ isError?: boolean, code?: string, message?: string, ok?: boolean, changed?: string[], changed_more?: number, status?: string, repaired?: boolean }} LibraryReply
  */
 /**
  * A publish: a new tool from a recording, or a repair of one step of a tool.

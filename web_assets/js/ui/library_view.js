@@ -2,7 +2,7 @@
 // and what a person can do with it. Buttons ask the library; in the desktop app the shell
 // decides (and asks the person in its own dialog where a change gives a tool more power).
 import { $, el, LABELS } from './dom.js';
-import { fieldWords, stepSentence } from '../words.js';
+import { fieldWords, stepSentence, ticketCount } from '../words.js';
 import { drawerHeader } from './drawer.js';
 
 /**
@@ -258,7 +258,9 @@ function renderRunForm(v, tool) {
     go.disabled = true;
     const result = await v.lib.act('run', tool.name, answersOf(form, where));
     // A run that ran says which tickets it changed.
-    v.toast.show(result?.ok ? `${shown(tool)} finished: ${/** @type {string[]} */ (result.changed).length} ticket(s) changed.` : (result?.message ?? 'It did not run.'), { kind: result?.ok ? 'info' : 'error' });
+    // The answer names the first tickets it changed and counts the rest (changed_more).
+    const changed = (/** @type {string[]} */ (result?.changed ?? [])).length + Number(result?.changed_more ?? 0);
+    v.toast.show(result?.ok ? `${shown(tool)} finished: ${ticketCount(changed)} changed.` : (result?.message ?? 'It did not run.'), { kind: result?.ok ? 'info' : 'error' });
     v.render();
   });
   v.drawer.replaceChildren(drawerHeader(`Run ${shown(tool)}`, v.render), form);
