@@ -274,3 +274,49 @@ def test_the_ledger_refuses_anything_but_a_dialog_approval():
     with pytest.raises(TypeError):
         ledger.grant(consent_key(PUBLISH_TOOL.name, ARGS_A))  # type: ignore[arg-type]
     assert ledger.pending() == 0
+
+
+def test_a_long_approval_scrolls_within_the_screen_and_nothing_is_cut(gate, qtbot):
+    """Forty steps and a warning on the test's small screen: the dialog stays on the screen,
+    its words scroll (the last line can be reached), and its buttons stay in view."""
+    steps = "\n".join(f"{n}. Set the status of the ticket to pending." for n in range(1, 41))
+    warning = "It can change many tickets at once (every ticket a search matches)."
+    text = DialogText(
+        'Publish "assign_refund"', warning, "test agent", sections=(("Steps", steps),)
+    )
+    gate.request(PUBLISH_TOOL, ARGS_A, text, lambda _d, _g: None)
+    dialog = gate.open_dialogs()[0]
+    qtbot.waitUntil(dialog.isVisible)
+    room = dialog.screen().availableGeometry()
+    assert dialog.frameGeometry().height() <= room.height()
+    bar = dialog.scroller.verticalScrollBar()
+    assert bar.maximum() > 0, "the words are longer than the dialog: they must scroll"
+    last = dialog.sections[-1]
+    assert last.text().endswith("40. Set the status of the ticket to pending.")
+    assert dialog.scroller.widget().isAncestorOf(last)
+    bar.setValue(bar.maximum())
+    dialog.scroller.ensureWidgetVisible(last, 0, 0)
+    assert dialog.approve_button.isVisible() and dialog.reject_button.isVisible()
+    assert dialog.rect().contains(dialog.approve_button.geometry().bottomRight())
+
+
+def test_keeping_a_recording_is_the_default_and_throwing_it_away_asks(gate, qtbot, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    from understudy_desktop.consent.manifest import KEEP_RECORDING
+
+    ran: list[Decision] = []
+    text = DialogText("Keep", "d", "you, in the console", keep_by_default=True)
+    gate.request(KEEP_RECORDING, {"id": "r1", "steps": 2}, text, lambda d, _g: ran.append(d))
+    dialog = gate.open_dialogs()[0]
+    asked: list[str] = []
+
+    def answer(_parent, _title, words, *_rest):
+        asked.append(words)
+        return QMessageBox.StandardButton.Cancel
+
+    monkeypatch.setattr(QMessageBox, "question", answer)
+    click(dialog.reject_button)
+    assert ran == [] and len(asked) == 1 and "cannot be brought back" in asked[0]
+    QTest.keyClick(dialog, Qt.Key.Key_Return)  # Enter keeps it
+    assert ran == [Decision.GRANTED]

@@ -153,7 +153,7 @@ def test_invalid_values_never_reach_the_database_and_the_queue_still_saves(
     assert {t["priority"] for t in saved["tickets"]} <= {"low", "normal", "high", "urgent"}
 
 
-def test_recordings_cannot_be_forged_and_agents_read_only_the_shells(shell):
+def test_recordings_cannot_be_forged_and_agents_read_only_the_shells(shell, monkeypatch):
     gate = shell.session.consent.gate
     server = shell.session.agent
 
@@ -190,6 +190,12 @@ def test_recordings_cannot_be_forged_and_agents_read_only_the_shells(shell):
     dialog = gate.open_dialogs()[0]
     assert dialog.headline.text().startswith("Keep the recording")
     assert "Set every matching ticket's status to Closed" in dialog.text_shown()
+    from PySide6.QtWidgets import QMessageBox
+
+    # Discard asks first ("cannot be brought back"); the person says Discard.
+    monkeypatch.setattr(
+        QMessageBox, "question", lambda *_a, **_k: QMessageBox.StandardButton.Discard
+    )
     dialog.reject_button.click()
     shell.qtbot.wait(300)
     assert shell.library.recordings() == known

@@ -14,8 +14,11 @@ from PySide6.QtWidgets import (
     QApplication,
     QDialog,
     QDialogButtonBox,
+    QFrame,
     QLabel,
+    QMessageBox,
     QPushButton,
+    QScrollArea,
     QSystemTrayIcon,
     QVBoxLayout,
     QWidget,
@@ -34,6 +37,9 @@ class DialogText:
     sections: tuple[tuple[str, str], ...] = field(default=())  # (heading, plain text)
     approve: str = "Approve"  # the buttons' words, where plainer ones say it better
     reject: str = "Reject"
+    # Enter keeps and the other button asks first: only for keeping what the person just did
+    # (a recording), never for a grant of power, where Enter alone never approves.
+    keep_by_default: bool = False
 
     @property
     def from_person(self) -> bool:
@@ -56,8 +62,16 @@ class ConsentDialog(QDialog):
         self._key = key
         self._done = False
         self.setWindowTitle("Understudy needs your approval")
-        self.setMinimumWidth(520)
-        layout = QVBoxLayout(self)
+        outer = QVBoxLayout(self)
+        # Everything the dialog says scrolls, the buttons stay: on a small screen (1024x640,
+        # 150% scaling) no step and no warning is cut off unseen.
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        self.scroller = QScrollArea()
+        self.scroller.setWidgetResizable(True)
+        self.scroller.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroller.setWidget(page)
+        outer.addWidget(self.scroller, 1)
         self.headline = QLabel(headline)
         self.headline.setWordWrap(True)
         self.headline.setTextFormat(Qt.TextFormat.PlainText)  # arguments are shown, never rendered
@@ -107,9 +121,26 @@ class ConsentDialog(QDialog):
         buttons.addButton(self.reject_button, QDialogButtonBox.ButtonRole.RejectRole)
         buttons.addButton(self.approve_button, QDialogButtonBox.ButtonRole.AcceptRole)
         self.reject_button.setDefault(True)  # Enter alone never approves
+        if text.keep_by_default:
+            # Keeping is what was just done (a recording): Enter keeps, throwing away asks.
+            self.reject_button.setDefault(False)
+            self.reject_button.setAutoDefault(False)  # focused or not, Enter keeps
+            self.approve_button.setDefault(True)
+        self._confirm_reject = text.keep_by_default
         self.approve_button.clicked.connect(self._on_approve)
         self.reject_button.clicked.connect(self._on_reject)
-        layout.addWidget(buttons)
+        outer.addWidget(buttons)
+        self._fit(page)
+
+    def _fit(self, body: QWidget) -> None:
+        screen = self.screen() or QApplication.primaryScreen()
+        room = screen.availableGeometry() if screen is not None else None
+        width = min(620, room.width() - 40) if room is not None else 620
+        self.resize(width, 10)  # the labels wrap to this width before the height is asked
+        wanted = body.sizeHint().height() + 110
+        height = min(wanted, int(room.height() * 0.9)) if room is not None else wanted
+        self.setMinimumWidth(min(520, width))
+        self.resize(width, max(260, height))
 
     def _on_approve(self) -> None:
         if self._done:
@@ -123,9 +154,21 @@ class ConsentDialog(QDialog):
     def _on_reject(self) -> None:
         if self._done:
             return
+        if self._confirm_reject and not self._rejection_confirmed():
+            return
         self._done = True
         self.decided.emit(False)
         self.reject()
+
+    def _rejection_confirmed(self) -> bool:
+        answer = QMessageBox.question(
+            self,
+            "Throw it away?",
+            f"{self.reject_button.text()} what you recorded? It cannot be brought back.",
+            QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Discard
 
     def withdraw(self) -> None:
         """The request behind this dialog was cancelled: close it, granting nothing."""

@@ -341,6 +341,7 @@ class ConsentService(QObject):
             sections=(("What you did", "\n".join(lines)),),
             approve="Keep it",
             reject="Discard",
+            keep_by_default=True,
         )
         args = {"id": recording.get("id"), "steps": len(lines)}
         return self._decide(KEEP_RECORDING, args, text, None, False, answer, carry_out)
