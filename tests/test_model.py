@@ -277,7 +277,7 @@ def test_a_command_on_what_the_queue_does_not_have_is_refused_in_words():
     assert {k: (out["code"], out["message"]) for k, out in said.items()} == {
         "ticket": (
             "not_found",
-            "That ticket is not in this queue. filter_tickets lists its tickets with their ids.",
+            "That ticket is not in this queue. Check its id (for example T-1001).",
         ),
         "person": (
             "not_found",

@@ -136,7 +136,7 @@ def _ticket(ctx: Context, ticket_id: str) -> tables.TicketRow:
     if found is None:
         raise CommandError(
             ErrorCode.NOT_FOUND,
-            "That ticket is not in this queue. filter_tickets lists its tickets with their ids.",
+            "That ticket is not in this queue. Check its id (for example T-1001).",
         )
     return found
 

@@ -74,7 +74,7 @@ export class CommandError extends Error {
  */
 function ticketOrFail(state, id) {
   const t = state.byId.get(id);
-  if (!t) throw new CommandError('not_found', 'That ticket is not in this queue. filter_tickets lists its tickets with their ids.');
+  if (!t) throw new CommandError('not_found', 'That ticket is not in this queue. Check its id (for example T-1001).');
   return t;
 }
 
