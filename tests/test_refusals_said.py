@@ -238,3 +238,27 @@ def test_a_rename_the_person_cancels_is_told_so(shell, monkeypatch):
     told = told if isinstance(told, dict) else told.model_dump()
     assert (told["code"], told["message"]) == ("consent_denied", "Not renamed.")
     assert shell.library.recording("rec-taught")["name"] == "Looked at a ticket"
+
+
+def test_an_agents_typo_in_a_ticket_id_does_not_count_against_the_tool(shell):
+    """The tool rightly refused a ticket this queue does not have: the agent is told, and the
+    library's card does not say the tool failed (nor offer to repair it)."""
+    before = shell.library.usage("close_ticket")
+    answer = call(shell, "close_ticket", {"ticket_id": "T-9999"})
+    assert refusal(answer) == (
+        "step_failed",
+        "Step 1 (Set status) failed: That ticket is not in this queue. Check its id (for "
+        "example T-1001). Nothing had changed yet.",
+    )
+    assert answer["badInput"] is True
+    shell.qtbot.wait(200)
+    after = shell.library.usage("close_ticket")
+    assert (after.runs, after.successes, after.last_failure) == (
+        before.runs,
+        before.successes,
+        before.last_failure,
+    )
+    # A failure of the tool's own counts as ever.
+    ok = call(shell, "close_ticket", {"ticket_id": "T-1003"})
+    assert ok["ok"] is True
+    assert shell.library.usage("close_ticket").runs == before.runs + 1

@@ -437,6 +437,13 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/test_team_adversary.py", "-k", "look_alikes"),
     ),
     Mutant(
+        "an agent's typo counts against the tool",
+        "understudy_desktop/library/runner.py",
+        '        elif answer.get("badInput") is True:\n',
+        "        elif False:\n",
+        ("tests/test_refusals_said.py", "-k", "typo"),
+    ),
+    Mutant(
         "helpdesk change overwritten",
         OUTBOX,
         "            if theirs not in bases and not _on_its_way("

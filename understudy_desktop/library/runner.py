@@ -254,6 +254,10 @@ class ToolRunner(QObject):
             result = RunResult("cancelled", answer)
         elif job.refused_inside:
             result = RunResult("refused", answer)
+        elif answer.get("badInput") is True:
+            # The caller's value was wrong (a typo in a ticket id): the tool did as it should,
+            # so this run counts neither for nor against it.
+            result = RunResult("failed", answer)
         else:
             step = answer.get("failedStep")
             failure = {"code": code, "message": answer.get("message"), "step": step}

@@ -75,9 +75,14 @@ class RunRequest:
 
 
 class _MissingRefError(Exception):
-    def __init__(self, message: str, step: int) -> None:
+    def __init__(self, message: str, step: int, asked: bool = False) -> None:
         super().__init__(message)
         self.step = step
+        self.asked = asked  # the value came from whoever called, not from the tool
+
+
+# Failures of a step that name a value the caller gave (a ticket, a person), not the tool.
+_CALLERS_VALUE = frozenset({ErrorCode.NOT_FOUND, ErrorCode.INVALID_PAYLOAD})
 
 
 def _resolve_ref(
@@ -97,7 +102,7 @@ def _resolve_ref(
     if asked:
         # The value came from whoever called: it is not repeated back to them.
         what = "The person you chose is" if kind == "person" else "The reply template you chose is"
-        raise _MissingRefError(f"{what} not on this queue. Choose one that is.", step)
+        raise _MissingRefError(f"{what} not on this queue. Choose one that is.", step, True)
     # Nor is a value the tool keeps: it may come from a colleague's pack or an agent's draft,
     # and an error is read by the next model. The step number says where; the library shows
     # that step, with its person or template, to whoever repairs it.
@@ -220,9 +225,13 @@ def execute(
             _with_defaults(request.input_schema, request.arguments),
         )
     except _MissingRefError as missing:
+        extra = {"badInput": True} if missing.asked else {}
         raise RunError(
             fail(
-                ErrorCode.NOT_FOUND, f"{missing} Nothing was changed.", failedStep=missing.step + 1
+                ErrorCode.NOT_FOUND,
+                f"{missing} Nothing was changed.",
+                failedStep=missing.step + 1,
+                **extra,
             )
         ) from None
     results: list[Any] = []
@@ -255,7 +264,15 @@ def execute(
                 "The changes made before it were undone." if writes else "Nothing had changed yet."
             )
             why = f"failed: {exc.message} {after}"
-            raise _failed(index, info.title, command, why, writes, reason=exc.code) from None
+            # A value the caller gave that this queue does not have (a ticket id with a typo)
+            # is the caller's to fix, not the tool's: it does not count against the tool.
+            caller = exc.code in _CALLERS_VALUE and any(
+                isinstance(spec, ParamArg) for spec in step.args.values()
+            )
+            extra = {"badInput": True} if caller else {}
+            raise _failed(
+                index, info.title, command, why, writes, reason=exc.code, **extra
+            ) from None
         results.append(applied.result)
         writes.extend(applied.writes)
     # A step can take seconds on a big queue; a caller who gave up during the last one is
