@@ -371,3 +371,38 @@ def test_a_run_stopped_during_its_last_step_is_rolled_back_whole():
     )
     assert stopped.value.answer["rolledBack"] is True
     assert model.tickets() == before
+
+
+def test_arrow_keys_in_a_dropdown_while_teaching_record_the_value_settled_on():
+    """A dropdown passes through values as arrow keys move: one step, the last value. Another
+    ticket, another control or a typed value is a step of its own."""
+    from understudy_desktop.model.commands import People
+    from understudy_desktop.model.teaching import Teaching
+    from understudy_desktop.model.views import Filter
+
+    teaching = Teaching(current_catalogue())
+    teaching.start(Filter.of({}))
+    people = People([], [])
+
+    def pick(ticket: str, priority: str, how: str = "picked") -> None:
+        teaching.record(
+            "set_ticket_priority",
+            {"ticket_id": ticket, "priority": priority},
+            None,
+            "priority-select",
+            {"ticket_id": "context", "priority": how},
+            people,
+        )
+
+    for value in ("low", "normal", "high", "urgent"):
+        pick("T-1", value)
+    assert teaching.steps == 1
+    pick("T-2", "low")
+    pick("T-2", "high", how="typed")
+    recording, _full = teaching.stop()
+    assert recording is not None
+    assert [s["payload"] for s in recording["steps"]] == [
+        {"ticket_id": "T-1", "priority": "urgent"},
+        {"ticket_id": "T-2", "priority": "low"},
+        {"ticket_id": "T-2", "priority": "high"},
+    ]

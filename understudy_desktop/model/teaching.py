@@ -114,6 +114,11 @@ class Teaching:
         }
         if refs:
             step["refs"] = refs
+        if session.steps and _picked_again(session.steps[-1], step):
+            # Arrow keys in a dropdown apply each value they pass on the way: the value the
+            # person settles on is the one step (one step per value committed, not per key).
+            session.steps[-1] = step
+            return
         session.steps.append(step)
 
     def stop(self) -> tuple[dict[str, Any] | None, bool]:
@@ -129,6 +134,19 @@ class Teaching:
             "steps": session.steps,
         }
         return recording, session.full
+
+
+def _picked_again(last: dict[str, Any], step: dict[str, Any]) -> bool:
+    """`step` picks another value in the same control for the same thing as `last` did."""
+    picked = {k for k, v in step["provenance"].items() if v == "picked"}
+    if not picked or step["control"] is None:
+        return False
+    if (last["command"], last["control"]) != (step["command"], step["control"]):
+        return False
+    before, after = last["payload"], step["payload"]
+    if set(before) != set(after):
+        return False
+    return all(before[k] == after[k] for k in after if k not in picked)
 
 
 def _name_of(people: People, kind: str, value: Any) -> str | None:
