@@ -56,8 +56,10 @@ def team_of_three(console_factory, tmp_path: Path):
 
 
 def test_the_leads_rules_who_shares_a_second_review_and_a_switch_for_everyone(
-    console_factory, tmp_path
+    console_factory, tmp_path, monkeypatch
 ):
+    from PySide6.QtWidgets import QMessageBox
+
     folder, lee, dana, sam = team_of_three(console_factory, tmp_path)
     import_and_wait(dana, GOOD)
     # Lee trusts Dana (they met), and sets the rules: Lee and Dana may share; a second
@@ -97,10 +99,29 @@ def test_the_leads_rules_who_shares_a_second_review_and_a_switch_for_everyone(
     assert mallory.session.team.share(["assign_refund"], "Mallory") == 0
     assert shown and "lets only some people share" in shown[0]
 
-    # The lead turns the tool off for the whole team: Sam's copy stops at once, and an agent
-    # is told why in words.
+    # The lead turns the tool off for the whole team: asked first, in words (Cancel changes
+    # nothing); then Sam's copy stops at once, and an agent is told why in words.
     lee.qtbot.waitUntil(lambda: "assign_refund" in states(lee))
+    window = lee.window.team_menu.show_team()
+    rows = [window.items.item(i) for i in range(window.items.count())]
+    window.items.setCurrentItem(next(r for r in rows if "Assign refund" in r.text()))
+    asked: list[str] = []
+
+    def answer(_parent, _title, words, *_rest):
+        asked.append(words)
+        return QMessageBox.StandardButton.Cancel
+
+    monkeypatch.setattr(QMessageBox, "question", answer)
+    window.team_off_button.click()
+    window.close()
+    assert asked and "off for the whole team?" in asked[0]
+    assert len(shared_files(folder, "policy")) == 1
+    told: list[str] = []
+    lee.session.team._notify = told.append
     assert lee.session.team.turn_off_for_team(item(lee, "assign_refund"))
+    lee.qtbot.waitUntil(lambda: bool(told), timeout=10_000)
+    assert any("You turned “Assign refund” off for the whole team" in t for t in told), told
+    assert not any("Your team lead" in t for t in told)
     sam.qtbot.waitUntil(lambda: sam.library.callable("assign_refund") is None, timeout=15_000)
     held = sam.library.get("assign_refund")
     assert held.held == "team_off" and "team lead turned it off" in held.review_reason

@@ -17,11 +17,13 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
+from understudy_desktop.library.model import shown_name
 from understudy_desktop.shell import team_words
 from understudy_desktop.shell.pack_dialogs import ExportPackDialog, day_words
 from understudy_desktop.shell.screen_fit import fit_to_screen
@@ -156,8 +158,30 @@ class TeamDialog(QDialog):
 
     def _turn_off_for_team(self) -> None:
         tool = self._current()
-        if tool is not None and self._team.is_lead():
-            self._team.turn_off_for_team(tool, off=tool.state != "turned_off")
+        if tool is None or not self._team.is_lead():
+            return
+        off = tool.state != "turned_off"
+        name = visible_controls(shown_name(tool.tool, tool.file.title))
+        if off:
+            words = (
+                f"Turn “{name}” off for the whole team? Every member who follows your rules has "
+                "it turned off at once, agents are told why, and nobody can turn it back on "
+                "until you do. The same steps shared under another name stay off too."
+            )
+        else:
+            words = (
+                f"Turn “{name}” back on for the team? Each member who had it is asked to "
+                "review it before it runs again."
+            )
+        answer = QMessageBox.question(
+            self,
+            "Turn off for the team?" if off else "Turn on for the team?",
+            words,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self._team.turn_off_for_team(tool, off=off)
 
     def show_history(self) -> QDialog:
         """The team's history, newest first, from the signed files in the folder."""

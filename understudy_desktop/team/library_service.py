@@ -347,6 +347,13 @@ class TeamLibrary(QObject):
                 f"{who} withdrew “{self._words(here.local_name)}” from the team library. It is "
                 "turned off here; you can remove it from your library."
             )
+        elif self.is_lead():
+            # The lead's own copy goes off with everyone's: said as what the lead did.
+            reason = "you turned it off for the whole team, as its lead"
+            told = (
+                f"You turned “{self._words(here.local_name)}” off for the whole team. It is "
+                "turned off here too, until you turn it back on."
+            )
         else:
             reason = "your team lead turned it off for the whole team"
             told = (
