@@ -402,10 +402,16 @@ def test_a_broken_step_is_repaired_and_the_rest_kept(console, tmp_path):
     console.qtbot.waitUntil(lambda: console.js("document.body.classList.contains('recording')"))
     console.dispatch("select_ticket", {"ticket_id": "N-1"})
     choose(console, "#assignee-select", "ana")
+    described = console.library.get("assign_refund").parsed.description
+    assert "Priya Raman" in described  # what agents read names the person of step 2
     click(console, "#teach-button")
-    assert approve_in_dialog(console) == "Repair tool “Assign and reply”"
+    shown = approve_in_dialog(console, full=True)
+    assert shown.startswith("Repair tool “Assign and reply”")
+    # The repair brings what agents read up to date, and the approval shows it.
+    assert "What agents will read" in shown and "Ana García" in shown
     console.qtbot.waitUntil(lambda: console.library.usage("assign_refund").last_failure is None)
     tool = console.library.callable("assign_refund")
+    assert tool.parsed.description == described.replace("Priya Raman", "Ana García")
     assert [s["command"] for s in tool.steps] == [
         "select_ticket",
         "set_ticket_assignee",

@@ -195,7 +195,9 @@ class ConsentService(QObject):
             headline=f"{REPAIR_TOOL.verb} “{self._shown(name)}”",
             details="You re-did one step. The rest of the tool stays as you approved it.",
             requester=requester,
-            sections=wording.difference_sections(old.parsed, draft.definition, self.catalogue),
+            sections=wording.difference_sections(
+                old.parsed, draft.definition, self.catalogue, always_description=True
+            ),
         )
         args = repair_args(name, new_digest, old.digest)
         return self._decide(REPAIR_TOOL, args, text, hold_s, poll, answer, carry_out)

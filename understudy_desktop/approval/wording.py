@@ -183,9 +183,13 @@ def tool_sections(
 
 
 def difference_sections(
-    old: Definition | None, new: Definition | None, catalogue: Catalogue
+    old: Definition | None,
+    new: Definition | None,
+    catalogue: Catalogue,
+    always_description: bool = False,
 ) -> tuple[tuple[str, str], ...]:
-    """Old → new, step by step, for a repair or a re-approval (None: nothing readable)."""
+    """Old → new, step by step, for a repair or a re-approval (None: nothing readable); what
+    agents read, when it changed or `always_description` (a repair shows it either way)."""
     if new is None:
         return (("What changes", UNREADABLE),)
     before = step_lines(old, catalogue) if old is not None else []
@@ -199,6 +203,8 @@ def difference_sections(
     was = old.description if old is not None else ""
     if was != new.description:
         sections.append(("What agents will read", f"Before: {was}\nNow: {new.description}"))
+    elif always_description:
+        sections.append(("What agents will read", f"Unchanged: {new.description}"))
     return tuple(sections)
 
 

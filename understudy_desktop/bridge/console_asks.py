@@ -22,7 +22,7 @@ from understudy_desktop.bridge.console_port import ConsolePort
 from understudy_desktop.bridge.protocol import CallAsk, LibraryAsk, PublishAsk
 from understudy_desktop.bridge.to_page import Outcome, reply_of
 from understudy_desktop.error_codes import ErrorCode
-from understudy_desktop.library.drafts import check_draft
+from understudy_desktop.library.drafts import check_draft, repaired_description
 from understudy_desktop.library.library import Library, LibraryError
 from understudy_desktop.library.refs import Known
 from understudy_desktop.library.trial import example_input, trial_sentence
@@ -83,6 +83,9 @@ class ConsoleAsks(QObject):
                 (old.parsed, ask.repairStep),  # parsed once, when the tool was loaded
                 known=self._known(),
             )
+            if definition is not None and old.parsed is not None and not problems:
+                # What agents read names the re-done step's new values, not the old ones.
+                definition = repaired_description(old.parsed, definition, ask.repairStep)
         else:
             recording = self._library.recording(ask.recordingId) if ask.recordingId else None
             definition, problems = check_draft(

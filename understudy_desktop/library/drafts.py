@@ -8,13 +8,15 @@ dialog is this copy, never whatever the page holds by then.
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from understudy_desktop.catalogue import Catalogue
-from understudy_desktop.definition import Approved, Definition
+from understudy_desktop.definition import Approved, ConstArg, Definition
 from understudy_desktop.library.checks import (
     complete,
     definition_problems,
@@ -24,6 +26,7 @@ from understudy_desktop.library.checks import (
 )
 from understudy_desktop.library.model import MadeBy, definition_hash
 from understudy_desktop.library.refs import Known, name_refs
+from understudy_desktop.rules import rules
 
 MAX_DRAFTS = 100
 
@@ -73,6 +76,35 @@ def check_draft(
     if issue:
         problems.append(issue)
     return complete(parsed, catalogue), problems
+
+
+def _literal(text: str) -> Callable[[re.Match[str]], str]:
+    return lambda _match: text
+
+
+def repaired_description(old: Definition, new: Approved, step: int) -> Approved:
+    """The repaired tool with what agents read brought up to date: where the description
+    names a fixed value of the re-done step (a person's or a template's name, a status), the
+    value it has now is named instead. A description that would grow past its budget stays."""
+    if not (0 <= step < len(old.steps) and step < len(new.steps)):
+        return new
+    text = new.description
+    before, after = old.steps[step].args, new.steps[step].args
+    for field_name, spec in before.items():
+        now = after.get(field_name)
+        if not isinstance(spec, ConstArg) or not isinstance(now, ConstArg):
+            continue
+        pairs = (
+            (spec.ref.name if spec.ref else None, now.ref.name if now.ref else None),
+            (spec.value, now.value),
+        )
+        for was, becomes in pairs:
+            if isinstance(was, str) and isinstance(becomes, str) and len(was) >= 3:
+                # A function, not a replacement string: a name is never read as a pattern.
+                text = re.sub(rf"(?<!\w){re.escape(was)}(?!\w)", _literal(becomes), text)
+    if text == new.description or len(text) > rules().budgets.description:
+        return new
+    return new.but(description=text)
 
 
 def check_imported(
