@@ -256,3 +256,48 @@ def test_a_failure_while_opening_says_so_and_leaves_open_queue_usable(console, m
     monkeypatch.undo()
     open_and_wait(console, FIXTURES / "helpdesk_comma.csv")
     assert console.api_json("summary")["tickets"] == 5
+
+
+def test_an_empty_queue_says_it_is_empty_not_that_filters_match_nothing(console, tmp_path):
+    import json
+
+    path = tmp_path / "empty.json"
+    path.write_text(
+        json.dumps({"format": "understudy-queue", "version": 1, "tickets": []}), encoding="utf-8"
+    )
+    with console.qtbot.waitSignal(console.window.queue_loaded, timeout=30_000):
+        console.window.open_queue(path, confirm=False)
+    console.qtbot.waitUntil(
+        lambda: console.js("document.getElementById('queue-empty').hidden") is False
+    )
+    assert console.js("document.getElementById('queue-empty-text').textContent") == (
+        "This queue has no tickets. Open a queue from the File menu."
+    )
+    assert console.js("document.getElementById('empty-clear').hidden") is True
+    # A filter that matches nothing on a queue with tickets still says so, with Clear.
+    full = tmp_path / "one.json"
+    one = {
+        "id": "N-1",
+        "subject": "Refund please",
+        "body": "",
+        "requester": "Kim <kim@example.com>",
+        "created": "2026-11-20T10:00:00Z",
+        "status": "new",
+        "priority": "normal",
+        "assignee": None,
+        "tags": [],
+    }
+    full.write_text(
+        json.dumps({"format": "understudy-queue", "version": 1, "tickets": [one]}),
+        encoding="utf-8",
+    )
+    with console.qtbot.waitSignal(console.window.queue_loaded, timeout=30_000):
+        console.window.open_queue(full, confirm=False)
+    console.dispatch("filter_tickets", {"text": "nothing like this"}, "ui")
+    console.qtbot.waitUntil(
+        lambda: (
+            console.js("document.getElementById('queue-empty-text').textContent")
+            == "No ticket matches these filters."
+        )
+    )
+    assert console.js("document.getElementById('empty-clear').hidden") is False

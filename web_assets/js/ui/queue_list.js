@@ -133,6 +133,10 @@ function renderRows(q) {
   const total = state.matches.length;
   q.spacer.style.height = `${total * ROW_HEIGHT}px`;
   q.empty.hidden = total > 0;
+  // An empty queue is not a filter that matches nothing: it says so, with nothing to clear.
+  const none = state.tickets.length === 0;
+  $('queue-empty-text').textContent = none ? 'This queue has no tickets. Open a queue from the File menu.' : 'No ticket matches these filters.';
+  $('empty-clear').hidden = none;
   const top = list.scrollTop;
   const height = list.clientHeight || 600;
   const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
