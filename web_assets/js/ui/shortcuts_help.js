@@ -4,6 +4,7 @@ import { $, el } from './dom.js';
 export const SHORTCUTS = [
   ['/', 'Search'],
   ['j  k', 'Next or previous ticket (or the arrow keys)'],
+  ['Enter', 'Work on the open ticket (its first field)'],
   ['a', 'Assign the open ticket'],
   ['p', 'Set its priority'],
   ['s', 'Set its status'],
@@ -27,6 +28,8 @@ export const SHORTCUTS = [
   ['Ctrl+Shift+H', 'Share tools with your team'],
   ['Ctrl+Shift+M', 'The team library'],
   ['Ctrl+,', 'Settings'],
+  ['F5', 'Reload the console (your changes are kept)'],
+  ['Ctrl+Q', 'Quit Understudy'],
 ];
 
 export function createShortcutsHelp() {
