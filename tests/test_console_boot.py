@@ -113,6 +113,19 @@ def test_a_first_run_shows_a_dismissible_welcome_once(console_factory, tmp_path)
     assert first.js("document.getElementById('welcome').hidden") is False
     text = first.js("document.getElementById('welcome').textContent")
     assert "Teach" in text and "library" in text and "Export pack" in text
+    assert "Team library" in text and "Share with team" in text
+    # Every menu item the welcome names is one the window has, in that menu.
+    import re
+
+    menus = {
+        a.text().replace("&", ""): [
+            i.text().replace("&", "").split("\t")[0] for i in a.menu().actions()
+        ]
+        for a in first.window.menuBar().actions()
+    }
+    named = re.findall(r"(File|Edit|View|Help) › ([^.;,]+?…?)(?=[.;,]| and | then |$)", text)
+    assert len(named) >= 4, named
+    assert [(m, i) for m, i in named if i.strip() not in menus.get(m, [])] == []
     first.js("document.getElementById('welcome-dismiss').click(); true")
     assert first.js("document.getElementById('welcome').hidden") is True
     first.flush()
