@@ -37,6 +37,7 @@ from understudy_desktop.packs.importer import (
 from understudy_desktop.queue_io import write_atomically
 from understudy_desktop.rules import rules
 from understudy_desktop.shell.pack_dialogs import ExportPackDialog, ImportPackDialog, Mapping
+from understudy_desktop.shell.save_places import save_start
 from understudy_desktop.store.settings import AUTHOR_NAME, Settings
 from understudy_desktop.team.identity import Identity
 from understudy_desktop.team.provenance import Provenance, provenance_of
@@ -262,7 +263,7 @@ class PackActions(QObject):
             return
         self.set_author(dialog.author.text())
         path, _ = QFileDialog.getSaveFileName(
-            self._window, "Export Tool Pack", f"tools{PACK_SUFFIX}", PACK_FILTER
+            self._window, "Export Tool Pack", save_start(f"tools{PACK_SUFFIX}"), PACK_FILTER
         )
         if path:
             self.export_pack(Path(path), dialog.chosen())

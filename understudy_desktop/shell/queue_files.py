@@ -20,6 +20,7 @@ from understudy_desktop.shell.background import BackgroundJob, garbage_collectio
 from understudy_desktop.shell.queue_choices import RememberedChoices
 from understudy_desktop.shell.queue_keeper import QueueKeeper, SerializedQueue, serialize
 from understudy_desktop.shell.queue_preview import QueuePreviewDialog
+from understudy_desktop.shell.save_places import save_start
 from understudy_desktop.store.queue_store import QueueState
 from understudy_desktop.text import file_name_words
 from understudy_desktop.web.handoff import Handoff
@@ -203,7 +204,7 @@ class QueueFiles(QObject):
     # --- saving -----------------------------------------------------------------------------
     def choose_save_path(self) -> None:
         known = self.keeper.source_path() if self.keeper is not None else None
-        start = str(known) if known else "queue.json"
+        start = save_start("queue.json", known)
         path, _ = QFileDialog.getSaveFileName(self._window, "Save queue as", start, QUEUE_FILTER)
         if path:
             self.save(Path(path))
