@@ -52,3 +52,26 @@ def test_the_window_and_its_dialogs_open_within_the_screen(qtbot, data_dir):
             dialog.close()
     finally:
         session.close()
+
+
+def test_a_dialog_opens_centred_over_its_window_not_at_the_screens_corner(qtbot):
+    from PySide6.QtWidgets import QDialog, QMainWindow
+
+    from understudy_desktop.shell.screen_fit import fit_to_screen
+
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    window.resize(600, 500)
+    window.move(100, 120)
+    window.show()
+    dialog = QDialog(window)
+    fit_to_screen(dialog, 300, 200)
+    dialog.show()
+    assert abs(dialog.frameGeometry().center().x() - window.frameGeometry().center().x()) <= 2
+    assert abs(dialog.frameGeometry().center().y() - window.frameGeometry().center().y()) <= 2
+    assert within(dialog)
+    alone = QDialog()
+    qtbot.addWidget(alone)
+    fit_to_screen(alone, 300, 200)
+    room = available(alone)
+    assert abs(alone.frameGeometry().center().x() - room.center().x()) <= 2

@@ -36,6 +36,12 @@ def fit_to_screen(widget: QWidget, width: int, height: int) -> None:
     widget.setMinimumSize(min(widget.minimumWidth(), w), min(widget.minimumHeight(), h))
     widget.resize(w, h)
     frame = widget.frameGeometry()
+    if not widget.isVisible():
+        # Not placed yet (its place is the top-left corner until shown): centred over the
+        # window it belongs to, or on the screen.
+        parent = widget.parentWidget()
+        over = parent.window().frameGeometry() if parent is not None else room
+        frame.moveCenter(over.center())
     x = min(max(frame.x(), room.x()), room.right() - w)
     y = min(max(frame.y(), room.y()), room.bottom() - h)
     widget.move(max(room.x(), x), max(room.y(), y))
