@@ -176,6 +176,7 @@ def test_javascript_text_rules():
     assert js_length("😀a") == 3
     assert first_name("  Chloé\u00a0Dubois <c@x>") == "Chloé"
     assert first_name("<only@mail>") == "there"
+    assert first_name("kim.lee@example.com") == "there"  # a Freshdesk export's requester
     assert tags_text(["a", "b"]) == '["a","b"]' and tags_text(["é"]) == '["é"]'
 
 

@@ -53,7 +53,8 @@ def first_name(requester: str) -> str:
     """The requester's first name, for {{requester_first_name}} in a reply template."""
     name = js_trim(requester.split("<")[0])
     first = _JS_SPACES.split(name)[0] if name else ""
-    return first or "there"
+    # A requester given as a bare address (a Freshdesk export) is not greeted by it.
+    return first if first and "@" not in first else "there"
 
 
 def code_point_sorted(values: list[str]) -> list[str]:

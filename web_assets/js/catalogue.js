@@ -129,7 +129,9 @@ const matchedCount = (view) => (view.matches ?? []).length;
 /** @param {string} requester */
 function firstName(requester) {
   const name = String(requester || '').split('<')[0].trim();
-  return name.split(/\s+/)[0] || 'there';
+  const first = name.split(/\s+/)[0];
+  // A requester given as a bare address (a Freshdesk export) is not greeted by it.
+  return first && !first.includes('@') ? first : 'there';
 }
 
 /** @type {Record<string, Handler>} */
