@@ -2,6 +2,7 @@
 // teaching and library (mirrored into the page's WebMCP registration) or, in a plain browser,
 // the page's own recorder and library. Then the teach views, undo history, shortcuts and the
 // welcome.
+import { createTicketTools } from '../ui/ticket_tools.js';
 import { createRecorder } from '../teach/recorder.js';
 import { createShellLibrary } from '../teach/shell_library.js';
 import { createShellTeaching, createShellRecordings } from '../teach/shell_teaching.js';
@@ -53,7 +54,8 @@ export async function mountTeach(ctx, views, firstRun) {
     ? createShellHistory({ queue: ctx.queue, toast })
     : createHistory({ bus, toast, onChange: () => ui.render?.(true) });
   const help = createShortcutsHelp();
-  installShortcuts({ list: views.list, teach: ui.teach, history: ui.history, help });
+  const ticketTools = createTicketTools({ tools: ui.teach, toast, state });
+  installShortcuts({ list: views.list, teach: ui.teach, history: ui.history, help, ticketTools });
   if (firstRun) showWelcome();
   return { recorder, recordings, lib, feedback, help };
 }

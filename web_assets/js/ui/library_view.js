@@ -51,12 +51,31 @@ function madeBy(t) {
 export function createLibraryView({ drawer, panel, lib, state, toast, onRepair }) {
   /** @type {LibraryView} */
   const v = { drawer, lib, state, toast, onRepair, render: () => renderList(v) };
+  const open = () => {
+    drawer.hidden = false;
+    panel.hidden = true;
+    v.render();
+  };
   return {
     render: v.render,
-    open() {
-      drawer.hidden = false;
-      panel.hidden = true;
-      v.render();
+    open,
+    /** The active tools that work on one ticket (a question of theirs is a ticket). */
+    ticketTools: () => ticketTools(v),
+    /**
+     * Run `tool` on the open ticket: at once when the ticket is all it asks for; otherwise
+     * its Run… form opens with the ticket filled in, asking only for the rest.
+     * @param {LibraryTool} tool
+     */
+    runOnTicket(tool) {
+      if (!state.selectedId) return;
+      const where = questionsOf(tool);
+      const names = Object.keys(tool.inputSchema.properties ?? {});
+      if (names.some((n) => where.get(n)?.field !== 'ticket_id')) {
+        open();
+        renderRunForm(v, tool);
+        return;
+      }
+      void runWith(v, tool, Object.fromEntries(names.map((n) => [n, state.selectedId])));
     },
   };
 }
@@ -182,6 +201,27 @@ function renderList(v) {
 }
 
 /**
+ * @param {LibraryView} v
+ * @returns {LibraryTool[]}
+ */
+function ticketTools(v) {
+  return v.lib.list().filter((t) => t.status === 'active' && [...questionsOf(t).values()].some((w) => w.field === 'ticket_id'));
+}
+
+/**
+ * Run a tool with these answers and say how it went: which tickets a run changed, counted.
+ * @param {LibraryView} v
+ * @param {LibraryTool} tool
+ * @param {Record<string, unknown>} input
+ */
+async function runWith(v, tool, input) {
+  const result = await v.lib.act('run', tool.name, input);
+  // The answer names the first tickets it changed and counts the rest (changed_more).
+  const changed = (/** @type {string[]} */ (result?.changed ?? [])).length + Number(result?.changed_more ?? 0);
+  v.toast.show(result?.ok ? `${shown(tool)} finished: ${ticketCount(changed)} changed.` : (result?.message ?? 'It did not run.'), { kind: result?.ok ? 'info' : 'error' });
+}
+
+/**
  * Which field of which command each question fills (for its label and its picker).
  * @param {LibraryTool} tool
  */
@@ -256,11 +296,7 @@ function renderRunForm(v, tool) {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     go.disabled = true;
-    const result = await v.lib.act('run', tool.name, answersOf(form, where));
-    // A run that ran says which tickets it changed.
-    // The answer names the first tickets it changed and counts the rest (changed_more).
-    const changed = (/** @type {string[]} */ (result?.changed ?? [])).length + Number(result?.changed_more ?? 0);
-    v.toast.show(result?.ok ? `${shown(tool)} finished: ${ticketCount(changed)} changed.` : (result?.message ?? 'It did not run.'), { kind: result?.ok ? 'info' : 'error' });
+    await runWith(v, tool, answersOf(form, where));
     v.render();
   });
   v.drawer.replaceChildren(drawerHeader(`Run ${shown(tool)}`, v.render), form);

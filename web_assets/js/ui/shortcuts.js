@@ -22,8 +22,9 @@ function editingText(target) {
  * @param {import('./teach_ui.js').TeachUi} views.teach
  * @param {import('./history.js').History} views.history
  * @param {{ shown: boolean, open(): void, close(): void }} views.help
+ * @param {{ open(): void }} [views.ticketTools] the open ticket's tool menu (g)
  */
-export function installShortcuts({ list, teach, history, help }) {
+export function installShortcuts({ list, teach, history, help, ticketTools }) {
   /** @type {Record<string, string>} */
   const focus = {
     '/': 'filter-text',
@@ -61,6 +62,11 @@ export function installShortcuts({ list, teach, history, help }) {
     if (event.key === 'l') {
       event.preventDefault();
       teach.openLibrary();
+      return;
+    }
+    if (event.key === 'g' && ticketTools) {
+      event.preventDefault();
+      ticketTools.open();
       return;
     }
     if (event.key === 'j' || event.key === 'k') {

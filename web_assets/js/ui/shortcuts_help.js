@@ -16,6 +16,7 @@ export const SHORTCUTS = [
   ['Ctrl+Shift+R', 'Teach a routine (press again to stop)'],
   ['Ctrl+Shift+L', 'Your recordings'],
   ['l', 'Your tools (the library)'],
+  ['g', 'Run one of your tools on the open ticket (then its number)'],
   ['Ctrl+Shift+T', 'Your tools, from anywhere'],
   ['?', 'This list'],
   ['Ctrl+O', 'Open a queue file'],

@@ -93,6 +93,9 @@ export function mountTeachUi({ state, recorder, recordings, drafts, lib, approva
     toggleTeach: () => toggleTeach(t),
     showRecordings: () => recordingsView.show(),
     openLibrary: () => t.libraryView.open(),
+    ticketTools: () => t.libraryView.ticketTools(),
+    /** @param {import('../teach/shell_library.js').LibraryTool} tool */
+    runOnTicket: (tool) => t.libraryView.runOnTicket(tool),
     renderLibrary: () => t.libraryView.render(),
     renderApproval: () => renderApproval(t),
     recordingsChanged: () => { if (recordingsView.shown) recordingsView.show(); },
