@@ -407,3 +407,30 @@ def test_old_files_put_back_change_nothing():
     assert one(view(tool, replayed, **base)).state == "new"
     twice = view(shared(pack(ALICE2)), handover(ALICE, ALICE2), handover(ALICE, ALICE2), **base)
     assert one(twice).trusted and twice.contested == {}
+
+
+def test_with_the_leads_list_only_the_people_on_it_count_in_the_team_counts():
+    """Mallory is trusted one to one but not on the lead's list of who may share: her counts
+    are left out of the team's; Priya's, on the list, are in."""
+    tool = shared(pack(ALICE))
+
+    def counts(key: Ed25519PrivateKey, runs: int) -> SharedFile:
+        rows = [{"sharedBy": PUB[ALICE], "tool": "assign_refund", "runs": runs, "failures": 0}]
+        return signed("usage", documents.usage_document("Someone", rows), key)
+
+    trusted = {**TRUST_ALICE, PUB[PRIYA]: "Priya", PUB[MALLORY]: "Mallory"}
+    on_list = rules(1, publishers=[PUB[ALICE], PUB[PRIYA]])
+    v = view(
+        tool, counts(PRIYA, 3), counts(MALLORY, 10**9), on_list, trusted=trusted, lead=PUB[LEAD]
+    )
+    assert (one(v).usage.runs, one(v).usage.people) == (3, 1)
+    assert v.usage_ignored == 1
+    assert (
+        "Usage counts from 1 person you do not trust or your team lead has not let share are "
+        "not counted." in team_words.notes(v)
+    )
+    # Without a list, everyone trusted counts, as before.
+    anyone = view(
+        tool, counts(PRIYA, 3), counts(MALLORY, 5), rules(1), trusted=trusted, lead=PUB[LEAD]
+    )
+    assert one(anyone).usage.runs == 8

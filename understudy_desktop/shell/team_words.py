@@ -115,9 +115,10 @@ def notes(view: TeamView) -> list[str]:
     out = []
     if view.usage_ignored:
         n = view.usage_ignored
+        listed = view.policy is not None and view.policy.publishers is not None
+        outside = "you do not trust" + (" or your team lead has not let share" if listed else "")
         out.append(
-            f"Usage counts from {n} {'person' if n == 1 else 'people'} you do not trust are "
-            "not counted."
+            f"Usage counts from {n} {'person' if n == 1 else 'people'} {outside} are not counted."
         )
     if view.arriving:
         n = view.arriving

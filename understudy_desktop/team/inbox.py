@@ -364,10 +364,13 @@ def _context(scan: FolderScan, d: Decisions, view: TeamView) -> _Context:
     same_person = {**keys.successor, **{new: old for new, (old, _n) in keys.vouched.items()}}
     view.policy = policy
     counted = set(trusted) | me
-    usage, view.usage_ignored = _usage(scan, counted, _first_keys(view.vouched))
     publishers = set(policy.publishers) - out if policy and policy.publishers is not None else None
     if publishers is not None and lead:
         publishers.add(lead)
+    # With the lead's list of who may share, only those people (and this person) are the
+    # team in the counts: someone trusted one to one still counts for nothing there.
+    in_counts = counted & publishers | me if publishers is not None else counted
+    usage, view.usage_ignored = _usage(scan, in_counts, _first_keys(view.vouched))
     # Who may be the second reviewer: those allowed to share, or, with no such list, the
     # lead alone (never "anyone": then every member would count as the second person).
     if policy is None:
