@@ -113,6 +113,10 @@ class ConsentDialog(QDialog):
         )
         note.setWordWrap(True)
         layout.addWidget(note)
+        outer.addWidget(self._buttons(text))
+        self._fit(page)
+
+    def _buttons(self, text: DialogText) -> QDialogButtonBox:
         buttons = QDialogButtonBox()
         self.approve_button = QPushButton(text.approve)
         self.reject_button = QPushButton(text.reject)
@@ -129,8 +133,7 @@ class ConsentDialog(QDialog):
         self._confirm_reject = text.keep_by_default
         self.approve_button.clicked.connect(self._on_approve)
         self.reject_button.clicked.connect(self._on_reject)
-        outer.addWidget(buttons)
-        self._fit(page)
+        return buttons
 
     def _fit(self, body: QWidget) -> None:
         screen = self.screen() or QApplication.primaryScreen()

@@ -217,23 +217,7 @@ def execute(
     when a step fails or the run is stopped; returns the answer otherwise."""
     _checked(catalogue, request)
     ctx = ctx_factory(View())  # the run's own view, never the person's
-    try:
-        steps, values = _resolve_refs(
-            catalogue,
-            ctx.people,
-            request.steps,
-            _with_defaults(request.input_schema, request.arguments),
-        )
-    except _MissingRefError as missing:
-        extra = {"badInput": True} if missing.asked else {}
-        raise RunError(
-            fail(
-                ErrorCode.NOT_FOUND,
-                f"{missing} Nothing was changed.",
-                failedStep=missing.step + 1,
-                **extra,
-            )
-        ) from None
+    steps, values = _resolved(catalogue, ctx, request)
     results: list[Any] = []
     writes: list[Write] = []
     shown: StepShown | None = None
@@ -260,19 +244,7 @@ def execute(
         try:
             applied = commands.apply(catalogue, ctx, command, payload)
         except CommandError as exc:
-            after = (
-                "The changes made before it were undone." if writes else "Nothing had changed yet."
-            )
-            why = f"failed: {exc.message} {after}"
-            # A value the caller gave that this queue does not have (a ticket id with a typo)
-            # is the caller's to fix, not the tool's: it does not count against the tool.
-            caller = exc.code in _CALLERS_VALUE and any(
-                isinstance(spec, ParamArg) for spec in step.args.values()
-            )
-            extra = {"badInput": True} if caller else {}
-            raise _failed(
-                index, info.title, command, why, writes, reason=exc.code, **extra
-            ) from None
+            raise _command_failed(index, info.title, step, writes, exc) from None
         results.append(applied.result)
         writes.extend(applied.writes)
     # A step can take seconds on a big queue; a caller who gave up during the last one is
@@ -289,14 +261,56 @@ def execute(
             )
         )
     answer = _answer(request.tool, len(steps), writes, results)
-    if ctx.left_alone:
-        tickets = list(dict.fromkeys(ctx.left_alone))
-        answer["reply_left_alone"] = tickets
-        answer["note"] = (
-            f"The reply on {', '.join(tickets)} was left as it is, because the person was "
-            "typing it: your reply was not put in. The rest of the run was done."
+    return RunOutcome(_with_reply_note(answer, ctx.left_alone), writes, shown)
+
+
+def _resolved(
+    catalogue: Catalogue, ctx: Context, request: RunRequest
+) -> tuple[list[Step], dict[str, Any]]:
+    try:
+        return _resolve_refs(
+            catalogue,
+            ctx.people,
+            request.steps,
+            _with_defaults(request.input_schema, request.arguments),
         )
-    return RunOutcome(answer, writes, shown)
+    except _MissingRefError as missing:
+        extra = {"badInput": True} if missing.asked else {}
+        raise RunError(
+            fail(
+                ErrorCode.NOT_FOUND,
+                f"{missing} Nothing was changed.",
+                failedStep=missing.step + 1,
+                **extra,
+            )
+        ) from None
+
+
+def _command_failed(
+    index: int, title: str, step: Step, writes: list[Write], exc: CommandError
+) -> RunError:
+    after = "The changes made before it were undone." if writes else "Nothing had changed yet."
+    why = f"failed: {exc.message} {after}"
+    # A value the caller gave that this queue does not have (a ticket id with a typo) is the
+    # caller's to fix, not the tool's: it does not count against the tool.
+    caller = exc.code in _CALLERS_VALUE and any(
+        isinstance(spec, ParamArg) for spec in step.args.values()
+    )
+    extra = {"badInput": True} if caller else {}
+    return _failed(index, title, step.command, why, writes, reason=exc.code, **extra)
+
+
+def _with_reply_note(answer: dict[str, Any], left_alone: list[str]) -> dict[str, Any]:
+    """The run left the reply the person is typing alone: the caller is told so, in words."""
+    if not left_alone:
+        return answer
+    tickets = list(dict.fromkeys(left_alone))
+    answer["reply_left_alone"] = tickets
+    answer["note"] = (
+        f"The reply on {', '.join(tickets)} was left as it is, because the person was typing "
+        "it: your reply was not put in. The rest of the run was done."
+    )
+    return answer
 
 
 # Ids beyond which the list of changed tickets surely overflows the output budget (each id
