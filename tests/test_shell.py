@@ -279,3 +279,20 @@ def test_the_status_bar_and_about_say_only_the_apps_own_words(console, monkeypat
     text = about_facts(console.window.webmcp_state).as_text()
     assert "password" not in text
     assert "Agent tools in the page: not available" in text
+
+
+def test_a_long_status_message_ends_in_dots_before_the_labels_on_the_right(console):
+    window = console.window
+    window.resize(1024, 640)
+    console.qtbot.wait(100)
+    bar = window.statusBar()
+    long = "“Refund for the billing lead” did not change the reply you are typing on " + ", ".join(
+        f"T-{n}" for n in range(1000, 1040)
+    )
+    bar.showMessage(long, 5000)
+    shown = bar.currentMessage()
+    assert shown.endswith("…") and shown != long
+    assert bar.fontMetrics().horizontalAdvance(shown) <= bar.room()
+    assert bar.toolTip() == long and bar.full_message == long
+    bar.showMessage("Saved.", 5000)
+    assert bar.currentMessage() == "Saved." and bar.toolTip() == ""

@@ -51,6 +51,7 @@ from understudy_desktop.shell.menu_action import Keys, menu_action
 from understudy_desktop.shell.queue_files import QueueFiles
 from understudy_desktop.shell.queue_keeper import QueueKeeper
 from understudy_desktop.shell.screen_fit import fit_to_screen
+from understudy_desktop.shell.status_bar import FittingStatusBar
 from understudy_desktop.text import visible_controls
 from understudy_desktop.web.handoff import Handoff
 from understudy_desktop.web.page import ConsolePage
@@ -101,6 +102,8 @@ class MainWindow(QMainWindow):
         self.queue_files.failed.connect(self.queue_failed)
         self.queue_files.saved.connect(self.queue_saved)
 
+        # Messages end in "…" rather than run into the labels on the bar's right.
+        self.setStatusBar(FittingStatusBar(self))
         self._status = QLabel("Starting…")
         self._status.setAccessibleName("Status")
         self._progress = QProgressBar()
