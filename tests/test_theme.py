@@ -76,3 +76,46 @@ def test_the_page_and_the_windows_follow_one_scheme(tmp_path, theme):
     # WCAG AA for body text, and for the small status pills.
     assert contrast(page["ink"], page["bg"]) >= 7
     assert contrast(page["pill"], page["pillBg"]) >= 4.5
+
+
+_STYLES: list[object] = []
+
+
+def test_radio_buttons_and_check_boxes_are_visible_in_the_dark_theme(qtbot):
+    """Fusion on a dark palette draws their rings a shade off the window: the dark theme draws
+    them in a light grey (measured: the ring's lightness against the window's)."""
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QCheckBox, QRadioButton, QStyleFactory, QVBoxLayout, QWidget
+
+    from understudy_desktop.shell.theme import DARK_INDICATORS, dark_palette
+
+    def contrast(sheet: str) -> list[int]:
+        box = QWidget()
+        qtbot.addWidget(box)
+        fusion = QStyleFactory.create("Fusion")
+        _STYLES.append(fusion)  # not owned by the widgets that use it: kept for the session
+        box.setStyle(fusion)
+        box.setPalette(dark_palette())
+        box.setStyleSheet(sheet)
+        layout = QVBoxLayout(box)
+        found = []
+        widgets = [QRadioButton("Anyone"), QCheckBox("A second review")]
+        for widget in widgets:
+            widget.setStyle(fusion)  # a widget's style does not pass to its children
+            layout.addWidget(widget)
+        box.show()
+        qtbot.waitExposed(box)
+        window = QColor(dark_palette().color(dark_palette().ColorRole.Window)).lightness()
+        for widget in widgets:
+            image = widget.grab().toImage()
+            found.append(
+                max(
+                    abs(QColor(image.pixel(x, y)).lightness() - window)
+                    for x in range(min(15, image.width()))
+                    for y in range(image.height())
+                )
+            )
+        return found
+
+    assert all(c < 40 for c in contrast("")), "the check no longer sees the faint rings"
+    assert all(c > 80 for c in contrast(DARK_INDICATORS))
