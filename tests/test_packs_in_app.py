@@ -88,11 +88,24 @@ def test_export_then_import_into_a_fresh_data_dir_runs_the_same(console_factory,
 
 
 @pytest.mark.slow
-def test_a_clash_is_renamed_or_replaced_and_bad_packs_change_nothing(console):
+def test_a_clash_is_renamed_or_replaced_and_bad_packs_change_nothing(console, tmp_path):
     good = PACKS / "good.understudy-pack.json"
     assert import_and_wait(console, good) == ["assign_refund"]
-    assert import_and_wait(console, good) == ["assign_refund_2"]
-    assert import_and_wait(console, good, replace=True) == ["assign_refund"]
+    # The same tools again: nothing is offered as new, and nothing is imported.
+    told: list[str] = []
+    console.window.packs._notify = told.append
+    assert import_and_wait(console, good) == []
+    assert told == [
+        "You have “Assign refund” already, as good.understudy-pack.json has it. Nothing to import."
+    ]
+    assert console.taught() == ["assign_refund"]
+    # Another tool under the same name: kept apart under a new name, or replacing.
+    other = json.loads(good.read_text(encoding="utf-8"))
+    other["tools"][0]["description"] = "Assigns a refund ticket, another way."
+    variant = tmp_path / "variant.understudy-pack.json"
+    variant.write_text(json.dumps(other), encoding="utf-8")
+    assert import_and_wait(console, variant) == ["assign_refund_2"]
+    assert import_and_wait(console, variant, replace=True) == ["assign_refund"]
     before = console.library.tools()
     for bad in sorted((PACKS / "bad").glob("*.json"))[:6]:
         message = refused(console, bad)

@@ -5,6 +5,7 @@ dialog); the library then adds every tool of the pack in one transaction, or non
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import sqlite3
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QWidget
 from understudy_desktop.consent.ledger import ConsentLedger, Grant, command_line_grant
 from understudy_desktop.consent.manifest import IMPORT_PACK
 from understudy_desktop.library.library import Library, LibraryError, import_args
-from understudy_desktop.library.model import Origin, TaughtTool
+from understudy_desktop.library.model import Origin, TaughtTool, shown_name
 from understudy_desktop.library.refs import apply_mapping, missing_references
 from understudy_desktop.packs.adding import named_here, over_cap, tools_to_import
 from understudy_desktop.packs.export import (
@@ -126,7 +127,39 @@ class PackActions(QObject):
         except PackError as exc:
             self._fail(str(exc))
             return
+        # A pack file only: a shared version from the team folder is accepted as it is (its
+        # acceptance is recorded), even when the library has its tool already.
+        plan, same = self._without_what_is_here(plan) if source is None else (plan, [])
+        if not plan.definitions:
+            # Nothing new in it: said, not offered as New with "import under new names".
+            listed = ", ".join(f"“{shown_name(n)}”" for n in same)
+            self._notify(f"You have {listed} already, as {filename} has it. Nothing to import.")
+            self.imported.emit([])
+            return
         self._preview_and_import(plan, filename, confirm, replace, *origin)
+
+    def _without_what_is_here(self, plan: ImportPlan) -> tuple[ImportPlan, list[str]]:
+        """The plan less the tools the library has already, exactly as the pack has them."""
+        same = [
+            d.name
+            for d in plan.definitions
+            if (t := self._library.get(d.name)) is not None
+            and _without_names(t.definition) == _without_names(d.stored())
+        ]
+        if not same:
+            return plan, []
+        kept = dataclasses.replace(
+            plan,
+            definitions=[d for d in plan.definitions if d.name not in same],
+            clashes=[c for c in plan.clashes if c not in same],
+            notes=[
+                *plan.notes,
+                "You have "
+                + ", ".join(f"“{shown_name(n)}”" for n in same)
+                + " already, exactly as it is here: not imported again.",
+            ],
+        )
+        return kept, same
 
     def _provenance_and_origin(
         self, pack: dict[str, Any], data: bytes, filename: str, source: Provenance | None
@@ -290,3 +323,13 @@ class PackActions(QObject):
     def set_author(self, name: str) -> None:
         if self._settings is not None and name.strip():
             self._settings.set(AUTHOR_NAME, name.strip()[: rules().limits.authorName])
+
+
+def _without_names(definition: Any) -> Any:
+    """A definition without the names its people and templates carry (`ref`): the library
+    adds them on import from the queue's names, so a tool is the same tool without them."""
+    if isinstance(definition, dict):
+        return {k: _without_names(v) for k, v in definition.items() if k != "ref"}
+    if isinstance(definition, list):
+        return [_without_names(v) for v in definition]
+    return definition
