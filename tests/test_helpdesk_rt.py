@@ -83,6 +83,19 @@ def test_a_wrong_token_is_refused_in_words_that_do_not_carry_it(rt_server):
     assert "0123456789abcdef" not in str(caught.value)
 
 
+def test_a_queue_name_rt_does_not_have_is_said_so_not_taken_for_a_ticket(rt_server):
+    from understudy_desktop.helpdesk.base import RefusedError
+
+    wrong = RequestTracker(rt_server.web_url, rt_server.token, "Nonexistent Queue")
+    with pytest.raises(RefusedError) as caught:
+        wrong.check()
+    assert str(caught.value) == (
+        "Request Tracker has no queue called “Nonexistent Queue”. Check its name (as RT shows "
+        "it, for example General)."
+    )
+    assert "ticket" not in str(caught.value)
+
+
 # --- changing -------------------------------------------------------------------------------
 def test_changes_land_in_rt_and_a_stale_version_is_a_conflict(rt_server):
     desk = make_desk(rt_server, tickets=1)

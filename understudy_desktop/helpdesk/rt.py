@@ -117,7 +117,14 @@ class RequestTracker:
     # --- what the connection can do ------------------------------------------------------
     def check(self) -> Abilities:
         about = self._http.call("GET", "rt").json()
-        queue = self._http.call("GET", f"queue/{_quoted(self.queue)}").json()
+        try:
+            queue = self._http.call("GET", f"queue/{_quoted(self.queue)}").json()
+        except GoneError:
+            # Not a ticket that went: the queue named has no such name in this RT.
+            raise RefusedError(
+                f"Request Tracker has no queue called “{visible_controls(self.queue)}”. Check "
+                "its name (as RT shows it, for example General)."
+            ) from None
         fields = ["status", "priority", "assignee"]
         notes = []
         if self._has_tags(queue):
