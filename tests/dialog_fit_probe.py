@@ -16,13 +16,18 @@ from test_screen_fit import FIXTURES, clipped, within
 
 from understudy_desktop.app import open_session, prepare_qt
 from understudy_desktop.approval.dialog import ConsentDialog, DialogText
+from understudy_desktop.packs.importer import parse_pack, plan_import
 from understudy_desktop.paths import DataPaths
 from understudy_desktop.queue_io import preview_queue_file
 from understudy_desktop.shell.connect_dialog import ConnectAgentDialog
+from understudy_desktop.shell.helpdesk_choices import ChoicesDialog
 from understudy_desktop.shell.helpdesk_dialog import HelpdeskDialog
+from understudy_desktop.shell.pack_dialogs import ExportPackDialog, ImportPackDialog
 from understudy_desktop.shell.queue_preview import QueuePreviewDialog
 from understudy_desktop.shell.settings_dialog import RulesDialog, SettingsDialog
 from understudy_desktop.shell.team_dialog import TeamDialog
+
+PACK = FIXTURES / "packs" / "good.understudy-pack.json"
 
 
 def main() -> None:
@@ -39,6 +44,8 @@ def main() -> None:
             sections=(("What it does", steps),),
         )
         queue = preview_queue_file(FIXTURES / "queues" / "freshdesk_export.csv")
+        catalogue = session.library.catalogue
+        pack = parse_pack(PACK.read_bytes(), PACK.name)
         dialogs = {
             "queue preview": QueuePreviewDialog(queue, window),
             "helpdesk": HelpdeskDialog(session.helpdesk, window),
@@ -47,6 +54,16 @@ def main() -> None:
             "settings": SettingsDialog(session.team, window),
             "team rules": RulesDialog(session.team, window),
             "team library": TeamDialog(session.team, lambda: None, window),
+            "import a pack": ImportPackDialog(
+                plan_import(pack, PACK.name, catalogue, set()),
+                PACK.name,
+                session.consent.gate.ledger,
+                lambda _replace, _mapping: {},
+                catalogue,
+                parent=window,
+            ),
+            "export a pack": ExportPackDialog([], "Dana Ortiz", window),
+            "changes to choose": ChoicesDialog(session.helpdesk, {}, window),
         }
         report = {}
         for name, dialog in dialogs.items():

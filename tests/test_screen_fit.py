@@ -169,5 +169,5 @@ def test_every_dialog_fits_a_small_screen_with_no_words_cut(tmp_path, physical, 
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
-    assert len(report) == 7
+    assert len(report) == 10
     assert {n: r for n, r in report.items() if not r["within"] or r["clipped"]} == {}
