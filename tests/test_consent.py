@@ -306,9 +306,12 @@ def test_keeping_a_recording_is_the_default_and_throwing_it_away_asks(gate, qtbo
     from understudy_desktop.consent.manifest import KEEP_RECORDING
 
     ran: list[Decision] = []
-    text = DialogText("Keep", "d", "you, in the console", keep_by_default=True)
+    text = DialogText(
+        "Keep", "d", "you, in the console", approve="Keep", reject="Discard", keep_by_default=True
+    )
     gate.request(KEEP_RECORDING, {"id": "r1", "steps": 2}, text, lambda d, _g: ran.append(d))
     dialog = gate.open_dialogs()[0]
+    assert "Nothing is kept until you choose Keep." in dialog.text_shown()
     asked: list[str] = []
 
     def answer(_parent, _title, words, *_rest):

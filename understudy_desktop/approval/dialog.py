@@ -105,12 +105,13 @@ class ConsentDialog(QDialog):
         )
         who.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(who)
-        from_console = text.from_person
-        note = QLabel(
-            "Nothing happens until you approve."
-            if from_console
-            else "Only you can approve this. The agent waits for your answer."
-        )
+        if text.keep_by_default:
+            said = f"Nothing is kept until you choose {text.approve}."
+        elif text.from_person:
+            said = "Nothing happens until you approve."
+        else:
+            said = "Only you can approve this. The agent waits for your answer."
+        note = QLabel(said)
         note.setWordWrap(True)
         layout.addWidget(note)
         outer.addWidget(self._buttons(text))
