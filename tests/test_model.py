@@ -63,6 +63,34 @@ def run(model: MemoryModel, steps: list[dict], arguments: dict | None = None, sc
     return outcome.answer
 
 
+def stopped_run(model: MemoryModel, looks: list[bool]) -> dict:
+    """Two steps on T-1, run with a caller whose "stop now?" answers are `looks`, in turn,
+    rolled back: what the run answered when it stopped."""
+    checks = iter(looks)
+    request = RunRequest(
+        "t",
+        [
+            Step.model_validate(s)
+            for s in [
+                {"command": "set_ticket_priority", "args": const(ticket_id="T-1", priority="low")},
+                {"command": "set_ticket_status", "args": const(ticket_id="T-1", status="solved")},
+            ]
+        ],
+        {"type": "object"},
+        {},
+    )
+    model.conn.execute("BEGIN IMMEDIATE")
+    with pytest.raises(RunError) as stopped:
+        runs.execute(
+            lambda view: Context(model.conn, model.people, view, True, False, Searches(model.conn)),
+            model.catalogue,
+            request,
+            stopped=lambda: next(checks),
+        )
+    model.conn.execute("ROLLBACK")
+    return stopped.value.answer
+
+
 def const(**values):
     return {k: {"from": "const", "value": v} for k, v in values.items()}
 
@@ -309,31 +337,10 @@ def test_a_run_the_console_cannot_do_or_that_was_stopped_changes_nothing():
     assert unfit["code"] == "invalid_input"
     assert unfit["message"].startswith("The arguments do not fit the tool: ")
     # Stopped between steps: the first step's change is rolled back with the rest.
-    checks = iter([False, True])
-    request = RunRequest(
-        "t",
-        [
-            Step.model_validate(s)
-            for s in [
-                {"command": "set_ticket_priority", "args": const(ticket_id="T-1", priority="low")},
-                {"command": "set_ticket_status", "args": const(ticket_id="T-1", status="solved")},
-            ]
-        ],
-        {"type": "object"},
-        {},
-    )
-    model.conn.execute("BEGIN IMMEDIATE")
-    with pytest.raises(RunError) as stopped:
-        runs.execute(
-            lambda view: Context(model.conn, model.people, view, True, False, Searches(model.conn)),
-            model.catalogue,
-            request,
-            stopped=lambda: next(checks),
-        )
-    model.conn.execute("ROLLBACK")
+    stopped = stopped_run(model, [False, True])
     title = model.catalogue.commands["set_ticket_status"].title
-    assert stopped.value.answer["code"] == "cancelled"
-    assert stopped.value.answer["message"] == (
+    assert stopped["code"] == "cancelled"
+    assert stopped["message"] == (
         f"Stopped before step 2 ({title}); the changes it had made were undone."
     )
     assert model.tickets() == before
@@ -344,33 +351,12 @@ def test_a_run_stopped_during_its_last_step_is_rolled_back_whole():
     the run looks once more after its last step, before its transaction is committed."""
     model = MemoryModel(queue())
     before = model.tickets()
-    checks = iter([False, False, True])  # before step 1, before step 2, after step 2
-    request = RunRequest(
-        "t",
-        [
-            Step.model_validate(s)
-            for s in [
-                {"command": "set_ticket_priority", "args": const(ticket_id="T-1", priority="low")},
-                {"command": "set_ticket_status", "args": const(ticket_id="T-1", status="solved")},
-            ]
-        ],
-        {"type": "object"},
-        {},
-    )
-    model.conn.execute("BEGIN IMMEDIATE")
-    with pytest.raises(RunError) as stopped:
-        runs.execute(
-            lambda view: Context(model.conn, model.people, view, True, False, Searches(model.conn)),
-            model.catalogue,
-            request,
-            stopped=lambda: next(checks),
-        )
-    model.conn.execute("ROLLBACK")
-    assert stopped.value.answer["code"] == "cancelled"
-    assert stopped.value.answer["message"] == (
+    stopped = stopped_run(model, [False, False, True])  # before 1, before 2, after 2
+    assert stopped["code"] == "cancelled"
+    assert stopped["message"] == (
         "Stopped after its last step, before its changes were saved; they were undone."
     )
-    assert stopped.value.answer["rolledBack"] is True
+    assert stopped["rolledBack"] is True
     assert model.tickets() == before
 
 

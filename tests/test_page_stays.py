@@ -12,6 +12,16 @@ from test_shell_authority import page_script
 from understudy_desktop.web.scheme import START_URL
 
 
+def still_connected(console, data_dir) -> None:
+    """A person's edit is saved (the footer's "Saving…" ends), and an agent's change is drawn."""
+    console.dispatch("set_ticket_priority", {"ticket_id": "T-1001", "priority": "urgent"}, "ui")
+    console.qtbot.waitUntil(lambda: console.api_json("saveState")["unsaved"] == 0, timeout=10_000)
+    assert stored_ticket(data_dir, "T-1001")["priority"] == "urgent"
+    answer = console.run_tool("close_ticket", {"ticket_id": "T-1002"}, by="agent")
+    assert answer["ok"], answer
+    assert console.dispatch("get_ticket", {"ticket_id": "T-1002"})["result"]["status"] == "closed"
+
+
 @pytest.mark.parametrize(
     "script",
     [
@@ -36,12 +46,7 @@ def test_a_navigation_is_refused_and_the_console_stays_connected(agent_console, 
     assert port.ready, "the bridge was reset by a navigation that never happened"
     assert console.js("location.href") == START_URL
     # A person's edit is saved (the footer's "Saving…" ends), and an agent's change is drawn.
-    console.dispatch("set_ticket_priority", {"ticket_id": "T-1001", "priority": "urgent"}, "ui")
-    console.qtbot.waitUntil(lambda: console.api_json("saveState")["unsaved"] == 0, timeout=10_000)
-    assert stored_ticket(data_dir, "T-1001")["priority"] == "urgent"
-    answer = console.run_tool("close_ticket", {"ticket_id": "T-1002"}, by="agent")
-    assert answer["ok"], answer
-    assert console.dispatch("get_ticket", {"ticket_id": "T-1002"})["result"]["status"] == "closed"
+    still_connected(console, data_dir)
 
 
 def test_a_script_cannot_open_addresses_in_the_browser_unasked(console, monkeypatch):
@@ -206,12 +211,7 @@ def test_a_reload_or_a_dead_renderer_in_the_middle_of_edits_loses_nothing(
         shown = console.dispatch("get_ticket", {"ticket_id": t})["result"]["reply_draft"]
         assert shown == stored_ticket(data_dir, t)["reply_draft"]
     # Edits after it are saved, and an agent's change is drawn.
-    console.dispatch("set_ticket_priority", {"ticket_id": "T-1001", "priority": "urgent"}, "ui")
-    console.qtbot.waitUntil(lambda: console.api_json("saveState")["unsaved"] == 0, timeout=10_000)
-    assert stored_ticket(data_dir, "T-1001")["priority"] == "urgent"
-    answer = console.run_tool("close_ticket", {"ticket_id": "T-1002"}, by="agent")
-    assert answer["ok"], answer
-    assert console.dispatch("get_ticket", {"ticket_id": "T-1002"})["result"]["status"] == "closed"
+    still_connected(console, data_dir)
 
 
 def test_a_renderer_that_keeps_dying_is_not_restarted_for_ever(console):
