@@ -263,3 +263,22 @@ def test_every_kind_of_request_for_a_missing_address_ends_at_once(console, reque
     )
     console.qtbot.waitUntil(lambda: console.js("window.__ended") not in (None, ""), timeout=3000)
     assert console.js("window.__ended") in ("failed", "status 404", "status 403")
+
+
+def test_an_answer_meant_for_the_document_before_a_reload_is_dropped(agent_console, data_dir):
+    """The channel's answers outlive a document: after a reload, the shell's answers to calls
+    the old document made reach the new one. Such an answer (an id the new document never
+    used) is dropped without an error, and the console stays connected."""
+    from understudy_desktop.web.scripts import BRIDGE_WORLD
+
+    console = agent_console
+    publish_definitions(console, [TEST_TOOLS["close_ticket"]])
+    stale = '{"type": 10, "id": 7, "data": null}'  # 10: a response, in Qt's channel protocol
+    with console.qtbot.waitCallback(timeout=10_000) as done:
+        console.page.runJavaScript(
+            f"setTimeout(() => qt.webChannelTransport.onmessage({{data: '{stale}'}})); true",
+            BRIDGE_WORLD,
+            done,
+        )
+    console.qtbot.wait(200)  # the timer runs, and an error would be logged by now
+    still_connected(console, data_dir)

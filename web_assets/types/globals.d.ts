@@ -31,5 +31,11 @@ interface Window {
 }
 
 /** Qt's qwebchannel.js, injected with the bridge into its isolated world. */
-declare const QWebChannel: new (transport: unknown, ready: (channel: any) => void) => unknown;
+/** Qt's channel client (qwebchannel.js): only what bridge.js touches. */
+interface QtChannel {
+  execCallbacks: Record<string, unknown>;
+  execId: number;
+  handleResponse(message: unknown): void;
+}
+declare const QWebChannel: new (transport: unknown, ready: (channel: any) => void) => QtChannel;
 declare const qt: { webChannelTransport: unknown };

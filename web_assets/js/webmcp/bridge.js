@@ -31,10 +31,19 @@
   toRelay.start();
   window.postMessage(HANDSHAKE, '*', [channel.port2]);
 
-  new QWebChannel(qt.webChannelTransport, (webChannel) => {
-    const bridge = webChannel.objects.understudyBridge;
+  const webChannel = new QWebChannel(qt.webChannelTransport, (opened) => {
+    const bridge = opened.objects.understudyBridge;
     py = bridge;
     bridge.toPage.connect((/** @type {string} */ text) => toRelay.postMessage(String(text)));
     for (const message of early.splice(0)) bridge.call(message);
   });
+  // The transport belongs to the page, not to one document: after a reload the shell's
+  // answers to calls the old document made arrive here. Those ids were never this
+  // document's, so they are dropped (Qt's client would throw on them). This document's own
+  // calls number from a random point, so an old answer cannot take a new call's place.
+  const answer = webChannel.handleResponse;
+  webChannel.handleResponse = (/** @type {{ id?: number }} */ message) => {
+    if (typeof webChannel.execCallbacks[String(message?.id)] === 'function') answer(message);
+  };
+  webChannel.execId = 1 + Math.floor(Math.random() * 2 ** 40);
 })();
