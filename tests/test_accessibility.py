@@ -16,7 +16,7 @@ UNNAMED_CONTROLS = """(() => {
     if (el.tagName === 'BUTTON') return el.textContent;
     return '';
   };
-  const controls = 'button, select, input, textarea, [role=listbox], [role=option]';
+  const controls = 'button, select, input, textarea, [role=grid], [role=row]';
   return [...document.querySelectorAll(controls)]
     .filter((el) => !name(el).trim())
     .map((el) => el.outerHTML.slice(0, 80));
@@ -69,7 +69,7 @@ def test_the_console_works_from_the_keyboard_alone(console):
 def test_rows_are_listed_to_tree_readers_but_focus_stays_on_the_list(console):
     """Rows are focusable (tabindex -1, so a default accessibility snapshot that keeps only
     focusable descendants of a control lists them) but never keep focus: a clicked row hands it
-    to the listbox, without a focus ring, and j then moves exactly one row."""
+    to the list, without a focus ring, and j then moves exactly one row."""
     keys = console.window.view.focusProxy()
     console.window.view.setFocus()
     console.qtbot.waitUntil(lambda: keys.hasFocus() and console.js("document.hasFocus()"))

@@ -285,3 +285,40 @@ def test_an_agent_meets_the_same_tools_in_chromium_and_in_the_app(
     for after in (browser["after"], app["after"]):
         assert after["assignee"] == "priya"
         assert after["reply_draft"].startswith("Hi ")
+
+
+async def queue_as_read(console_url: str, user_data: Path) -> str:
+    """The console's accessibility tree as Chromium gives it to assistive technology (and to
+    an agent's snapshot), after two tickets are selected for a run."""
+    async with AsyncExitStack() as stack:
+        read, write = await stack.enter_async_context(stdio_client(devtools_params(user_data)))
+        session = await stack.enter_async_context(ClientSession(read, write))
+        await session.initialize()
+        agent = DevtoolsAgent(session)
+        await agent.open(console_url)
+        await agent.evaluate(
+            "async () => { for (let i = 0; i < 200 && !document.querySelector('.row'); i += 1)"
+            " await new Promise((r) => setTimeout(r, 25));"
+            " for (const id of ['T-1002', 'T-1003']) document.getElementById('row-' + id)"
+            ".dispatchEvent(new MouseEvent('click', {bubbles: true, ctrlKey: true}));"
+            " return 1; }"
+        )
+        result = await agent.call("take_snapshot")
+        return "\n".join(getattr(c, "text", "") for c in result.content)
+
+
+def test_the_ticket_list_is_read_as_a_table_of_tickets_not_a_box_to_choose_from(
+    qtbot, console_url, tmp_path
+):
+    """Chromium's own accessibility tree: the queue is a grid named Tickets, each ticket a
+    row named by its id and subject, selected ones said to be selected; nothing in it is a
+    list box or a combo box (which a screen reader announces as a value to pick)."""
+    tree = run_client(qtbot, lambda: queue_as_read(console_url, tmp_path / "chromium"), 120)
+    line = next((x for x in tree.splitlines() if '"Tickets"' in x), "")
+    assert re.search(r'\bgrid "Tickets"', line), tree[:2000]
+    assert "multiselectable" in line
+    rows = [x for x in tree.splitlines() if re.search(r'\brow "T-\d+: ', x)]
+    assert len(rows) >= 10, tree[:2000]
+    chosen = [x for x in rows if "selected" in x.split('"')[-1]]
+    assert [re.search(r'row "(T-\d+)', x).group(1) for x in chosen] == ["T-1002", "T-1003"]
+    assert not any(re.search(r"\b(listbox|combobox|option)\b", x) for x in [*rows, line])

@@ -44,6 +44,7 @@ class Limits(BaseModel):
     timestamp: int
     teamVersion: int  # noqa: N815
     ticketBody: int  # noqa: N815 (characters of a helpdesk ticket's text kept here)
+    selectionTickets: int  # noqa: N815 (tickets one run on the person's selection may take)
 
 
 def identifier(budget: int) -> re.Pattern[str]:

@@ -240,7 +240,7 @@ def _dom_action(page: Any, action: tuple[str, ...]) -> Any:
         box.fill(action[1])
         box.press("Enter")
         if kind == "open":
-            page.get_by_role("option", name=re.compile(f"^{re.escape(action[1])}:")).click()
+            page.get_by_role("row", name=re.compile(f"^{re.escape(action[1])}:")).click()
     elif kind == "select":
         page.get_by_label(action[1], exact=True).select_option(action[2])
     elif kind == "click":

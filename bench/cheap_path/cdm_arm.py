@@ -173,7 +173,7 @@ class CdmAgent:
 
                 def row(nodes: list[Node], _text: str) -> Node | None:
                     return next(
-                        (n for n in nodes if n.role == "option" and n.name.startswith(prefix)),
+                        (n for n in nodes if n.role == "row" and n.name.startswith(prefix)),
                         None,
                     )
 

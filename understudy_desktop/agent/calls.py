@@ -330,8 +330,10 @@ class ToolCalls(QObject):
         requester: str,
         answer: Answer,
         handle: CallHandle | None = None,
+        each: tuple[tuple[str, dict[str, Any]], ...] = (),
     ) -> RunJob:
-        """Queue a run of the approved tool; `answer` gets its result."""
+        """Queue a run of the approved tool; `answer` gets its result. `each`: the person's
+        run on their selection (the steps once per ticket, one transaction)."""
 
         def finished(result: RunResult) -> None:
             answer(result.answer)
@@ -344,6 +346,7 @@ class ToolCalls(QObject):
                 client=requester,
                 timeout_s=self.run_timeout_s,
                 done=finished,
+                each=each,
             )
         )
         if handle is not None:

@@ -40,6 +40,9 @@ class DialogText:
     # Enter keeps and the other button asks first: only for keeping what the person just did
     # (a recording), never for a grant of power, where Enter alone never approves.
     keep_by_default: bool = False
+    # Enter approves: only for the person's own action they just chose, which Undo puts back
+    # (a run on the tickets they selected), never for a grant of power.
+    approve_by_default: bool = False
 
     @property
     def from_person(self) -> bool:
@@ -130,6 +133,10 @@ class ConsentDialog(QDialog):
             # Keeping is what was just done (a recording): Enter keeps, throwing away asks.
             self.reject_button.setDefault(False)
             self.reject_button.setAutoDefault(False)  # focused or not, Enter keeps
+            self.approve_button.setDefault(True)
+        if text.approve_by_default:
+            self.reject_button.setDefault(False)
+            self.reject_button.setAutoDefault(False)
             self.approve_button.setDefault(True)
         self._confirm_reject = text.keep_by_default
         self.approve_button.clicked.connect(self._on_approve)

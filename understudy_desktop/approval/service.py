@@ -47,6 +47,7 @@ from understudy_desktop.library.library import (
 )
 from understudy_desktop.library.model import Origin, definition_hash, shown_name
 from understudy_desktop.rules import rules
+from understudy_desktop.text import count_of
 
 log = logging.getLogger(__name__)
 
@@ -392,6 +393,49 @@ class ConsentService(QObject):
             {"name": name, "arguments": arguments},
             text,
             hold_s,
+            False,
+            lambda _payload: answer(False),
+            lambda _grant, _reply: answer(True),
+        )
+
+    def confirm_selection_run(
+        self,
+        name: str,
+        selection: wording.SelectionPreview,
+        answer: Callable[[bool], None],
+        known: dict[str, list[dict[str, str]]] | None = None,
+    ) -> Ticket | None:
+        """The person's run on the tickets they selected: how many it would change (tried
+        and rolled back), and Run or Cancel. Enter runs: it is what they just chose, and Undo
+        puts it back."""
+        tool = self.library.get(name)
+        shown = wording.answers(
+            tool.parsed if tool is not None else None, selection.answers, self.catalogue, known
+        )
+        chosen, would = len(selection.tickets), selection.would_count
+        sections = [("It would change", wording.ticket_list(selection.would_change, would))]
+        if shown:
+            sections.append(("With", shown))
+        left = chosen - would
+        if left:
+            sections.append(("Left as they are", f"{count_of(left, 'ticket')}: nothing to change."))
+        words = DialogText(
+            headline=f"Run “{self._shown(name)}” on {count_of(chosen, 'selected ticket')}?",
+            details=(
+                f"It would change {count_of(would, 'ticket')}, all in one go. "
+                "Edit › Undo (Ctrl+Z) puts them back."
+            ),
+            requester=PERSON,
+            sections=tuple(sections),
+            approve=f"Run on {count_of(would, 'ticket')}",
+            reject="Cancel",
+            approve_by_default=True,
+        )
+        return self._decide(
+            RUN_TOOL,
+            {"name": name, "tickets": list(selection.tickets), "arguments": selection.answers},
+            words,
+            None,
             False,
             lambda _payload: answer(False),
             lambda _grant, _reply: answer(True),

@@ -9,6 +9,7 @@ exactly what would run."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from understudy_desktop.catalogue import Catalogue
@@ -231,3 +232,20 @@ def answers(
         ref = {"name": hit["name"]} if hit is not None and hit["name"] else None
         lines.append(f"• {label}: {shown_value(field, value, ref)}")
     return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class SelectionPreview:
+    """A run on the person's selection, tried and rolled back: what it would change."""
+
+    tickets: tuple[str, ...]  # the tickets selected
+    would_change: tuple[str, ...]  # those it would change, the first of them (a run names 20)
+    would_count: int  # how many it would change in all
+    answers: dict[str, Any]  # what else the tool was given (the same for every ticket)
+
+
+def ticket_list(named: tuple[str, ...], count: int, shown: int = 8) -> str:
+    """ "T-1001, T-1002 and 3 more": the first few of `count` tickets, by their ids."""
+    first = list(named[:shown])
+    rest = count - len(first)
+    return ", ".join(first) + (f" and {rest:,} more" if rest > 0 else "")

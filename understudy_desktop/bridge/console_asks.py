@@ -18,9 +18,11 @@ from PySide6.QtCore import QObject
 from understudy_desktop.agent.calls import ToolCalls
 from understudy_desktop.agent.schema_check import argument_problems
 from understudy_desktop.approval.service import PERSON, ConsentService, error
+from understudy_desktop.approval.wording import SelectionPreview
 from understudy_desktop.bridge.console_port import ConsolePort
 from understudy_desktop.bridge.protocol import CallAsk, LibraryAsk, PublishAsk
 from understudy_desktop.bridge.to_page import Outcome, reply_of
+from understudy_desktop.definition import Definition, ParamArg
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.drafts import check_draft, repaired_description
 from understudy_desktop.library.library import Library, LibraryError
@@ -28,6 +30,7 @@ from understudy_desktop.library.refs import Known
 from understudy_desktop.library.trial import example_input, trial_sentence
 from understudy_desktop.model.runs import RunOutcome, RunRequest
 from understudy_desktop.model.service import ConsoleModel
+from understudy_desktop.text import count_of
 
 log = logging.getLogger(__name__)
 PAGE_CALLER = "a script in the console page"
@@ -129,6 +132,8 @@ class ConsoleAsks(QObject):
 
         if ask.action == "run":
             self._run(name, ask.input, reply)
+        elif ask.action == "run_selection":
+            self._run_selection(name, ask.tickets, ask.input, reply)
         elif ask.action == "disable":
             self._consent.disable(name, reply)
         elif ask.action == "ask":
@@ -177,3 +182,78 @@ class ConsoleAsks(QObject):
                 )
 
         self._consent.confirm_run(name, arguments, PERSON, None, decided, self._known())
+
+    def _run_selection(
+        self, name: str, tickets: list[str], arguments: dict[str, Any], reply: Any
+    ) -> None:
+        """The person's run on the tickets they selected: the tool once per ticket, in one
+        transaction. Tried first (rolled back), then put to them in the native dialog with how
+        many would change; whatever the page sent, nothing runs until they press Run there."""
+        tool = self._library.callable(name)
+        if tool is None or tool.parsed is None:
+            known = self._library.get(name)
+            shown = known.shown_name if known is not None else "That tool"
+            reply(
+                error(
+                    ErrorCode.NOT_FOUND, f"{shown} cannot run now. Check its status in the library."
+                )
+            )
+            return
+        chosen = tuple(dict.fromkeys(tickets))
+        asks_ticket = ticket_questions(tool.parsed)
+        if not chosen or not asks_ticket:
+            why = (
+                "Select the tickets to run it on first."
+                if not chosen
+                else f"{tool.shown_name} does not work on a ticket you choose, so it cannot run "
+                "on a selection."
+            )
+            reply(error(ErrorCode.INVALID_INPUT, why))
+            return
+        given = {k: v for k, v in arguments.items() if k not in asks_ticket}
+        each = tuple((t, {**given, **dict.fromkeys(asks_ticket, t)}) for t in chosen)
+        problems = argument_problems(tool.input_schema, each[0][1])
+        if problems:
+            reply(error(ErrorCode.INVALID_INPUT, "Some answers do not fit: " + "; ".join(problems)))
+            return
+        request = RunRequest(tool.name, tool.parsed.steps, tool.input_schema, {}, each)
+
+        def tried(result: RunOutcome) -> None:
+            answer = result.answer
+            if not result.ok:
+                reply(answer)  # it says on which ticket, and that nothing changed
+                return
+            named = tuple(str(t) for t in answer.get("changed") or [])
+            count = len(named) + int(answer.get("changed_more") or 0)
+            if count == 0:
+                reply(
+                    {
+                        "ok": True,
+                        "changed": [],
+                        "message": f"{tool.shown_name} would change none of the "
+                        f"{count_of(len(chosen), 'selected ticket')}: they are already as it "
+                        "leaves them.",
+                    }
+                )
+                return
+            preview = SelectionPreview(chosen, named, count, given)
+            self._consent.confirm_selection_run(name, preview, decided, self._known())
+
+        def decided(approved: bool) -> None:
+            if approved:
+                self._calls.run(tool, {}, "person", PERSON, reply, each=each)
+            else:
+                reply(error(ErrorCode.CONSENT_DENIED, f"{tool.shown_name} did not run."))
+
+        self._model.run(request, lambda _conn: None, "person", PERSON, tried, trial=True)
+
+
+def ticket_questions(definition: Definition) -> list[str]:
+    """The tool's questions that name the ticket a step works on."""
+    names = [
+        spec.name
+        for step in definition.steps
+        for field, spec in step.args.items()
+        if field == "ticket_id" and isinstance(spec, ParamArg)
+    ]
+    return list(dict.fromkeys(names))

@@ -19,6 +19,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from understudy_desktop.rules import rules
+
 
 class Op(StrEnum):
     """What the shell may ask of the page. None of it decides anything: the page draws what
@@ -75,7 +77,9 @@ class PublishAsk(_Strict):
     repairStep: int | None = Field(default=None, ge=0)  # noqa: N815
 
 
-LibraryAction = Literal["run", "disable", "enable", "revoke", "ask", "relax", "review"]
+LibraryAction = Literal[
+    "run", "run_selection", "disable", "enable", "revoke", "ask", "relax", "review"
+]
 
 
 class LibraryAsk(_Strict):
@@ -85,6 +89,10 @@ class LibraryAsk(_Strict):
     action: LibraryAction
     tool: str = Field(max_length=64)
     input: dict[str, Any] = Field(default_factory=dict)
+    # run_selection: the tickets the person selected in the queue (the tool runs on each).
+    tickets: list[Annotated[str, Field(max_length=64)]] = Field(
+        default_factory=list, max_length=rules().limits.selectionTickets
+    )
 
 
 class CallAsk(_Strict):

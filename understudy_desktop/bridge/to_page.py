@@ -375,6 +375,7 @@ class Outcome(_AsGiven):
     changed: list[str] = Field(default_factory=list)  # a run: the tickets it changed
     repaired: bool = False
     message: str = ""
+    seq: int | None = None  # the person's run on a selection: the change Undo puts back
 
 
 class QueuePlan(_Complete):

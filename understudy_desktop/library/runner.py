@@ -67,6 +67,8 @@ class RunJob:
     lock: threading.Lock = field(default_factory=threading.Lock)
     result: RunResult | None = None  # once finished
     cancelled_late: bool = False  # its caller gave up after its changes were saved
+    # The person's run on their selection: (ticket, answers) for each (model/runs.py).
+    each: tuple[tuple[str, dict[str, Any]], ...] = ()
 
     @property
     def deadline(self) -> float:
@@ -76,7 +78,9 @@ class RunJob:
         parsed = self.tool.parsed
         # A tool that does not parse is not intact, so may_run refused it before it got here.
         assert parsed is not None
-        return RunRequest(self.tool.name, parsed.steps, self.tool.input_schema, self.arguments)
+        return RunRequest(
+            self.tool.name, parsed.steps, self.tool.input_schema, self.arguments, self.each
+        )
 
 
 def tool_state(tool: TaughtTool | None) -> ToolState | None:

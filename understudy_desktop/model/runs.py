@@ -72,6 +72,9 @@ class RunRequest:
     steps: list[Step]
     input_schema: dict[str, Any]
     arguments: dict[str, Any]
+    # A run on the person's selection: the steps once per (what it runs on, answers), all in
+    # one transaction; `arguments` is then unused. Empty: once, with `arguments`.
+    each: tuple[tuple[str, dict[str, Any]], ...] = ()
 
 
 class _MissingRefError(Exception):
@@ -215,6 +218,46 @@ def execute(
 ) -> RunOutcome:
     """Run the steps inside the caller's transaction. Raises RunError (the caller rolls back)
     when a step fails or the run is stopped; returns the answer otherwise."""
+    if request.each:
+        return _execute_each(ctx_factory, catalogue, request, stopped)
+    return _execute_once(ctx_factory, catalogue, request, stopped)
+
+
+def _execute_each(
+    ctx_factory: Callable[[View], Context],
+    catalogue: Catalogue,
+    request: RunRequest,
+    stopped: Callable[[], bool],
+) -> RunOutcome:
+    """The steps once for each selected ticket, in the one transaction: all or nothing, so a
+    ticket it fails on leaves every other one as it was (and says which it was)."""
+    writes: list[Write] = []
+    left: list[str] = []
+    shown: StepShown | None = None
+    last: Any = None
+    for label, answers in request.each:
+        once = RunRequest(request.tool, request.steps, request.input_schema, answers)
+        try:
+            outcome = _execute_once(ctx_factory, catalogue, once, stopped)
+        except RunError as exc:
+            message = str(exc.answer.get("message") or "It did not run.")
+            whole = f" None of the {len(request.each)} tickets was changed."
+            raise RunError({**exc.answer, "message": f"On {label}: {message}{whole}"}) from None
+        writes.extend(outcome.writes)
+        left.extend(str(t) for t in outcome.answer.get("reply_left_alone") or [])
+        shown = outcome.last_step or shown
+        last = outcome.answer.get("result")
+    answer = _answer(request.tool, len(request.steps), writes, [last])
+    answer["tickets"] = len(request.each)
+    return RunOutcome(_with_reply_note(answer, left), writes, shown)
+
+
+def _execute_once(
+    ctx_factory: Callable[[View], Context],
+    catalogue: Catalogue,
+    request: RunRequest,
+    stopped: Callable[[], bool],
+) -> RunOutcome:
     _checked(catalogue, request)
     ctx = ctx_factory(View())  # the run's own view, never the person's
     steps, values = _resolved(catalogue, ctx, request)

@@ -259,6 +259,8 @@ class ConsoleModel(QObject):
         whether the tool may still run. A trial is rolled back whatever it did (what it would
         change, for the approval dialog), and nobody is told of a change."""
         actor: Actor = "agent" if by == "agent" else "person"
+        # The person's run on their selection is one change of theirs: Undo puts it back.
+        undoable = actor == "person" and bool(request.each)
 
         def work(conn: sqlite3.Connection) -> tuple[RunOutcome, Stamp | None]:
             refusal = check(conn)
@@ -268,7 +270,7 @@ class ConsoleModel(QObject):
             searches = Searches(conn)
             outcome = runs.execute(
                 lambda view: Context(
-                    conn, people, view, True, False, searches, reply_typed=self.reply_typed()
+                    conn, people, view, True, undoable, searches, reply_typed=self.reply_typed()
                 ),
                 self.catalogue,
                 request,
@@ -295,6 +297,9 @@ class ConsoleModel(QObject):
                 self.not_saved.emit(words)
                 return
             outcome, stamp = result
+            if undoable and stamp is not None:
+                self.history.note(stamp[0], outcome.writes)
+                outcome.answer["seq"] = stamp[0]
             # The caller first (an agent is waiting on it), then the page is told what changed.
             done(outcome)
             if stamp is not None:

@@ -213,9 +213,10 @@ declare namespace Protocol {
   /** A person pressed a button in the library. */
   export type LibraryAsk = {
     kind: "library";
-    action: "run" | "disable" | "enable" | "revoke" | "ask" | "relax" | "review";
+    action: "run" | "run_selection" | "disable" | "enable" | "revoke" | "ask" | "relax" | "review";
     tool: string;
     input?: { [key: string]: unknown };
+    tickets?: string[];
   };
 
   /** The library to show and to mirror into the page's WebMCP registration (no answer). */
@@ -274,6 +275,7 @@ declare namespace Protocol {
     changed?: string[];
     repaired?: boolean;
     message?: string;
+    seq?: number | null;
   };
 
   /** What the page answers each request with (null: nothing the shell waits for). */

@@ -24,7 +24,8 @@ const CACHE_DELAY_MS = 1000;
  */
 /**
  * The queue as the console shows it: the model's state, the badges, the helpdesk's standing.
- * @typedef {import('../queue_state.js').QueueState & { badges: Map<string, Badge>, helpdesk?: HelpdeskView | null }} ConsoleState
+ * @typedef {import('../queue_state.js').QueueState & { badges: Map<string, Badge>, marked: Set<string>, helpdesk?: HelpdeskView | null }} ConsoleState
+ * marked: the tickets the person selected in the list for a run on all of them
  */
 /**
  * What the views fill in as they mount.
@@ -33,6 +34,7 @@ const CACHE_DELAY_MS = 1000;
  * @property {import('../ui/teach_ui.js').TeachUi | null} teach
  * @property {import('../ui/history.js').History | null} history
  * @property {import('../ui/run_feedback.js').RunFeedback | null} feedback
+ * @property {(() => void) | null} [marksChanged] the tickets selected in the list changed
  */
 /**
  * @typedef {object} Console
@@ -60,7 +62,7 @@ const CACHE_DELAY_MS = 1000;
 export async function createConsole({ shell, db, start }) {
   // badges: ticket id -> { by, tool }: which taught tool last changed it
   /** @type {ConsoleState} */
-  const state = Object.assign(createQueueState(start.doc), { badges: new Map() });
+  const state = Object.assign(createQueueState(start.doc), { badges: new Map(), marked: new Set() });
   // In the desktop app IndexedDB is only a cache the page rebuilds from the shell's copy (it
   // is never read back as the queue), so it is written a while after changes settle, off
   // the path of a person's edit; in a plain browser it is the only copy, written at once.

@@ -123,6 +123,8 @@ async function loadQueueFrom(ctx, { url, generation = null, revision = null, not
   const t1 = performance.now();
   replaceQueue(state, next);
   state.badges.clear();
+  state.marked.clear(); // a new queue's tickets are not the ones selected (ids may repeat)
+  ui.marksChanged?.();
   ctx.queue.adopted({ generation, revision });
   $('queue-list').scrollTop = 0;
   ui.render?.(true);

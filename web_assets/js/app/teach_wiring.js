@@ -13,6 +13,7 @@ import { installShortcuts } from '../ui/shortcuts.js';
 import { createHistory, createShellHistory } from '../ui/history.js';
 import { createShortcutsHelp } from '../ui/shortcuts_help.js';
 import { $ } from '../ui/dom.js';
+import { isRefusal } from '../shell_api.js';
 import { openRecordings } from './recordings_store.js';
 import { standaloneLibrary } from './standalone.js';
 
@@ -48,13 +49,18 @@ export async function mountTeach(ctx, views, firstRun) {
     recordings = await openRecordings(ctx.db);
     ({ lib, approvals } = await standaloneLibrary({ db: ctx.db, bus, recordings, drafts, feedback, ui }));
   }
-  ui.teach = mountTeachUi({ state, recorder, recordings, drafts, lib, approvals, toast });
+  /** @param {number} seq */
+  const undo = (seq) => {
+    void ctx.queue.undo(seq).then((out) => toast.show(!isRefusal(out) && out?.kept ? 'Undone, except what was changed again since.' : 'Undone.'));
+  };
+  ui.teach = mountTeachUi({ state, recorder, recordings, drafts, lib, approvals, toast, undo });
   ui.teach.renderLibrary();
   ui.history = shell.present
     ? createShellHistory({ queue: ctx.queue, toast })
     : createHistory({ bus, toast, onChange: () => ui.render?.(true) });
   const help = createShortcutsHelp();
-  const ticketTools = createTicketTools({ tools: ui.teach, toast, state });
+  const ticketTools = createTicketTools({ tools: ui.teach, toast, state, selection: views.list });
+  ui.marksChanged = () => ticketTools.selectionChanged();
   installShortcuts({ list: views.list, teach: ui.teach, history: ui.history, help, ticketTools });
   if (firstRun) showWelcome();
   return { recorder, recordings, lib, feedback, help };

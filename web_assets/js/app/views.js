@@ -17,7 +17,11 @@ import { isRefusal } from '../shell_api.js';
 export function mountViews(ctx) {
   /** @type {import('../ui/detail_pane.js').Dispatch} */
   const dispatch = (id, payload, control) => uiDispatch(ctx, views, id, payload, control);
-  const list = mountQueueList({ state: ctx.state, onSelect: (ticketId) => dispatch('select_ticket', { ticket_id: ticketId }, 'queue-list') });
+  const list = mountQueueList({
+    state: ctx.state,
+    onSelect: (ticketId) => dispatch('select_ticket', { ticket_id: ticketId }, 'queue-list'),
+    onMarks: () => ctx.ui.marksChanged?.(),
+  });
   /** @type {Views} */
   /** @type {import('../ui/detail_pane.js').Typing} */
   const typing = (ticket) => { if (ctx.shell.present) void ctx.shell.ask({ kind: 'typing', ticket }); };

@@ -35,6 +35,7 @@ export function createLocalLibrary({ registry, approvals }) {
     try {
       switch (action) {
         case 'run': return await registry.runByPerson(name, input);
+        case 'run_selection': return { isError: true, code: 'not_found', message: 'Running a tool on several tickets at once is done in the Understudy app.' };
         case 'disable': return (await registry.disable(name)) ? ok : { isError: true, code: 'not_found', message: 'That tool is not active.' };
         case 'enable': return (await registry.enable(name)) ? ok : { isError: true, code: 'not_found', message: 'That tool is not turned off.' };
         case 'revoke': return (await registry.revoke(name)) ? { status: 'revoked' } : { isError: true, code: 'not_found', message: 'That tool is gone.' };

@@ -30,7 +30,7 @@
 /**
  * What the library's views read of a reply, whichever library gave it: the shell's
  * (Protocol.Outcome or Protocol.Refusal) or the page's own (a run's answer, a status).
- * @typedef {{ isError?: boolean, code?: string, message?: string, ok?: boolean, changed?: string[], changed_more?: number, status?: string, repaired?: boolean }} LibraryReply
+ * @typedef {{ isError?: boolean, code?: string, message?: string, ok?: boolean, changed?: string[], changed_more?: number, status?: string, repaired?: boolean, seq?: number | null }} LibraryReply
  */
 /**
  * A publish: a new tool from a recording, or a repair of one step of a tool.
@@ -46,7 +46,7 @@
  * @property {number} max
  * @property {() => number} activeCount
  * @property {(request: PublishRequest) => Promise<LibraryReply>} publish
- * @property {(action: Protocol.LibraryAsk['action'], name: string, input?: Record<string, unknown>) => Promise<LibraryReply>} act
+ * @property {(action: Protocol.LibraryAsk['action'], name: string, input?: Record<string, unknown>, tickets?: string[]) => Promise<LibraryReply>} act
  * @property {(view: Protocol.LibraryRequest) => void} [setView]
  */
 
@@ -79,7 +79,8 @@ export function createShellLibrary({ shell, onChange = () => {} }) {
      * @param {Protocol.LibraryAsk['action']} action
      * @param {string} name
      * @param {Record<string, unknown>} [input]
+     * @param {string[]} [tickets] a run on the tickets the person selected
      */
-    act: (action, name, input = {}) => shell.ask({ kind: 'library', action, tool: name, input }),
+    act: (action, name, input = {}, tickets = undefined) => shell.ask({ kind: 'library', action, tool: name, input, ...(tickets ? { tickets } : {}) }),
   });
 }

@@ -16,8 +16,10 @@ import { drawerHeader } from './drawer.js';
  * @property {import('../app/console_core.js').ConsoleState} state
  * @property {import('./toast.js').Toast} toast
  * @property {(tool: LibraryTool, step: number) => void} onRepair
+ * @property {(seq: number) => void} undo undo the person's change `seq` (a run on a selection)
  * @property {() => void} render
  */
+/** A run on the tickets selected in the list. @typedef {{ tickets: string[], done: () => void }} OnSelection */
 /** Which field of which command a question fills. @typedef {{ command: string, field: string }} Where */
 
 /** @type {Record<string, string>} */
@@ -47,10 +49,11 @@ function madeBy(t) {
  * @param {import('../app/console_core.js').ConsoleState} options.state
  * @param {import('./toast.js').Toast} options.toast
  * @param {(tool: LibraryTool, step: number) => void} options.onRepair
+ * @param {(seq: number) => void} [options.undo]
  */
-export function createLibraryView({ drawer, panel, lib, state, toast, onRepair }) {
+export function createLibraryView({ drawer, panel, lib, state, toast, onRepair, undo = () => {} }) {
   /** @type {LibraryView} */
-  const v = { drawer, lib, state, toast, onRepair, render: () => renderList(v) };
+  const v = { drawer, lib, state, toast, onRepair, undo, render: () => renderList(v) };
   const open = () => {
     drawer.hidden = false;
     panel.hidden = true;
@@ -77,7 +80,50 @@ export function createLibraryView({ drawer, panel, lib, state, toast, onRepair }
       }
       void runWith(v, tool, Object.fromEntries(names.map((n) => [n, state.selectedId])));
     },
+    /**
+     * Run `tool` on each of `tickets` (selected in the list), as one change: at once when a
+     * ticket is all it asks for; otherwise its Run… form asks the rest, once for all of them.
+     * The shell says how many it would change and asks before anything changes.
+     * @param {LibraryTool} tool
+     * @param {string[]} tickets
+     * @param {() => void} done after it ran (the selection is cleared)
+     */
+    runOnSelection(tool, tickets, done) {
+      if (!tickets.length) return;
+      const where = questionsOf(tool);
+      const names = Object.keys(tool.inputSchema.properties ?? {});
+      if (names.some((n) => where.get(n)?.field !== 'ticket_id')) {
+        open();
+        renderRunForm(v, tool, { tickets, done });
+        return;
+      }
+      void runOnTickets(v, tool, {}, { tickets, done });
+    },
   };
+}
+
+/**
+ * @param {LibraryView} v
+ * @param {LibraryTool} tool
+ * @param {Record<string, unknown>} input what the tool asks besides the ticket
+ * @param {OnSelection} on
+ */
+async function runOnTickets(v, tool, input, { tickets, done }) {
+  v.toast.show(`Trying ${shown(tool)} on ${ticketCount(tickets.length)}…`, { ms: 60_000 });
+  const result = await v.lib.act('run_selection', tool.name, input, tickets);
+  if (result?.isError) {
+    if (result.code === 'consent_denied') v.toast.show(`${shown(tool)} did not run. Nothing changed.`);
+    else v.toast.show(result.message ?? 'It did not run.', { kind: 'error' });
+    return;
+  }
+  const changed = (result?.changed ?? []).length + Number(result?.changed_more ?? 0);
+  if (!changed) {
+    v.toast.show(result?.message || `${shown(tool)} changed none of the selected tickets.`);
+    return;
+  }
+  done();
+  const seq = result?.seq;
+  v.toast.show(`${shown(tool)} changed ${ticketCount(changed)}.`, { undo: typeof seq === 'number' ? () => v.undo(seq) : null });
 }
 
 /**
@@ -280,10 +326,12 @@ function answersOf(form, where) {
 /**
  * @param {LibraryView} v
  * @param {LibraryTool} tool
+ * @param {OnSelection | null} [selection] a run on these selected tickets: the ticket is not asked
  */
-function renderRunForm(v, tool) {
+function renderRunForm(v, tool, selection = null) {
   const where = questionsOf(tool);
-  const fields = Object.entries(tool.inputSchema.properties ?? {}).map(([name, schema]) => {
+  const onTickets = selection ? el('p', { class: 'stat', text: `On the ${ticketCount(selection.tickets.length)} you selected.` }) : null;
+  const fields = Object.entries(tool.inputSchema.properties ?? {}).filter(([name]) => !selection || where.get(name)?.field !== 'ticket_id').map(([name, schema]) => {
     const asked = where.get(name);
     const input = inputFor(v.state, name, schema, asked);
     const label = asked ? fieldWords(asked.command, asked.field).label : name;
@@ -292,11 +340,12 @@ function renderRunForm(v, tool) {
   const go = el('button', { type: 'submit', class: 'btn primary' }, 'Run');
   const form = el('form', { class: 'card' },
     el('p', { class: 'stat', text: tool.steps.map((s) => stepSentence(s)).join('. ') + '.' }),
-    ...fields, el('div', { class: 'card-row' }, go));
+    onTickets, ...fields, el('div', { class: 'card-row' }, go));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     go.disabled = true;
-    await runWith(v, tool, answersOf(form, where));
+    if (selection) await runOnTickets(v, tool, answersOf(form, where), selection);
+    else await runWith(v, tool, answersOf(form, where));
     v.render();
   });
   v.drawer.replaceChildren(drawerHeader(`Run ${shown(tool)}`, v.render), form);

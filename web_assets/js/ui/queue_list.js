@@ -1,14 +1,20 @@
 // The ticket list, virtualised: only the rows in view exist in the DOM, so a queue of 100,000
-// tickets scrolls like one of 40. It is a single ARIA listbox; the open ticket is its active
-// descendant, and j/k or the arrow keys move through the filtered set. Each row is focusable
-// (tabindex -1, never in the Tab order) so accessibility-tree readers that keep only focusable
-// descendants of a control (puppeteer's default snapshot, hence chrome-devtools-mcp) list the
-// rows; a row that gets focus (a click) hands it straight back to the listbox, which keeps it.
+// tickets scrolls like one of 40. It is one ARIA grid (a table of tickets, not a box to pick a
+// value from), whose rows can be selected several at a time for a run on all of them; the open
+// ticket is its active descendant (aria-current), and j/k or the arrow keys move through the
+// filtered set. Ctrl+click, Shift+click, x (or Space) and Shift+arrows select; Esc clears the
+// selection. Each row is focusable (tabindex -1, never in the Tab order) so accessibility-tree
+// readers that keep only focusable descendants of a control (puppeteer's default snapshot,
+// hence chrome-devtools-mcp) list the rows; a row that gets focus (a click) hands it straight
+// back to the list, which keeps it.
 import { $, el, shortDate, requesterName, initials, LABELS } from './dom.js';
 import { assigneeName } from '../queue_state.js';
 import { stringify } from '../safe_json.js';
+import RULES from '../../data/rules.json' with { type: 'json' };
 
 export const ROW_HEIGHT = 58;
+// How many tickets one run on a selection may take (the shell refuses more).
+const SELECTION_MAX = RULES.limits.selectionTickets;
 const OVERSCAN = 6;
 
 /**
@@ -20,6 +26,7 @@ const OVERSCAN = 6;
  * @typedef {object} ListState
  * @property {ConsoleState} state
  * @property {(ticketId: string) => void} onSelect
+ * @property {() => void} onMarks the selection (state.marked) changed
  * @property {HTMLElement} list
  * @property {HTMLElement} spacer
  * @property {HTMLElement} empty
@@ -36,10 +43,10 @@ function keepFocusOnList(list) {
   });
 }
 
-/** @param {{ state: ConsoleState, onSelect: (ticketId: string) => void }} options */
-export function mountQueueList({ state, onSelect }) {
+/** @param {{ state: ConsoleState, onSelect: (ticketId: string) => void, onMarks?: () => void }} options */
+export function mountQueueList({ state, onSelect, onMarks = () => {} }) {
   /** @type {ListState} */
-  const q = { state, onSelect, list: $('queue-list'), spacer: $('queue-spacer'), empty: $('queue-empty'), rows: new Map(), frame: 0 };
+  const q = { state, onSelect, onMarks, list: $('queue-list'), spacer: $('queue-spacer'), empty: $('queue-empty'), rows: new Map(), frame: 0 };
   const render = () => renderRows(q);
   const refresh = () => { if (!q.frame) q.frame = requestAnimationFrame(render); };
   /** @param {number} delta */
@@ -48,11 +55,64 @@ export function mountQueueList({ state, onSelect }) {
   keepFocusOnList(q.list);
   q.list.addEventListener('click', (event) => {
     const row = /** @type {HTMLElement | null} */ (/** @type {Element} */ (event.target).closest('.row'));
-    if (row) onSelect(/** @type {string} */ (row.dataset.ticketId));
+    if (!row) return;
+    const id = /** @type {string} */ (row.dataset.ticketId);
+    if (event.ctrlKey || event.metaKey) toggleMark(q, id);
+    else if (event.shiftKey) markRange(q, id);
+    else onSelect(id);
   });
   q.list.addEventListener('keydown', (event) => onKey(q, event, move));
   new ResizeObserver(refresh).observe(q.list);
-  return { refresh, renderNow: render, scrollToSelected: () => scrollToSelected(q), move };
+  return {
+    refresh,
+    renderNow: render,
+    scrollToSelected: () => scrollToSelected(q),
+    move,
+    /** The selected tickets still in the queue, in list order. */
+    marked: () => markedInOrder(state),
+    clearMarks: () => setMarks(q, []),
+    /** x: the open ticket in or out of the selection. */
+    markOpen: () => { if (state.selectedId) toggleMark(q, state.selectedId); },
+  };
+}
+
+/** @param {ConsoleState} state */
+function markedInOrder(state) {
+  return [...state.marked].filter((id) => state.byId.has(id));
+}
+
+/**
+ * @param {ListState} q
+ * @param {Iterable<string>} ids
+ */
+function setMarks(q, ids) {
+  q.state.marked = new Set([...ids].slice(0, SELECTION_MAX));
+  q.onMarks();
+  renderRows(q);
+}
+
+/**
+ * @param {ListState} q
+ * @param {string} id
+ */
+function toggleMark(q, id) {
+  const next = new Set(q.state.marked);
+  if (next.has(id)) next.delete(id);
+  else next.add(id);
+  setMarks(q, next);
+}
+
+/**
+ * Shift+click: every ticket from the open one to this one, added to the selection.
+ * @param {ListState} q
+ * @param {string} id
+ */
+function markRange(q, id) {
+  const { matches, selectedId } = q.state;
+  const to = matches.indexOf(id);
+  const from = selectedId === null ? to : Math.max(0, matches.indexOf(selectedId));
+  const [lo, hi] = from <= to ? [from, to] : [to, from];
+  setMarks(q, [...q.state.marked, ...matches.slice(lo, hi + 1)]);
 }
 
 /**
@@ -88,7 +148,7 @@ const LOOKS = new WeakMap(); // row element -> rowLook() it was drawn from
  */
 function rowLook(state, t, index) {
   const badge = state.badges?.get(t.id);
-  return stringify([index, t.id === state.selectedId, t.priority, t.status, t.subject, t.requester, t.assignee,
+  return stringify([index, t.id === state.selectedId, state.marked.has(t.id), t.priority, t.status, t.subject, t.requester, t.assignee,
     assigneeName(state, t.assignee), t.tags.slice(0, 3), t.created, badge ? [badge.by, badge.tool] : null, state.matches.length,
     state.helpdesk?.tickets?.get(t.id)?.words ?? null]);
 }
@@ -99,29 +159,30 @@ function rowLook(state, t, index) {
  * @param {number} index
  */
 function rowFor(state, t, index) {
-  const selected = t.id === state.selectedId;
+  const open = t.id === state.selectedId;
+  const marked = state.marked.has(t.id);
   const who = assigneeName(state, t.assignee);
   const row = el('div', {
-    class: `row prio-${t.priority}${selected ? ' selected' : ''}${t.status === 'new' ? ' unread' : ''}`,
-    role: 'option',
+    class: `row prio-${t.priority}${open ? ' selected' : ''}${marked ? ' marked' : ''}${t.status === 'new' ? ' unread' : ''}`,
+    role: 'row',
     id: `row-${t.id}`,
     tabindex: '-1',
-    'aria-selected': selected ? 'true' : 'false',
-    'aria-posinset': index + 1,
-    'aria-setsize': state.matches.length,
+    'aria-selected': marked ? 'true' : 'false',
+    'aria-current': open ? 'true' : null,
+    'aria-rowindex': index + 1,
     'aria-label': `${t.id}: ${t.subject}. ${LABELS.status[t.status]}, ${LABELS.priority[t.priority]} priority, ${who}`,
     dataset: { ticketId: t.id },
   },
-  el('span', { class: `prio prio-${t.priority}`, title: `${LABELS.priority[t.priority]} priority` }, el('i'), LABELS.priority[t.priority]),
-  el('span', { class: 'main' },
+  el('span', { class: `prio prio-${t.priority}`, role: 'gridcell', title: `${LABELS.priority[t.priority]} priority` }, el('i'), LABELS.priority[t.priority]),
+  el('span', { class: 'main', role: 'gridcell' },
     el('span', { class: 'line1' }, el('span', { class: 'tid', text: t.id }), syncMark(state, t.id), el('span', { class: 'subject', text: t.subject })),
     el('span', { class: 'line2' }, el('span', { class: 'requester', text: requesterName(t.requester) }),
       ...t.tags.slice(0, 3).map((tag) => el('span', { class: 'tag', text: tag })),
       badgeFor(state, t.id))),
-  el('span', { class: `status-pill status-${t.status}`, text: LABELS.status[t.status] }),
-  el('span', { class: `who${t.assignee ? '' : ' nobody'}`, title: who },
+  el('span', { class: `status-pill status-${t.status}`, role: 'gridcell', text: LABELS.status[t.status] }),
+  el('span', { class: `who${t.assignee ? '' : ' nobody'}`, role: 'gridcell', title: who },
     el('span', { class: 'avatar', text: t.assignee ? initials(who) : '–' }), el('span', { class: 'who-name', text: t.assignee ? who.split(' ')[0] : 'Unassigned' })),
-  el('time', { class: 'created', datetime: t.created, text: shortDate(t.created) }));
+  el('time', { class: 'created', role: 'gridcell', datetime: t.created, text: shortDate(t.created) }));
   row.style.transform = `translateY(${index * ROW_HEIGHT}px)`;
   return row;
 }
@@ -132,6 +193,7 @@ function renderRows(q) {
   q.frame = 0;
   const total = state.matches.length;
   q.spacer.style.height = `${total * ROW_HEIGHT}px`;
+  list.setAttribute('aria-rowcount', String(total));
   q.empty.hidden = total > 0;
   // An empty queue is not a filter that matches nothing: it says so, with nothing to clear.
   const none = state.tickets.length === 0;
@@ -202,10 +264,28 @@ const MOVE_KEYS = { ArrowDown: 1, j: 1, ArrowUp: -1, k: -1, PageDown: 10, PageUp
  * @param {KeyboardEvent} event
  * @param {(delta: number) => void} move
  */
-function onKey({ state, onSelect }, event, move) {
-  if (event.key in MOVE_KEYS && !event.ctrlKey && !event.metaKey && !event.altKey) {
+function onKey(q, event, move) {
+  const { state, onSelect } = q;
+  const plain = !event.ctrlKey && !event.metaKey && !event.altKey;
+  if (plain && event.shiftKey && (event.key === 'ArrowDown' || event.key === 'ArrowUp' || event.key === 'J' || event.key === 'K')) {
+    // Shift+arrow: select the open ticket and the next one, as in a mail program.
+    event.preventDefault();
+    const from = state.selectedId;
+    move(event.key === 'ArrowDown' || event.key === 'J' ? 1 : -1);
+    setMarks(q, [...state.marked, ...(from ? [from] : []), ...(state.selectedId ? [state.selectedId] : [])]);
+  } else if (event.key in MOVE_KEYS && plain) {
     event.preventDefault();
     move(MOVE_KEYS[event.key]);
+  } else if (plain && (event.key === 'x' || event.key === ' ') && state.selectedId) {
+    event.preventDefault();
+    toggleMark(q, state.selectedId);
+  } else if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 'a') {
+    event.preventDefault();
+    setMarks(q, state.matches.slice(0, SELECTION_MAX));
+  } else if (event.key === 'Escape' && state.marked.size) {
+    event.preventDefault();
+    event.stopPropagation();
+    setMarks(q, []);
   } else if (event.key === 'Home' || event.key === 'End') {
     event.preventDefault();
     if (state.matches.length) onSelect(state.matches[event.key === 'Home' ? 0 : state.matches.length - 1]);

@@ -22,7 +22,7 @@ function editingText(target) {
  * @param {import('./teach_ui.js').TeachUi} views.teach
  * @param {import('./history.js').History} views.history
  * @param {{ shown: boolean, open(): void, close(): void }} views.help
- * @param {{ open(): void }} [views.ticketTools] the open ticket's tool menu (g)
+ * @param {{ open(): void }} [views.ticketTools] the tool menu (g): the selected tickets', else the open one's
  */
 export function installShortcuts({ list, teach, history, help, ticketTools }) {
   /** @type {Record<string, string>} */
@@ -67,6 +67,11 @@ export function installShortcuts({ list, teach, history, help, ticketTools }) {
     if (event.key === 'g' && ticketTools) {
       event.preventDefault();
       ticketTools.open();
+      return;
+    }
+    if (event.key === 'x' && event.target !== $('queue-list')) {
+      event.preventDefault();
+      list.markOpen();
       return;
     }
     if (event.key === 'j' || event.key === 'k') {

@@ -66,8 +66,9 @@ function definitionOf(tool) {
  * @param {Library} options.lib
  * @param {import('../teach/local_approvals.js').Approvals | null} options.approvals
  * @param {import('./toast.js').Toast} options.toast
+ * @param {(seq: number) => void} [options.undo] undo the person's change `seq` (a run on a selection)
  */
-export function mountTeachUi({ state, recorder, recordings, drafts, lib, approvals, toast }) {
+export function mountTeachUi({ state, recorder, recordings, drafts, lib, approvals, toast, undo }) {
   const panel = $('teach-panel');
   const drawer = $('library-panel');
   const teachButton = $('teach-button');
@@ -77,7 +78,7 @@ export function mountTeachUi({ state, recorder, recordings, drafts, lib, approva
     onPublish: (entry) => publish(t, entry, { definition: entry.definition, recordingId: entry.recordingId, draftId: entry.id }),
   });
   const recordingsView = createRecordingsView({ panel, library: drawer, recordings, toast, openEditor: (r, d) => t.editor.open(r, d), startDraft: (r) => t.editor.start(r) });
-  const libraryView = createLibraryView({ drawer, panel, lib, state, toast, onRepair: (tool, step) => startRepair(t, tool, step) });
+  const libraryView = createLibraryView({ drawer, panel, lib, state, toast, onRepair: (tool, step) => startRepair(t, tool, step), undo });
   /** @type {TeachView} */
   const t = { recorder, recordings, drafts, lib, approvals, toast, panel, drawer, teachButton, overlay, repairing: null, stopping: false, editor, libraryView };
   $('library-button').addEventListener('click', () => t.libraryView.open());
@@ -96,6 +97,8 @@ export function mountTeachUi({ state, recorder, recordings, drafts, lib, approva
     ticketTools: () => t.libraryView.ticketTools(),
     /** @param {import('../teach/shell_library.js').LibraryTool} tool */
     runOnTicket: (tool) => t.libraryView.runOnTicket(tool),
+    /** @param {import('../teach/shell_library.js').LibraryTool} tool @param {string[]} tickets @param {() => void} done */
+    runOnSelection: (tool, tickets, done) => t.libraryView.runOnSelection(tool, tickets, done),
     renderLibrary: () => t.libraryView.render(),
     renderApproval: () => renderApproval(t),
     recordingsChanged: () => { if (recordingsView.shown) recordingsView.show(); },

@@ -1,42 +1,36 @@
-// The open ticket's tool menu: the taught tools that work on one ticket, by their names. One
-// click, or g then a number, runs one on this ticket (asking only for what the ticket does not
-// answer), as one "apply macro" does in a helpdesk.
+// The tool menus: the taught tools that work on one ticket, by their names. On the open ticket
+// one click, or g then a number, runs one on it (asking only for what the ticket does not
+// answer), as one "apply macro" does in a helpdesk. With tickets selected in the list, g (or
+// the selection bar's button) opens the same list for all of them: the shell tries the run,
+// says how many tickets it would change, and runs it on all of them as one change.
 import { $, el } from './dom.js';
+import { ticketCount } from '../words.js';
 
 /**
  * @typedef {import('../teach/shell_library.js').LibraryTool} LibraryTool
- * @typedef {{ ticketTools(): LibraryTool[], runOnTicket(tool: LibraryTool): void }} TicketToolsSource
+ * @typedef {{ ticketTools(): LibraryTool[], runOnTicket(tool: LibraryTool): void, runOnSelection(tool: LibraryTool, tickets: string[], done: () => void): void }} TicketToolsSource
+ * @typedef {{ marked(): string[], clearMarks(): void }} Selection
  */
 
 /**
- * @param {object} options
- * @param {TicketToolsSource} options.tools
- * @param {import('./toast.js').Toast} options.toast
- * @param {import('../app/console_core.js').ConsoleState} options.state
+ * One menu under its button: numbered tools, arrows move, a number or Enter picks, Esc closes.
+ * @param {HTMLElement} menu
+ * @param {HTMLElement} button
+ * @param {(tool: LibraryTool) => void} pick
  */
-export function createTicketTools({ tools, toast, state }) {
-  const menu = $('ticket-tools');
-  const button = $('ticket-tools-button');
+function toolMenu(menu, button, pick) {
   function close() {
     menu.hidden = true;
     button.setAttribute('aria-expanded', 'false');
   }
-  function open() {
-    if (!state.selectedId) {
-      toast.show('Open a ticket first.');
-      return;
-    }
-    const list = tools.ticketTools().slice(0, 9);
-    if (!list.length) {
-      toast.show('None of your tools works on one ticket yet. Press Teach, do the routine once, then Stop teaching.');
-      return;
-    }
-    menu.replaceChildren(...list.map((tool, i) => {
+  /** @param {LibraryTool[]} list */
+  function open(list) {
+    menu.replaceChildren(...list.slice(0, 9).map((tool, i) => {
       const item = el('button', { type: 'button', role: 'menuitem', class: 'menu-item', dataset: { tool: tool.name } },
         el('kbd', { text: String(i + 1) }), ` ${tool.shownAs || tool.name}`);
       item.addEventListener('click', () => {
         close();
-        tools.runOnTicket(tool);
+        pick(tool);
       });
       return item;
     }));
@@ -44,7 +38,6 @@ export function createTicketTools({ tools, toast, state }) {
     button.setAttribute('aria-expanded', 'true');
     /** @type {HTMLElement | null} */ (menu.querySelector('button'))?.focus();
   }
-  button.addEventListener('click', () => (menu.hidden ? open() : close()));
   menu.addEventListener('keydown', (event) => {
     const items = /** @type {HTMLButtonElement[]} */ ([...menu.querySelectorAll('button')]);
     const at = items.indexOf(/** @type {HTMLButtonElement} */ (document.activeElement));
@@ -65,5 +58,63 @@ export function createTicketTools({ tools, toast, state }) {
   menu.addEventListener('focusout', (event) => {
     if (!menu.contains(/** @type {Node | null} */ (event.relatedTarget)) && event.relatedTarget !== button) close();
   });
-  return { open, close, get shown() { return !menu.hidden; } };
+  return { open, close };
+}
+
+/**
+ * @param {object} options
+ * @param {TicketToolsSource} options.tools
+ * @param {import('./toast.js').Toast} options.toast
+ * @param {import('../app/console_core.js').ConsoleState} options.state
+ * @param {Selection} options.selection the tickets selected in the list
+ */
+export function createTicketTools({ tools, toast, state, selection }) {
+  const none = 'None of your tools works on one ticket yet. Press Teach, do the routine once, then Stop teaching.';
+  const ticketButton = $('ticket-tools-button');
+  const ticketMenu = toolMenu($('ticket-tools'), ticketButton, (tool) => tools.runOnTicket(tool));
+  const selectionButton = $('selection-run');
+  const selectionMenu = toolMenu($('selection-tools'), selectionButton, (tool) => {
+    tools.runOnSelection(tool, selection.marked(), () => selection.clearMarks());
+  });
+
+  function openForTicket() {
+    if (!state.selectedId) {
+      toast.show('Open a ticket first.');
+      return;
+    }
+    const list = tools.ticketTools();
+    if (!list.length) toast.show(none);
+    else ticketMenu.open(list);
+  }
+  function openForSelection() {
+    const list = tools.ticketTools();
+    if (!list.length) toast.show(none);
+    else selectionMenu.open(list);
+  }
+  ticketButton.addEventListener('click', () => ($('ticket-tools').hidden ? openForTicket() : ticketMenu.close()));
+  selectionButton.addEventListener('click', () => ($('selection-tools').hidden ? openForSelection() : selectionMenu.close()));
+  $('selection-clear').addEventListener('click', () => {
+    selection.clearMarks();
+    $('queue-list').focus();
+  });
+
+  return {
+    /** g: the selected tickets' menu when some are selected, else the open ticket's. */
+    open() {
+      if (selection.marked().length) openForSelection();
+      else openForTicket();
+    },
+    close() {
+      ticketMenu.close();
+      selectionMenu.close();
+    },
+    get shown() { return !$('ticket-tools').hidden || !$('selection-tools').hidden; },
+    /** The selection changed: the bar says how many, and hides when there are none. */
+    selectionChanged() {
+      const count = selection.marked().length;
+      $('selection-bar').hidden = count === 0;
+      $('selection-count').textContent = `${ticketCount(count)} selected`;
+      if (!count) selectionMenu.close();
+    },
+  };
 }
