@@ -165,7 +165,7 @@ def test_a_100k_queue_opens_filters_and_stays_virtualised(console, tmp_path):
     console.js("document.getElementById('queue-list').scrollTop = 200000; true")
     console.qtbot.waitUntil(
         lambda: (
-            console.js("Number(document.querySelector('.row').getAttribute('aria-posinset'))")
+            console.js("Number(document.querySelector('.row').getAttribute('aria-rowindex'))")
             > 1000
         )
     )

@@ -14,6 +14,8 @@ import gc
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer
 
+from understudy_desktop.queue_io.gc_pause import collection_held
+
 CHECK_MS = 500
 
 _collector: QObject | None = None
@@ -27,6 +29,8 @@ class _Collector(QTimer):
 
     @staticmethod
     def collect_if_due() -> None:
+        if collection_held():
+            return  # a queue is being read; what it built is set apart when it is done
         thresholds = gc.get_threshold()
         counts = gc.get_count()
         for generation in (2, 1, 0):

@@ -6,7 +6,8 @@ Reading goes one way, each module importing only those above it:
 - ``columns``, ``plain_text``, ``models``: column names, values, HTML as text, the ticket models
 - ``choices``: what the person chose for a kind of file (``ImportChoices``)
 - ``loaded``: what a read gives (``LoadedQueue``, ``QueueSource``, ``ValueReport``)
-- ``file_text``: the bytes as text (size limit, encoding, line endings); ``gc_pause``
+- ``file_text``: the bytes as text (size limit, encoding, line endings); ``gc_pause``;
+  ``progress`` (how far a read has got, and the person's Stop)
 - ``fields``: raw values into ticket fields, rows into tickets (``FieldReader``)
 - ``notes``: what a loaded export tells the person
 - ``csv_reader``, ``json_reader``: each format read (and saved queues, in ``json_reader``)

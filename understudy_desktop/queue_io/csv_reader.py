@@ -18,7 +18,12 @@ from understudy_desktop.queue_io.fields import (
     TicketBuilder,
     choose_fields,
 )
-from understudy_desktop.queue_io.file_text import MAX_FILE_BYTES, file_time, line_layout
+from understudy_desktop.queue_io.file_text import (
+    MAX_FILE_BYTES,
+    file_time,
+    line_layout,
+    physical_lines,
+)
 from understudy_desktop.queue_io.loaded import (
     CsvQuoting,
     CsvRecord,
@@ -169,7 +174,7 @@ def load_csv(
     csv.field_size_limit(max(csv.field_size_limit(), MAX_FILE_BYTES))
     # Where each physical line ends, so every row's original text can be found again. Done in
     # bulk because a per-line generator costs about a second on a 100k-ticket export.
-    lines = io.StringIO(text, newline="").readlines()
+    lines = physical_lines(text)
     cursor = _CsvCursor(
         csv.reader(lines, delimiter=delimiter, strict=True),
         list(itertools.accumulate(map(len, lines))),

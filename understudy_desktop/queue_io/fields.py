@@ -31,6 +31,7 @@ from understudy_desktop.queue_io.plain_text import (
     looks_like_html,
     means_nobody,
 )
+from understudy_desktop.queue_io.progress import EVERY, tickets_read
 
 # Said by both readers when the person's choices leave no column (CSV) or field (JSON) as the id.
 NO_CHOSEN_ID: Final = (
@@ -324,6 +325,8 @@ class TicketBuilder:
             )
             return None
         self.first_seen[ticket_id] = where
+        if len(self.first_seen) % EVERY == 0:
+            tickets_read(len(self.first_seen))  # and stop here if the person said Stop
         if ok and not self.problems.count:
             # Values are already normalised; validating again guards the model's invariants.
             self.tickets.append(Ticket.model_validate(fields))

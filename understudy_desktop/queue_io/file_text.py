@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import io
 import os
 from datetime import UTC, datetime
 from pathlib import Path
@@ -80,7 +81,7 @@ def decode(path: Path, data: bytes) -> tuple[str, str, bool]:
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             try:
-                return data[len(bom) :].decode(encoding), encoding, True
+                return decoded(data[len(bom) :], encoding), encoding, True
             except UnicodeDecodeError as exc:
                 cannot_open(
                     path,
@@ -88,7 +89,7 @@ def decode(path: Path, data: bytes) -> tuple[str, str, bool]:
                     f"near byte {exc.start}. Export it again from your helpdesk.",
                 )
     try:
-        return data.decode("utf-8"), "utf-8", False
+        return decoded(data, "utf-8"), "utf-8", False
     except UnicodeDecodeError:
         pass
     results = list(charset_normalizer.from_bytes(data))
@@ -111,6 +112,39 @@ def decode(path: Path, data: bytes) -> tuple[str, str, bool]:
         "We could not work out how the text in this file is encoded. In your spreadsheet "
         'program, save it again as "CSV UTF-8" and open that copy.',
     )
+
+
+# Bytes decoded, or characters split into lines, per call: one call over a whole 50 MB export
+# holds the interpreter (every thread waits, the window's too) for a tenth of a second or more.
+SLICE = 1 << 21
+
+
+def decoded(data: bytes, encoding: str) -> str:
+    """`data.decode(encoding)`, a slice at a time; an error's `start` counts from the start."""
+    decoder = codecs.getincrementaldecoder(encoding)()
+    pieces = []
+    for at in range(0, len(data), SLICE):
+        try:
+            pieces.append(decoder.decode(data[at : at + SLICE], final=at + SLICE >= len(data)))
+        except UnicodeDecodeError as exc:
+            raise UnicodeDecodeError(
+                exc.encoding, data, at + exc.start, at + exc.end, exc.reason
+            ) from None
+    return "".join(pieces)
+
+
+def physical_lines(text: str) -> list[str]:
+    """The text's lines with their endings, as `io.StringIO(text, newline="").readlines()`
+    gives them (a line ends at \n, \r\n or \r), split a slice at a time. A slice is cut
+    just after a \n, which never parts a \r\n."""
+    lines: list[str] = []
+    start = 0
+    while start < len(text):
+        cut = text.find("\n", start + SLICE)
+        end = len(text) if cut == -1 else cut + 1
+        lines.extend(io.StringIO(text[start:end], newline="").readlines())
+        start = end
+    return lines
 
 
 def line_layout(text: str) -> tuple[str, bool]:

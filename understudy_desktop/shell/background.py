@@ -7,28 +7,11 @@ every few milliseconds, and Qt paints in between).
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
-
-
-@contextlib.contextmanager
-def garbage_collection_paused() -> Iterator[None]:
-    """For building hundreds of thousands of objects at once (a big queue): Python's cycle
-    collector would otherwise walk the whole growing heap again and again (a third of the time
-    of reading 100,000 tickets, two thirds of preparing them). Nothing built here is cyclic
-    garbage; collection resumes, and catches up, as soon as the work is done."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 class BackgroundJob(QObject):

@@ -16,7 +16,10 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow
 
 from understudy_desktop.bridge.console_port import CallResult, ConsolePort
 from understudy_desktop.queue_io import LoadedQueue, QueueFileError, QueuePreview, save_queue_file
-from understudy_desktop.shell.background import BackgroundJob, garbage_collection_paused
+from understudy_desktop.queue_io.gc_pause import paused_gc
+from understudy_desktop.queue_io.progress import OpenStoppedError, ReadWatch, watched
+from understudy_desktop.shell.background import BackgroundJob
+from understudy_desktop.shell.open_progress import OpenProgress
 from understudy_desktop.shell.queue_choices import RememberedChoices
 from understudy_desktop.shell.queue_keeper import QueueKeeper, SerializedQueue, serialize
 from understudy_desktop.shell.queue_preview import QueuePreviewDialog
@@ -64,6 +67,7 @@ class QueueFiles(QObject):
         self.keeper: QueueKeeper | None = None
         self.choices = RememberedChoices(None)
         self._busy: str | None = None
+        self._progress: OpenProgress | None = None  # while a file opens
         # Asked before a file replaces the queue (the helpdesk link asks the person when the
         # queue is its helpdesk's): False leaves everything as it is.
         self.may_replace: Callable[[Path], bool] = lambda _path: True
@@ -93,15 +97,18 @@ class QueueFiles(QObject):
             return
 
         choices = self.choices
+        watch = ReadWatch()
 
         def read() -> tuple[QueuePreview | LoadedQueue, SerializedQueue]:
             # Parsing and serialising for the page and the database happen here, off the GUI
-            # thread, with this helpdesk's remembered columns and values.
-            with garbage_collection_paused():
+            # thread, with this helpdesk's remembered columns and values; the progress window
+            # watches it and can stop it.
+            with watched(watch), paused_gc():
                 result, _ = choices.read(path, confirm)
                 queue = result.queue if isinstance(result, QueuePreview) else result
                 return result, serialize(queue, path.name)
 
+        self._progress = OpenProgress(file_name_words(path.name), watch, self._window)
         job = BackgroundJob(read, self)
         job.succeeded.connect(lambda answer: self._read_safely(path, *answer))
         job.failed.connect(lambda exc: self._failed(exc))
@@ -122,6 +129,7 @@ class QueueFiles(QObject):
         self, path: Path, result: QueuePreview | LoadedQueue, serialized: SerializedQueue
     ) -> None:
         if isinstance(result, QueuePreview):
+            self._end_progress()  # the preview is the next thing the person sees
             dialog = QueuePreviewDialog(
                 result, self._window, remembered=self.choices.lookup(result)
             )
@@ -141,7 +149,9 @@ class QueueFiles(QObject):
 
     def _store_and_show(self, path: Path, loaded: LoadedQueue, serialized: SerializedQueue) -> None:
         assert self.keeper is not None
-        self._set_busy(f"Opening {len(loaded.tickets):,} tickets…")
+        self._set_busy(f"Saving and showing {len(loaded.tickets):,} tickets…")
+        if self._progress is not None:
+            self._progress.saving(len(loaded.tickets))
         # Saved (on the database's thread) and shown (in the page) at the same time; the open
         # counts as done once both are.
         outcome: dict[str, QueueState | str | CallResult] = {}
@@ -184,6 +194,11 @@ class QueueFiles(QObject):
 
     def _failed(self, exc: object) -> None:
         self._set_busy(None)
+        if isinstance(exc, OpenStoppedError):
+            # The person's own Stop: said where they look, no dialog to dismiss.
+            self._window.statusBar().showMessage(str(exc), 8000)
+            self.failed.emit("cancelled")
+            return
         if isinstance(exc, QueueFileError):
             message = str(exc)
         else:
@@ -200,6 +215,13 @@ class QueueFiles(QObject):
     def _set_busy(self, text: str | None) -> None:
         self._busy = text
         self._show_busy(text)
+        if text is None:
+            self._end_progress()
+
+    def _end_progress(self) -> None:
+        if self._progress is not None:
+            self._progress.finish()
+            self._progress = None
 
     # --- saving -----------------------------------------------------------------------------
     def choose_save_path(self) -> None:

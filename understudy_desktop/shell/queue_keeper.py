@@ -82,9 +82,7 @@ def serialize(queue: LoadedQueue, name: str) -> SerializedQueue:
         # A helpdesk export has tickets only: the console's reply templates stay available,
         # in this session and after a restart alike.
         queue = dataclasses.replace(queue, templates=list(console_templates()))
-    document = queue_document_json(queue)
-    # The console's document with the queue's name: a key added to the top-level object.
-    document = b'{"name":' + json.dumps(name).encode() + b"," + document[1:]
+    document = queue_document_json(queue, name)
     rows = [ticket_row(t, i) for i, t in enumerate(queue.tickets)]
     meta = {
         "name": name,

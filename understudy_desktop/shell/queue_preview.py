@@ -41,6 +41,9 @@ from understudy_desktop.queue_io import (
 )
 from understudy_desktop.queue_io.choices import PEOPLE, VALUE_FIELDS
 from understudy_desktop.queue_io.columns import FIELD_VALUES, UNKNOWN_VALUE_DEFAULTS, FieldName
+from understudy_desktop.queue_io.gc_pause import paused_gc
+from understudy_desktop.queue_io.progress import ReadWatch, watched
+from understudy_desktop.shell.background import BackgroundJob
 from understudy_desktop.shell.screen_fit import fit_to_screen
 
 MAPPING_HEADERS = ("File column", "Use as…", "Example")
@@ -50,6 +53,9 @@ NOT_USED = "Not used"
 EMPTY_VALUE = "(empty)"
 NOBODY = "Nobody"
 MAX_PEOPLE_ROWS = 200
+# Tickets up to which a changed choice is read again at once (a few hundredths of a second);
+# a bigger file is read again on a worker thread.
+READ_AT_ONCE = 5000
 # Column positions, for tests and for code that reads the tables.
 MAPPING_USE_COLUMN = 1
 VALUE_MEANS_COLUMN = 3
@@ -161,6 +167,7 @@ class QueuePreviewDialog(QDialog):
         self._value_combos: dict[tuple[str, str], QComboBox] = {}
         # The people the file names, kept while choices change what each spelling means.
         self._people_offered: set[str] = set()
+        self._reading: ReadWatch | None = None  # a read again under way on a worker thread
         self.setWindowTitle("Open queue")
         self.setModal(True)
         fit_to_screen(self, 960, 720)
@@ -475,7 +482,7 @@ class QueuePreviewDialog(QDialog):
         return key
 
     def _read(self, choices: ImportChoices) -> QueuePreview:
-        # Reading again takes a moment on a big file; it is quick enough to wait for here.
+        # Only for the choices remembered for this kind of file, before the dialog shows.
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             return preview_queue_file(self.preview.path, rows=self.preview.rows, choices=choices)
@@ -483,17 +490,75 @@ class QueuePreviewDialog(QDialog):
             QApplication.restoreOverrideCursor()
 
     def _reread(self, choices: ImportChoices, message: str) -> None:
-        try:
-            preview = self._read(choices)
-        except QueueFileError as exc:
-            # Keep the person's choice on screen so they can see what to change back.
-            self.open_button.setEnabled(False)
-            self._say(f"The file cannot be opened like this. {exc}")
+        """Read the file again with the changed choice. A small file is read at once; a big
+        one on a worker thread (seconds at 100,000 tickets), the window answering meanwhile,
+        the choices held still and what is happening said, until it is read."""
+        if self.preview.total <= READ_AT_ONCE:
+            try:
+                preview = self._read(choices)
+            except QueueFileError as exc:
+                self._cannot(exc)
+                return
+            self._reread_done(preview, message)
+            return
+        watch = ReadWatch()
+        path, rows = self.preview.path, self.preview.rows
+
+        def read() -> QueuePreview:
+            with watched(watch), paused_gc():
+                return preview_queue_file(path, rows=rows, choices=choices)
+
+        job = BackgroundJob(read, self)
+        self._reading = watch
+        self._hold(True)
+        self._say("Reading the file again with your choice…")
+        job.succeeded.connect(lambda preview: self._reread_done(preview, message, watch))
+        job.failed.connect(lambda exc: self._reread_failed(exc, watch))
+        job.start()
+
+    def _reread_done(
+        self, preview: QueuePreview, message: str, watch: ReadWatch | None = None
+    ) -> None:
+        if watch is not None and not self._still_reading(watch):
             return
         self.preview = preview
         self.open_button.setEnabled(True)
         self._say(message)
         self._show_preview()
+
+    def _reread_failed(self, exc: object, watch: ReadWatch) -> None:
+        if not self._still_reading(watch):
+            return
+        if isinstance(exc, QueueFileError):
+            self._cannot(exc)
+        else:
+            self.open_button.setEnabled(False)
+            self._say("The file could not be read again. Choose Cancel and open it again.")
+
+    def _still_reading(self, watch: ReadWatch) -> bool:
+        """The read of `watch` is the one awaited (not one the dialog gave up on)."""
+        if self._reading is not watch:
+            return False
+        self._reading = None
+        self._hold(False)
+        return True
+
+    def _hold(self, held: bool) -> None:
+        """While the file is read again, choices are held still (each would read it again)."""
+        for widget in (self.mapping_table, self.values_table, self.open_button):
+            widget.setEnabled(not held)
+
+    def _cannot(self, exc: QueueFileError) -> None:
+        # Keep the person's choice on screen so they can see what to change back.
+        self.open_button.setEnabled(False)
+        self._say(f"The file cannot be opened like this. {exc}")
+
+    def done(self, result: int) -> None:
+        # Closed while reading: that read is not waited for any more, and stops.
+        if self._reading is not None:
+            self._reading.stop.set()
+            self._reading = None
+        super().done(result)
 
     def _say(self, message: str) -> None:
         self.message_label.setText(message)

@@ -1,0 +1,103 @@
+"""Opening a big queue file (issue 35): a window says how far the read has got, Stop ends it
+with the queue as it was, the preview reads a changed choice again off the window's thread,
+and none of the reading's steps holds the interpreter in one long call (which would stop the
+window answering)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from understudy_desktop.queue_io import file_text, load_queue_file, queue_document_json, writer
+from understudy_desktop.queue_io.gc_pause import collection_held, paused_gc
+from understudy_desktop.shell.open_progress import OpenProgress
+from understudy_desktop.store import queue_store
+
+
+def big_csv(path: Path, n: int) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "subject", "body", "status", "priority", "created"])
+        for i in range(n):
+            body = "Hello, my card was charged twice. " * 20  # an export's e-mail bodies
+            w.writerow([f"B-{i}", f"Question {i}", body, "Open", "Normal", "2026-11-20T10:00:00Z"])
+    return path
+
+
+def progress_window() -> OpenProgress | None:
+    found = [w for w in QApplication.topLevelWidgets() if isinstance(w, OpenProgress)]
+    return found[0] if found and found[0].isVisible() else None
+
+
+def test_a_quick_open_shows_no_progress_window(console, tmp_path):
+    path = big_csv(tmp_path / "small.csv", 50)
+    shown: list[bool] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: shown.append(progress_window() is not None))
+    timer.start(20)
+    with console.qtbot.waitSignal(console.window.queue_loaded, timeout=30_000):
+        console.window.open_queue(path, confirm=False)
+    timer.stop()
+    assert not any(shown)
+
+
+@given(st.lists(st.sampled_from(["a", "é", "\n", "\r", "\r\n", "\u2028", "😀", ","])).map("".join))
+def test_lines_and_decoding_a_slice_at_a_time_match_doing_it_whole(text):
+    old = file_text.SLICE
+    file_text.SLICE = 5  # many slices even for a short text
+    try:
+        assert file_text.physical_lines(text) == io.StringIO(text, newline="").readlines()
+        assert file_text.decoded(text.encode("utf-8"), "utf-8") == text
+        assert file_text.decoded(text.encode("utf-16-le"), "utf-16-le") == text
+    finally:
+        file_text.SLICE = old
+
+
+def test_a_decoding_error_says_where_in_the_whole_file(monkeypatch):
+    monkeypatch.setattr(file_text, "SLICE", 4)
+    data = b"abcdefghij\xffk"
+    try:
+        file_text.decoded(data, "utf-8")
+    except UnicodeDecodeError as exc:
+        assert exc.start == 10 and exc.object == data
+    else:
+        raise AssertionError("a byte that is not UTF-8 was decoded")
+
+
+def test_the_document_and_the_saved_source_are_the_same_made_in_slices(monkeypatch, tmp_path):
+    queue = load_queue_file(big_csv(tmp_path / "q.csv", 23))
+    whole = json.loads(queue_document_json(queue, "Q"))
+    monkeypatch.setattr(writer, "_TICKETS_PER_CALL", 4)
+    assert json.loads(queue_document_json(queue, "Q")) == whole
+    assert whole["name"] == "Q" and len(whole["tickets"]) == 23
+    assert "name" not in json.loads(queue_document_json(queue))
+    source = {"kind": "csv", "text": "héllo 😀 “q” \n\u2028\\ end", "columns": [1]}
+    monkeypatch.setattr(queue_store, "_TEXT_SLICE", 3)
+    made = queue_store._source_json(source)
+    assert made.isascii() and json.loads(made) == source
+    assert queue_store._source_json(None) == "null"
+
+
+def test_the_window_threads_collector_waits_while_a_queue_is_read():
+    from understudy_desktop import gc_on_main
+
+    ran: list[int] = []
+    original = gc_on_main.gc.collect
+    gc_on_main.gc.collect = lambda generation=2: ran.append(generation) or 0
+    try:
+        with paused_gc():
+            assert collection_held()
+            kept = [[object()] for _ in range(5_000)]  # young objects: a collection is due
+            gc_on_main._Collector.collect_if_due()
+            assert kept
+            assert ran == []
+        assert not collection_held()
+    finally:
+        gc_on_main.gc.collect = original
