@@ -147,17 +147,19 @@ class ConsoleAsks(QObject):
         elif ask.action == "review":
             self._consent.review(name, PERSON, reply)
 
+    def _cannot_run(self, name: str) -> dict[str, Any]:
+        """The refusal for a Run of a tool that is not callable now, by its shown name."""
+        known = self._library.get(name)
+        shown = known.shown_name if known is not None else "That tool"
+        return error(
+            ErrorCode.NOT_FOUND, f"{shown} cannot run now. Check its status in the library."
+        )
+
     def _run(self, name: str, arguments: dict[str, Any], reply: Any) -> None:
         """A person's Run from the library: the same checks and the same run as an agent's."""
         tool = self._library.callable(name)
         if tool is None:
-            known = self._library.get(name)
-            shown = known.shown_name if known is not None else "That tool"
-            reply(
-                error(
-                    ErrorCode.NOT_FOUND, f"{shown} cannot run now. Check its status in the library."
-                )
-            )
+            reply(self._cannot_run(name))
             return
         problems = argument_problems(tool.input_schema, arguments)
         if problems:
@@ -191,13 +193,7 @@ class ConsoleAsks(QObject):
         many would change; whatever the page sent, nothing runs until they press Run there."""
         tool = self._library.callable(name)
         if tool is None or tool.parsed is None:
-            known = self._library.get(name)
-            shown = known.shown_name if known is not None else "That tool"
-            reply(
-                error(
-                    ErrorCode.NOT_FOUND, f"{shown} cannot run now. Check its status in the library."
-                )
-            )
+            reply(self._cannot_run(name))
             return
         chosen = tuple(dict.fromkeys(tickets))
         asks_ticket = ticket_questions(tool.parsed)
