@@ -12,8 +12,8 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QPushButton
 
 from understudy_desktop.queue_io import file_text, load_queue_file, queue_document_json, writer
 from understudy_desktop.queue_io.gc_pause import collection_held, paused_gc
@@ -101,3 +101,70 @@ def test_the_window_threads_collector_waits_while_a_queue_is_read():
         assert not collection_held()
     finally:
         gc_on_main.gc.collect = original
+
+
+def test_stop_ends_a_long_open_with_the_queue_as_it_was(console, tmp_path):
+    # Enough tickets that the read is still going when Stop is pressed on a busy machine too:
+    # the window shows after SHOW_AFTER_MS and Stop is pressed once it says tickets were read.
+    path = big_csv(tmp_path / "big.csv", 150_000)
+    before = console.api_json("summary")["tickets"]
+    ended: list[str] = []
+    console.window.queue_files.failed.connect(ended.append)
+    console.window.open_queue(path, confirm=False)
+    console.qtbot.waitUntil(lambda: progress_window() is not None, timeout=30_000)
+    window = progress_window()
+    assert window is not None and window.windowTitle() == "Opening a queue"
+    console.qtbot.waitUntil(lambda: "tickets so far" in window.labelText(), timeout=30_000)
+    stop = [b for b in window.findChildren(QPushButton) if b.text() == "Stop"]
+    assert len(stop) == 1
+    console.qtbot.mouseClick(stop[0], Qt.MouseButton.LeftButton)
+    console.qtbot.waitUntil(lambda: ended == ["cancelled"], timeout=30_000)
+    assert progress_window() is None
+    assert console.window.statusBar().currentMessage() == (
+        "Opening the file was stopped. The queue you had is unchanged."
+    )
+    assert console.api_json("summary")["tickets"] == before
+    # Open queue works again at once, and the next file opens in full.
+    small = big_csv(tmp_path / "small.csv", 7)
+    with console.qtbot.waitSignal(console.window.queue_loaded, timeout=30_000):
+        console.window.open_queue(small, confirm=False)
+    assert console.api_json("summary")["tickets"] == 7
+
+
+def test_a_big_files_preview_reads_a_changed_choice_again_while_the_window_answers(qtbot, tmp_path):
+    from understudy_desktop.queue_io import preview_queue_file
+    from understudy_desktop.shell.queue_preview import READ_AT_ONCE, QueuePreviewDialog
+
+    path = big_csv(tmp_path / "big.csv", READ_AT_ONCE * 6)
+    dialog = QueuePreviewDialog(preview_queue_file(path))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.queue.tickets[0].body.startswith("Hello, my card")
+    ticks: list[int] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start(10)
+    dialog.column_combo("body").setCurrentIndex(0)  # "Not used"
+    # Held still and said while the file is read again, and the window keeps answering.
+    assert not dialog.open_button.isEnabled() and not dialog.mapping_table.isEnabled()
+    assert dialog.message_label.text() == "Reading the file again with your choice…"
+    qtbot.waitUntil(lambda: dialog.open_button.isEnabled(), timeout=60_000)
+    timer.stop()
+    assert len(ticks) > 1  # the timer fired while the file was read
+    assert dialog.mapping_table.isEnabled() and not dialog.message_label.isVisible()
+    assert dialog.choices.columns["body"] is None
+    assert dialog.queue.tickets[0].body == "" and len(dialog.queue.tickets) == READ_AT_ONCE * 6
+
+
+def test_closing_the_preview_while_it_reads_again_stops_that_read(qtbot, tmp_path):
+    from understudy_desktop.queue_io import preview_queue_file
+    from understudy_desktop.shell.queue_preview import READ_AT_ONCE, QueuePreviewDialog
+
+    dialog = QueuePreviewDialog(preview_queue_file(big_csv(tmp_path / "big.csv", READ_AT_ONCE * 6)))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.column_combo("body").setCurrentIndex(0)
+    watch = dialog._reading
+    assert watch is not None
+    dialog.reject()
+    assert watch.stop.is_set() and dialog._reading is None
