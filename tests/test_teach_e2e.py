@@ -158,8 +158,12 @@ def test_teach_publish_and_call_on_another_ticket(agent_console):
     console.qtbot.waitUntil(
         lambda: (
             console.js("document.querySelector('#row-T-1011 .badge')?.textContent ?? ''")
-            == "by agent via tool assign_refund"
+            == "by agent via Assign refund"
         )
+    )
+    # The run's notice names the tool as people know it too (the agent gave it no title).
+    assert console.js("document.getElementById('run-toast').textContent").startswith(
+        "Assign refund (an agent) — step "
     )
     # run_tool and the direct call; the call without ticket_id was refused by the endpoint's
     # schema check before it reached the page.
@@ -448,10 +452,12 @@ def test_library_disable_enable_badges_highlight_and_recording_housekeeping(cons
         lambda: console.js("document.querySelectorAll('.is-highlighted').length") == 1
     )
     assert "step 3" in console.js("document.getElementById('run-toast').textContent")
+    shown = console.library.get("assign_refund").shown_name
+    assert "_" not in shown
     console.qtbot.waitUntil(
         lambda: (
             console.js("document.querySelector('#row-T-1014 .badge')?.textContent ?? ''")
-            == "by you via tool assign_refund"
+            == f"by you via {shown}"
         )
     )
     # Disable frees the slot and takes the tool away from agents; Enable brings it back.

@@ -89,6 +89,7 @@ class FeedEntry(_Complete):
     generation: str
     by: Actor
     tool: str  # the taught tool that ran, or ""
+    toolShown: str  # noqa: N815 (the page's name) that tool as people know it, in words
     writes: list[FeedWrite]
     step: FeedStep | None
 

@@ -38,6 +38,7 @@ from understudy_desktop.bridge.to_page import (
 )
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.library import Library
+from understudy_desktop.library.model import shown_name
 from understudy_desktop.model.service import ConsoleModel, FeedEntry
 from understudy_desktop.shell.queue_keeper import QueueKeeper
 from understudy_desktop.store.queue_store import QueueStore
@@ -97,7 +98,9 @@ class PersonCommands(QObject):
         return self._keeper.store
 
     def _feed(self, entry: FeedEntry) -> None:
-        self._feed_held.append(feed_message(entry))
+        tool = self._library.get(entry.tool) if entry.tool else None
+        shown = tool.shown_name if tool is not None else shown_name(entry.tool)
+        self._feed_held.append(feed_message(entry, shown if entry.tool else ""))
         persons = entry.by == "person" and not entry.tool
         if persons or time.monotonic() - self._feed_sent >= FEED_EVERY_MS / 1000:
             self.send_feed()
@@ -246,9 +249,9 @@ class PersonCommands(QObject):
         dialog.open()
 
 
-def feed_message(entry: FeedEntry) -> to_page.FeedEntry:
+def feed_message(entry: FeedEntry, tool_shown: str) -> to_page.FeedEntry:
     """A commit of the model's as the page's change feed carries it (the model knows nothing
-    of the page's messages)."""
+    of the page's messages), with the tool that made it as people know it."""
     step = None
     if entry.step is not None:
         step = to_page.FeedStep(
@@ -259,6 +262,7 @@ def feed_message(entry: FeedEntry) -> to_page.FeedEntry:
         generation=entry.generation,
         by=entry.by,
         tool=entry.tool,
+        toolShown=tool_shown,
         writes=[w.parts() for w in entry.writes],
         step=step,
     )

@@ -279,7 +279,7 @@ function feed(q, entry, touched) {
   }
   q.durable.advance(entry.rev);
   if (entry.tool) {
-    const badge = { by: entry.by, tool: entry.tool };
+    const badge = { by: entry.by, tool: entry.toolShown };
     for (const [, , , ids] of entry.writes) for (const id of ids) q.state.badges.set(id, badge);
   }
   return tags;

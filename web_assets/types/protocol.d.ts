@@ -167,6 +167,7 @@ declare namespace Protocol {
     generation: string;
     by: "person" | "agent" | "helpdesk";
     tool: string;
+    toolShown: string;
     writes: ["set" | "add_tag" | "remove_tag", string, string | string[] | null, string[]][];
     step: FeedStep | null;
   };

@@ -122,8 +122,11 @@ function markRange(q, id) {
 function badgeFor(state, id) {
   const badge = state.badges?.get(id);
   if (!badge) return null;
-  const text = `by ${badge.by === 'agent' ? 'agent' : 'you'} via tool ${badge.tool}`;
-  return el('span', { class: `badge ${badge.by}`, title: `Performed ${text}`, text });
+  const who = badge.by === 'agent' ? 'agent' : 'you';
+  // The tool as people know it (its title in words), never its identifier.
+  const text = `by ${who} via ${badge.tool}`;
+  const title = `Changed by ${who === 'agent' ? 'an agent' : 'you'} with the tool “${badge.tool}”`;
+  return el('span', { class: `badge ${badge.by}`, title, text });
 }
 
 /**

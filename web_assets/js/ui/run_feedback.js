@@ -67,7 +67,7 @@ export function createRunFeedback({ state, onBadges = () => {} }) {
    * @param {Protocol.FeedEntry} entry
    */
   function onFeed(entry) {
-    if (entry.step) onRunStep(entry.tool, entry.step, entry.by);
+    if (entry.step) onRunStep(entry.toolShown, entry.step, entry.by);
     hideSoon();
   }
 
