@@ -260,6 +260,44 @@ def helpdesk_shots(
     )
 
 
+SELECT_THREE = (
+    "for (const b of document.querySelectorAll('button[aria-label^=\"Close\"]')) b.click();"
+    " for (const id of ['T-1002', 'T-1003', 'T-1004']) document.getElementById('row-' + id)"
+    ".dispatchEvent(new MouseEvent('click', {bubbles: true, ctrlKey: true})); true"
+)
+
+
+def selection_shots(app: QApplication, session: Session, out: Path, size: tuple[int, int]) -> None:
+    """Three tickets selected, their tools listed, the shell's question before the run, and
+    the window a long file open shows."""
+    from understudy_desktop.queue_io.progress import ReadWatch
+    from understudy_desktop.shell.open_progress import OpenProgress
+
+    window = session.window
+    page(app, session, SELECT_THREE)
+    page(app, session, "document.getElementById('selection-run').click(); true")
+    settle(app)
+    save(window, out, "24-selection-tools")
+    page(app, session, "document.querySelector('#selection-tools button').click(); true")
+    gate = session.consent.gate
+    wait(app, lambda: bool(gate.open_dialogs()), 20)
+    asked = gate.open_dialogs()[0]
+    asked.resize(min(asked.width(), size[0]), min(asked.height(), size[1]))
+    settle(app)
+    save(asked, out, "25-run-on-selection")
+    asked.reject_button.click()
+    page(
+        app, session, "document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'})); true"
+    )
+    watch = ReadWatch()
+    watch.tickets = 42_500
+    progress = OpenProgress("helpdesk export.csv", watch, window)
+    progress.show()
+    settle(app)
+    save(progress, out, "26-opening-a-big-file")
+    progress.finish()
+
+
 def shoot(app: QApplication, out: Path, size: tuple[int, int], rt: Any = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
@@ -317,6 +355,7 @@ def shoot(app: QApplication, out: Path, size: tuple[int, int], rt: Any = None) -
         settle(app)
         save(window, out, "08-run-form")
 
+        selection_shots(app, session, out, size)
         pack_shots(app, session, out, size)
 
         queue = preview_queue_file(FIXTURES / "queues" / "freshdesk_export.csv")
