@@ -12,8 +12,8 @@ import json
 import re
 import shutil
 import threading
-from collections.abc import Iterator
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -153,14 +153,21 @@ def devtools_params(user_data: Path) -> StdioServerParameters:
     return StdioServerParameters(command=node, args=args, env={"CI": "1", "PATH": path})
 
 
-async def in_the_browser(console_url: str, user_data: Path) -> dict[str, Any]:
-    """Teach, publish (approved in the page, the only decider there), list and call."""
+@asynccontextmanager
+async def devtools_agent(console_url: str, user_data: Path) -> AsyncIterator[DevtoolsAgent]:
+    """chrome-devtools-mcp started over stdio, its session open, the console's page loaded."""
     async with AsyncExitStack() as stack:
         read, write = await stack.enter_async_context(stdio_client(devtools_params(user_data)))
         session = await stack.enter_async_context(ClientSession(read, write))
         await session.initialize()
         agent = DevtoolsAgent(session)
         await agent.open(console_url)
+        yield agent
+
+
+async def in_the_browser(console_url: str, user_data: Path) -> dict[str, Any]:
+    """Teach, publish (approved in the page, the only decider there), list and call."""
+    async with devtools_agent(console_url, user_data) as agent:
         assert "recorded" in await agent.evaluate(RECORD_IN_PAGE)
         builtins = await agent.webmcp_tools()
         listed = await agent.execute("understudy_list_recordings", {})
@@ -290,12 +297,7 @@ def test_an_agent_meets_the_same_tools_in_chromium_and_in_the_app(
 async def queue_as_read(console_url: str, user_data: Path) -> str:
     """The console's accessibility tree as Chromium gives it to assistive technology (and to
     an agent's snapshot), after two tickets are selected for a run."""
-    async with AsyncExitStack() as stack:
-        read, write = await stack.enter_async_context(stdio_client(devtools_params(user_data)))
-        session = await stack.enter_async_context(ClientSession(read, write))
-        await session.initialize()
-        agent = DevtoolsAgent(session)
-        await agent.open(console_url)
+    async with devtools_agent(console_url, user_data) as agent:
         await agent.evaluate(
             "async () => { for (let i = 0; i < 200 && !document.querySelector('.row'); i += 1)"
             " await new Promise((r) => setTimeout(r, 25));"
