@@ -268,15 +268,11 @@ def _execute_once(
         command = step.command
         info = catalogue.commands[command]
         if stopped():
-            raise RunError(
-                fail(
-                    ErrorCode.CANCELLED,
-                    f"Stopped before step {index + 1} ({info.title}); the changes it had made "
-                    "were undone.",
-                    stoppedAt=index + 1,
-                    rolledBack=bool(writes),
-                    kept=[],
-                )
+            raise _stopped(
+                f"Stopped before step {index + 1} ({info.title}); the changes it had made "
+                "were undone.",
+                index + 1,
+                writes,
             )
         try:
             payload = _arguments(step, values, results)
@@ -294,17 +290,20 @@ def _execute_once(
     # still told nothing was kept, and nothing is. This is the last look before COMMIT: a
     # cancel later than this finds the run saved (library/runner.py records that).
     if stopped():
-        raise RunError(
-            fail(
-                ErrorCode.CANCELLED,
-                "Stopped after its last step, before its changes were saved; they were undone.",
-                stoppedAt=len(steps),
-                rolledBack=bool(writes),
-                kept=[],
-            )
+        raise _stopped(
+            "Stopped after its last step, before its changes were saved; they were undone.",
+            len(steps),
+            writes,
         )
     answer = _answer(request.tool, len(steps), writes, results)
     return RunOutcome(_with_reply_note(answer, ctx.left_alone), writes, shown)
+
+
+def _stopped(message: str, at_step: int, writes: list[Write]) -> RunError:
+    """The caller gave up: the run ends here, its transaction rolled back, nothing kept."""
+    return RunError(
+        fail(ErrorCode.CANCELLED, message, stoppedAt=at_step, rolledBack=bool(writes), kept=[])
+    )
 
 
 def _resolved(
