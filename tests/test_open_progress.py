@@ -78,11 +78,26 @@ def test_the_document_and_the_saved_source_are_the_same_made_in_slices(monkeypat
     assert json.loads(queue_document_json(queue, "Q")) == whole
     assert whole["name"] == "Q" and len(whole["tickets"]) == 23
     assert "name" not in json.loads(queue_document_json(queue))
-    source = {"kind": "csv", "text": "héllo 😀 “q” \n\u2028\\ end", "columns": [1]}
-    monkeypatch.setattr(queue_store, "_TEXT_SLICE", 3)
-    made = queue_store._source_json(source)
-    assert made.isascii() and json.loads(made) == source
     assert queue_store._source_json(None) == "null"
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(), inner, max_size=6),
+    max_leaves=30,
+)
+
+
+@given(st.dictionaries(st.text(), JSON_VALUES, max_size=6))
+def test_the_saved_source_made_a_piece_at_a_time_reads_back_the_same(source):
+    old = queue_store._TEXT_SLICE, queue_store._ITEMS_SLICE
+    queue_store._TEXT_SLICE, queue_store._ITEMS_SLICE = 3, 2  # many pieces even when small
+    try:
+        made = queue_store._source_json(source)
+    finally:
+        queue_store._TEXT_SLICE, queue_store._ITEMS_SLICE = old
+    assert made.isascii() and json.loads(made) == source
+    assert made == queue_store._dumps(source)  # byte for byte what one call writes
 
 
 def test_the_window_threads_collector_waits_while_a_queue_is_read():

@@ -115,8 +115,9 @@ def decode(path: Path, data: bytes) -> tuple[str, str, bool]:
 
 
 # Bytes decoded, or characters split into lines, per call: one call over a whole 50 MB export
-# holds the interpreter (every thread waits, the window's too) for a tenth of a second or more.
-SLICE = 1 << 21
+# holds the interpreter (every thread waits, the window's too) for a tenth of a second or more;
+# a quarter of a megabyte takes a millisecond or two.
+SLICE = 1 << 18
 
 
 def decoded(data: bytes, encoding: str) -> str:

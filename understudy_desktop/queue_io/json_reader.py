@@ -24,7 +24,8 @@ from understudy_desktop.queue_io.fields import (
     TicketBuilder,
     choose_fields,
 )
-from understudy_desktop.queue_io.file_text import file_time, line_layout
+from understudy_desktop.queue_io.file_text import file_time, line_layout, physical_lines
+from understudy_desktop.queue_io.json_pieces import loads as loads_in_pieces
 from understudy_desktop.queue_io.loaded import LoadedQueue, QueueSource, SourceColumn, SourceKind
 from understudy_desktop.queue_io.models import QueueDocument
 from understudy_desktop.queue_io.notes import loaded_export
@@ -44,6 +45,9 @@ _JSON_ERRORS: Final = (
 _JSON_OTHER: Final = "something in it is not written the way JSON needs"
 
 
+_SPACE = re.compile(r"\s*")
+
+
 def _json_layout(text: str) -> tuple[int | str | None, bool, bool]:
     """Indent, compact separators, ASCII escapes: so a saved export still looks like its origin."""
     match = re.search(r"[\[{]\r?\n([ \t]+)\S", text[:4096])
@@ -60,7 +64,7 @@ def _json_layout(text: str) -> tuple[int | str | None, bool, bool]:
 
 def _parse_json(path: Path, text: str) -> Any:
     try:
-        return json.loads(text)
+        return loads_in_pieces(text)  # json.loads, a ticket at a time
     except json.JSONDecodeError as exc:
         reason = next(
             (plain for needle, plain in _JSON_ERRORS if exc.msg.startswith(needle)), _JSON_OTHER
@@ -105,8 +109,12 @@ def _json_field_names(path: Path, items: list[Any]) -> list[str]:
 def _json_lines(text: str) -> list[Any] | None:
     """The tickets of a JSON Lines export (one object per line, as Zendesk's incremental export
     writes), or None when the text is not that."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    if len(lines) < 2 or not lines[0].lstrip().startswith("{"):
+    start = _SPACE.match(text)
+    if not text.startswith("{", start.end() if start else 0):
+        return None  # a list, or not JSON: not split into lines for nothing
+    # Lines as JSON Lines has them (\n or \r\n), a slice of the text at a time.
+    lines = [line for line in physical_lines(text) if line.strip()]
+    if len(lines) < 2:
         return None
     items = []
     for line in lines:

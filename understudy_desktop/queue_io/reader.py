@@ -5,6 +5,7 @@ queue" dialog shows."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ from understudy_desktop.queue_io.json_reader import load_json
 from understudy_desktop.queue_io.loaded import LoadedQueue
 from understudy_desktop.queue_io.preview import ColumnPreview, QueuePreview
 
+_SPACE = re.compile(r"\s*")
+
 
 def _looks_like_json(path: Path, text: str) -> bool:
     suffix = path.suffix.casefold()
@@ -25,7 +28,10 @@ def _looks_like_json(path: Path, text: str) -> bool:
         return True
     if suffix in (".csv", ".tsv", ".txt"):
         return False
-    return text.lstrip()[:1] in ("[", "{")
+    # The first character that is not white space, found without copying the whole text.
+    space = _SPACE.match(text)
+    start = space.end() if space else 0
+    return text[start : start + 1] in ("[", "{")
 
 
 def load_queue_file(path: Path, choices: ImportChoices | None = None) -> LoadedQueue:
@@ -48,7 +54,7 @@ def _load(path: Path, choices: ImportChoices | None) -> LoadedQueue:
             'spreadsheet program, use Save As and choose "CSV UTF-8", then open that file.',
         )
     text, encoding, bom = decode(path, data)
-    if not text.strip():
+    if not text or text.isspace():  # not strip(): that copies a 50 MB text in one call
         cannot_open(path, "The file is empty.")
     if "\x00" in text:
         cannot_open(path, "This does not look like a text file. Export the tickets as CSV or JSON.")
