@@ -53,7 +53,13 @@ IFRAME_CHECK = """
   const controller = new AbortController();
   await fmc.registerTool({ name: 'iframe_tool', description: 'Lives in the frame.',
     execute: () => 'ran in the frame' }, { signal: controller.signal });
-  const entry = (await document.modelContext.getTools()).find((t) => t.name === 'iframe_tool');
+  // A frame's tool reaches the page's list once registered; a later Chromium 156 build
+  // (156.0.8078.129, Debian 13) lists it a moment after the registration resolves.
+  let entry;
+  for (let i = 0; i < 100 && !entry; i += 1) {
+    entry = (await document.modelContext.getTools()).find((t) => t.name === 'iframe_tool');
+    if (!entry) await new Promise((resolve) => { setTimeout(resolve, 20); });
+  }
   const result = entry ? await document.modelContext.executeTool(entry, {}) : null;
   controller.abort();
   const out = {
