@@ -48,7 +48,11 @@ def test_a_quick_open_shows_no_progress_window(console, tmp_path):
     assert not any(shown)
 
 
-@given(st.lists(st.sampled_from(["a", "é", "\n", "\r", "\r\n", "\u2028", "😀", ","])).map("".join))
+@given(
+    st.lists(st.sampled_from(["a", "é", "\n", "\r", "\r\n", "\u2028", "😀", ",", " ", "\t"])).map(
+        "".join
+    )
+)
 def test_lines_and_decoding_a_slice_at_a_time_match_doing_it_whole(text):
     old = file_text.SLICE
     file_text.SLICE = 5  # many slices even for a short text
@@ -56,6 +60,7 @@ def test_lines_and_decoding_a_slice_at_a_time_match_doing_it_whole(text):
         assert file_text.physical_lines(text) == io.StringIO(text, newline="").readlines()
         assert file_text.decoded(text.encode("utf-8"), "utf-8") == text
         assert file_text.decoded(text.encode("utf-16-le"), "utf-16-le") == text
+        assert file_text.first_character(text) == text.lstrip()[:1]
     finally:
         file_text.SLICE = old
 

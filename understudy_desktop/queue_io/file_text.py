@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import io
 import os
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
@@ -146,6 +147,17 @@ def physical_lines(text: str) -> list[str]:
         lines.extend(io.StringIO(text[start:end], newline="").readlines())
         start = end
     return lines
+
+
+_LEADING_SPACE = re.compile(r"\s*")
+
+
+def first_character(text: str) -> str:
+    """The first character that is not white space ("" if none), found without copying the
+    text (`text.lstrip()` would copy all 50 MB of it in one call)."""
+    space = _LEADING_SPACE.match(text)
+    start = space.end() if space else 0
+    return text[start : start + 1]
 
 
 def line_layout(text: str) -> tuple[str, bool]:

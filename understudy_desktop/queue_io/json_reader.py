@@ -24,7 +24,12 @@ from understudy_desktop.queue_io.fields import (
     TicketBuilder,
     choose_fields,
 )
-from understudy_desktop.queue_io.file_text import file_time, line_layout, physical_lines
+from understudy_desktop.queue_io.file_text import (
+    file_time,
+    first_character,
+    line_layout,
+    physical_lines,
+)
 from understudy_desktop.queue_io.json_pieces import loads as loads_in_pieces
 from understudy_desktop.queue_io.loaded import LoadedQueue, QueueSource, SourceColumn, SourceKind
 from understudy_desktop.queue_io.models import QueueDocument
@@ -43,9 +48,6 @@ _JSON_ERRORS: Final = (
 )
 # For anything else Python may say (its words change between versions): still plain.
 _JSON_OTHER: Final = "something in it is not written the way JSON needs"
-
-
-_SPACE = re.compile(r"\s*")
 
 
 def _json_layout(text: str) -> tuple[int | str | None, bool, bool]:
@@ -109,8 +111,7 @@ def _json_field_names(path: Path, items: list[Any]) -> list[str]:
 def _json_lines(text: str) -> list[Any] | None:
     """The tickets of a JSON Lines export (one object per line, as Zendesk's incremental export
     writes), or None when the text is not that."""
-    start = _SPACE.match(text)
-    if not text.startswith("{", start.end() if start else 0):
+    if first_character(text) != "{":
         return None  # a list, or not JSON: not split into lines for nothing
     # Lines as JSON Lines has them (\n or \r\n), a slice of the text at a time.
     lines = [line for line in physical_lines(text) if line.strip()]

@@ -5,7 +5,6 @@ queue" dialog shows."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -13,13 +12,11 @@ from understudy_desktop.queue_io.choices import ImportChoices
 from understudy_desktop.queue_io.columns import FIELD_LABELS, FieldName
 from understudy_desktop.queue_io.csv_reader import load_csv
 from understudy_desktop.queue_io.errors import cannot_open, shorten
-from understudy_desktop.queue_io.file_text import decode, read_bytes
+from understudy_desktop.queue_io.file_text import decode, first_character, read_bytes
 from understudy_desktop.queue_io.gc_pause import paused_gc
 from understudy_desktop.queue_io.json_reader import load_json
 from understudy_desktop.queue_io.loaded import LoadedQueue
 from understudy_desktop.queue_io.preview import ColumnPreview, QueuePreview
-
-_SPACE = re.compile(r"\s*")
 
 
 def _looks_like_json(path: Path, text: str) -> bool:
@@ -28,10 +25,7 @@ def _looks_like_json(path: Path, text: str) -> bool:
         return True
     if suffix in (".csv", ".tsv", ".txt"):
         return False
-    # The first character that is not white space, found without copying the whole text.
-    space = _SPACE.match(text)
-    start = space.end() if space else 0
-    return text[start : start + 1] in ("[", "{")
+    return first_character(text) in ("[", "{")
 
 
 def load_queue_file(path: Path, choices: ImportChoices | None = None) -> LoadedQueue:
