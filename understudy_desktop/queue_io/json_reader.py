@@ -113,6 +113,15 @@ def _json_lines(text: str) -> list[Any] | None:
     writes), or None when the text is not that."""
     if first_character(text) != "{":
         return None  # a list, or not JSON: not split into lines for nothing
+    # Nor an object written on one line, or one whose first line is not a whole object (a
+    # pretty-printed export): the first line tells, without splitting the whole text.
+    first_end = text.find("\n")
+    if first_end == -1:
+        return None
+    try:
+        json.loads(text[:first_end])
+    except json.JSONDecodeError:
+        return None
     # Lines as JSON Lines has them (\n or \r\n), a slice of the text at a time.
     lines = [line for line in physical_lines(text) if line.strip()]
     if len(lines) < 2:
