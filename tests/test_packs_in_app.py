@@ -169,6 +169,8 @@ def test_a_pack_preview_says_what_each_tool_does_with_its_values(console):
     assert "The ticket." in text
     assert "Tickets: assign." in text
     assert "select_ticket" not in text and "set_ticket_assignee" not in text
+    # A tool with no title is named in words, not by the identifier agents call.
+    assert "Assign refund" in text and "assign_refund" not in text
 
 
 def pack_with(tmp_path: Path, name: str, value: str, ref_name: str | None) -> Path:
@@ -279,7 +281,7 @@ def test_dropping_a_pack_on_the_window_imports_it_after_the_preview(console, mon
     with console.qtbot.waitSignal(console.window.packs.imported, timeout=20_000) as blocker:
         console.window.dropEvent(drop)
     assert blocker.args[0] == ["assign_refund"]
-    assert shown and "assign_refund\n" in shown[0]
+    assert shown and "Assign refund\n" in shown[0]
 
 
 def test_a_pack_whose_file_name_is_not_utf8_imports_with_a_readable_name(console, tmp_path):

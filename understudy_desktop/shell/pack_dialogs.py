@@ -73,9 +73,10 @@ def tool_card(definition: Definition, catalogue: Catalogue, held: str = "") -> Q
     asks for, what it can change."""
     card = QFrame()
     card.setFrameShape(QFrame.Shape.StyledPanel)
-    card.setAccessibleName(f"Tool {definition.name}")
+    card.setAccessibleName(f"Tool {shown_name(definition.name, definition.title)}")
     layout = QVBoxLayout(card)
-    layout.addWidget(_plain(definition.title or definition.name, bold=True))
+    # People read a tool by its name in words; its identifier is for agents.
+    layout.addWidget(_plain(shown_name(definition.name, definition.title), bold=True))
     if changes_many(definition, catalogue):
         layout.addWidget(_plain("⚠ Changes many tickets at once: every ticket a search finds."))
     if held:
