@@ -11,6 +11,7 @@ code. Messages never repeat an argument's value.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from typing import Any
 from PySide6.QtCore import QObject
 
 from understudy_desktop.agent import builtins
+from understudy_desktop.agent.results import OUTPUT_BUDGET
 from understudy_desktop.agent.schema_check import argument_problems
 from understudy_desktop.approval import wording
 from understudy_desktop.approval.gate import Ticket
@@ -45,6 +47,29 @@ from understudy_desktop.rules import rules
 log = logging.getLogger(__name__)
 DEFAULT_RUN_TIMEOUT_S = 30.0
 MAX_UNTOLD = 10  # notes kept for a caller that has not called again
+
+
+_STEPS_LISTED = 12  # a recording's commands listed by name; a longer one says how many
+
+
+def _length(value: object) -> int:
+    return len(json.dumps(value, separators=(",", ":")))
+
+
+def _more(count: int, after: object) -> dict[str, Any]:
+    return {"more": {"count": count, "callAgainWith": {"after": after}}}
+
+
+def _recording_entries(recording: dict[str, Any]) -> list[dict[str, Any]]:
+    """A recording as an agent reads it, then shorter: its steps counted, not named."""
+    commands = [s.get("command") for s in recording.get("steps") or []]
+    entry = {
+        "id": recording.get("id"),
+        "name": recording.get("name"),
+        "created": recording.get("createdAt"),
+        "steps": commands if len(commands) <= _STEPS_LISTED else len(commands),
+    }
+    return [entry, {**entry, "steps": len(commands)}]
 
 
 class CallHandle:
@@ -140,7 +165,8 @@ class ToolCalls(QObject):
             ticket = self._sensitive(action, args, who, answer)
             handle.on_cancel(_ticket_cancel(ticket))
         elif name == builtins.LIST_RECORDINGS:
-            answer(self._recordings())
+            after = args.get("after")
+            answer(self._recordings(str(after) if after is not None else None))
         elif name == builtins.DRAFT_TOOL:
             self._draft(args, requester, answer)
         elif name == builtins.RUN_TOOL:
@@ -171,19 +197,40 @@ class ToolCalls(QObject):
         # menu) never gets here: the tool is not listed, so the call is to an unknown tool.
         raise LookupError(f"no agent tool carries out {action.name}")
 
-    def _recordings(self) -> dict[str, Any]:
-        return {
-            "recordings": [
-                {
-                    "id": r.get("id"),
-                    "name": r.get("name"),
-                    "created": r.get("createdAt"),
-                    "steps": [s.get("command") for s in r.get("steps") or []],
-                }
-                for r in self.library.recordings()
-            ],
-            "tools": [{"name": t.name, "status": t.status} for t in self.library.tools()],
-        }
+    def _recordings(self, after: str | None) -> dict[str, Any]:
+        """The recordings, oldest first, and the taught tools, as many as fit the output
+        budget (a result cut short would not be JSON). When more are left, `more` says how
+        many and what to call again with."""
+        recordings = self.library.recordings()
+        if after is not None:
+            ids = [r.get("id") for r in recordings]
+            if after not in ids:
+                return error(
+                    ErrorCode.NOT_FOUND,
+                    "No recording has that id. Call understudy_list_recordings without it.",
+                )
+            recordings = recordings[ids.index(after) + 1 :]
+        page: dict[str, Any] = {"recordings": []}
+        if after is None:
+            tools = [{"name": t.name, "status": t.status} for t in self.library.tools()]
+            while tools and _length(tools) > OUTPUT_BUDGET // 2:
+                tools.pop()
+                page["toolsNotListed"] = len(self.library.tools()) - len(tools)
+            page["tools"] = tools
+        for index, recording in enumerate(recordings):
+            left = len(recordings) - index - 1
+            more = _more(left, recording.get("id")) if left else {}
+            for entry in _recording_entries(recording):
+                page["recordings"].append(entry)
+                if _length({**page, **more}) <= OUTPUT_BUDGET:
+                    break
+                page["recordings"].pop()
+            else:
+                # Not even in its shortest form: the page ends before it.
+                if page["recordings"]:
+                    page.update(_more(left + 1, page["recordings"][-1]["id"]))
+                return page
+        return page
 
     def _draft(self, args: dict[str, Any], requester: str, answer: Answer) -> None:
         recording = self.library.recording(str(args["recording_id"]))
