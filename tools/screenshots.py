@@ -260,6 +260,20 @@ def helpdesk_shots(
     )
 
 
+def asked_shot(
+    app: QApplication, session: Session, out: Path, name: str, size: tuple[int, int]
+) -> Any:
+    """The question the shell asks next (its own dialog), fitted to the screen and saved;
+    returned for the caller to answer."""
+    gate = session.consent.gate
+    wait(app, lambda: bool(gate.open_dialogs()), 20)
+    dialog = gate.open_dialogs()[0]
+    dialog.resize(min(dialog.width(), size[0]), min(dialog.height(), size[1]))
+    settle(app)
+    save(dialog, out, name)
+    return dialog
+
+
 SELECT_THREE = (
     "for (const b of document.querySelectorAll('button[aria-label^=\"Close\"]')) b.click();"
     " for (const id of ['T-1002', 'T-1003', 'T-1004']) document.getElementById('row-' + id)"
@@ -279,13 +293,7 @@ def selection_shots(app: QApplication, session: Session, out: Path, size: tuple[
     settle(app)
     save(window, out, "24-selection-tools")
     page(app, session, "document.querySelector('#selection-tools button').click(); true")
-    gate = session.consent.gate
-    wait(app, lambda: bool(gate.open_dialogs()), 20)
-    asked = gate.open_dialogs()[0]
-    asked.resize(min(asked.width(), size[0]), min(asked.height(), size[1]))
-    settle(app)
-    save(asked, out, "25-run-on-selection")
-    asked.reject_button.click()
+    asked_shot(app, session, out, "25-run-on-selection", size).reject_button.click()
     page(
         app, session, "document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'})); true"
     )
@@ -320,13 +328,7 @@ def shoot(app: QApplication, out: Path, size: tuple[int, int], rt: Any = None) -
         page(app, session, "document.getElementById('shortcuts-close').click(); true")
 
         page(app, session, TEACH)
-        gate = session.consent.gate
-        wait(app, lambda: bool(gate.open_dialogs()), 20)
-        keep = gate.open_dialogs()[0]
-        keep.resize(min(keep.width(), size[0]), min(keep.height(), size[1]))
-        settle(app)
-        save(keep, out, "18-keep-recording")
-        keep.approve_button.click()
+        asked_shot(app, session, out, "18-keep-recording", size).approve_button.click()
         drafted = "Boolean(document.getElementById('draft-name'))"
         wait(app, lambda: bool(page(app, session, drafted)))
         settle(app)
@@ -336,12 +338,7 @@ def shoot(app: QApplication, out: Path, size: tuple[int, int], rt: Any = None) -
         save(window, out, "05-make-a-tool-choosing")
         page(app, session, "document.getElementById('ask-assignee').click(); true")
         page(app, session, "document.getElementById('draft-publish').click(); true")
-        wait(app, lambda: bool(gate.open_dialogs()), 20)
-        approval = gate.open_dialogs()[0]
-        approval.resize(min(approval.width(), size[0]), min(approval.height(), size[1]))
-        settle(app)
-        save(approval, out, "06-approval-dialog")
-        approval.approve_button.click()
+        asked_shot(app, session, out, "06-approval-dialog", size).approve_button.click()
         wait(app, lambda: bool(session.library.tools()), 20)
 
         page(app, session, "document.getElementById('library-button').click(); true")

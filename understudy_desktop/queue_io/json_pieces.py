@@ -50,15 +50,11 @@ def _list(text: str, at: int, depth: int) -> tuple[list[Any], int]:
     if text.startswith("]", at):
         return items, at + 1
     while True:
-        item, at = _value(text, _skip(text, at), depth + 1)
+        item, at = _value(text, at, depth + 1)
         items.append(item)
-        at = _skip(text, at)
-        if text.startswith(",", at):
-            at = _skip(text, at + 1)
-            continue
-        if text.startswith("]", at):
-            return items, at + 1
-        raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
+        ended, at = _past_separator(text, at, "]")
+        if ended:
+            return items, at
 
 
 def _object(text: str, at: int) -> tuple[dict[str, Any], int]:
@@ -76,10 +72,17 @@ def _object(text: str, at: int) -> tuple[dict[str, Any], int]:
         if not text.startswith(":", at):
             raise json.JSONDecodeError("Expecting ':' delimiter", text, at)
         members[key], at = _value(text, _skip(text, at + 1), 1)
-        at = _skip(text, at)
-        if text.startswith(",", at):
-            at = _skip(text, at + 1)
-            continue
-        if text.startswith("}", at):
-            return members, at + 1
-        raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
+        ended, at = _past_separator(text, at, "}")
+        if ended:
+            return members, at
+
+
+def _past_separator(text: str, at: int, closing: str) -> tuple[bool, int]:
+    """After an item of a list or object: past its comma and the space after it (False), or
+    past the closing bracket (True)."""
+    at = _skip(text, at)
+    if text.startswith(",", at):
+        return False, _skip(text, at + 1)
+    if text.startswith(closing, at):
+        return True, at + 1
+    raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
