@@ -396,6 +396,12 @@ INVALID_MEMBERS = [
     {"jsonrpc": "1.0", "id": 11, "method": "ping"},  # not JSON-RPC 2.0
     {"jsonrpc": "2.0", "id": 12, "method": 5},  # a method that is not a string
     {"jsonrpc": "2.0", "id": 13, "method": "ping", "params": "Zq9echo7Zq"},  # params not structured
+    # ids MCP does not allow (the SDK took these for notifications and answered nothing)
+    {"jsonrpc": "2.0", "id": None, "method": "ping"},
+    {"jsonrpc": "2.0", "id": 1.5, "method": "ping"},
+    {"jsonrpc": "2.0", "id": {}, "method": "ping"},
+    {"jsonrpc": "2.0", "id": True, "method": "ping"},
+    {"jsonrpc": "2.0", "id": ["Zq9echo7Zq"], "method": "ping"},
 ]
 
 
@@ -518,6 +524,38 @@ def test_a_newly_approved_tool_reaches_clients_over_subscriptions_listen(agent):
             return [t.name for t in (await c.list_tools()).tools]
 
     assert "later_tool" in run_client(agent.qtbot, go)
+
+
+def test_a_stream_asked_to_resume_opens_anew_and_says_the_list_may_have_changed(agent):
+    """Last-Event-ID on the GET stream: this endpoint sends no event ids and keeps no events,
+    so it opens a new stream (not the SDK's empty 500) whose first event tells the client to
+    list the tools again; later changes come on it as usual."""
+    url, token = endpoint(agent)
+    http, headers = raw_session(url, token, "2025-11-25")
+    later = make_definition(
+        "after_resume", "Added later.", [step("get_ticket", ticket_id=("param", "ticket_id"))]
+    )
+    events: list[str] = []
+    status: list[int] = []
+
+    def listen() -> None:
+        resume = {**headers, "Accept": "text/event-stream", "Last-Event-ID": "0"}
+        with http.stream("GET", url, headers=resume) as answer:
+            status.append(answer.status_code)
+            for line in answer.iter_lines():
+                if line.startswith("data:"):
+                    events.append(json.loads(line[5:])["method"])
+                    if len(events) == 2:
+                        return
+
+    thread = threading.Thread(target=listen, daemon=True)
+    thread.start()
+    agent.qtbot.waitUntil(lambda: len(events) == 1, timeout=15_000)
+    publish_definitions(agent, [later])
+    agent.qtbot.waitUntil(lambda: not thread.is_alive(), timeout=15_000)
+    http.close()
+    assert status == [200]
+    assert events == ["notifications/tools/list_changed"] * 2
 
 
 def test_a_reload_changes_nothing_agents_see(agent):

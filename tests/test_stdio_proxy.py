@@ -171,31 +171,45 @@ def test_the_proxy_answers_a_line_that_is_not_json_and_goes_on(agent_console, da
 
 
 def test_the_proxy_answers_oversize_requests_and_lives_through_any_line(agent_console, data_dir):
-    """A request over the app's 4 MiB gets a JSON-RPC error with its own id (not silence);
-    a line over 16 MiB is skipped with an error; the requests after both are answered."""
+    """A request over the app's 4 MiB gets a JSON-RPC error with its own id (not silence),
+    however large (past the proxy's own 16 MiB line limit too); a long line that is not JSON
+    is skipped with an error; requests with ids MCP does not allow get -32600; the requests
+    after all of them are answered."""
     child = raw_proxy(data_dir)
     init = RAW_INIT
-    big_call = {
-        "jsonrpc": "2.0",
-        "id": 7,
-        "method": "tools/call",
-        "params": {"name": "understudy_run_tool", "arguments": {"note": "x" * (5 << 20)}},
-    }
+
+    def call(request_id, size: int) -> bytes:
+        message = {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": "tools/call",
+            "params": {"name": "understudy_run_tool", "arguments": {"note": "x" * size}},
+        }
+        return json.dumps(message).encode()
+
+    bad_ids = [None, 1.5, {}, True]
     lines = [
         json.dumps(init).encode(),
         json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode(),
-        json.dumps(big_call).encode(),
+        call(7, 5 << 20),
         b"y" * (17 << 20),
+        call("huge", 64 << 20),
+        *[json.dumps({"jsonrpc": "2.0", "id": i, "method": "ping"}).encode() for i in bad_ids],
         json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}).encode(),
     ]
     answers: list[dict] = []
 
-    converse(agent_console, child, lines, answers, 4, 60)
-    by_id = {a.get("id"): a for a in answers}
-    assert by_id[7]["error"]["code"] == -32600
-    assert "larger than Understudy takes (4 MB)" in by_id[7]["error"]["message"]
-    assert "(16 MB)" in by_id[None]["error"]["message"]
-    assert "understudy_run_tool" in [t["name"] for t in by_id[9]["result"]["tools"]]
+    converse(agent_console, child, lines, answers, 9, 120)
+    by_id = {json.dumps(a.get("id")): a for a in answers}
+    assert by_id["7"]["error"]["code"] == -32600
+    assert "larger than Understudy takes (4 MB)" in by_id["7"]["error"]["message"]
+    assert "larger than Understudy takes (4 MB)" in by_id['"huge"']["error"]["message"]
+    nameless = [a for a in answers if a.get("id") is None]
+    assert len(nameless) == 5  # the line that is not JSON, and the four bad ids
+    assert sum("larger than" in a["error"]["message"] for a in nameless) == 1
+    assert sum("must be a string or an integer" in a["error"]["message"] for a in nameless) == 4
+    assert {a["error"]["code"] for a in nameless} == {-32600}
+    assert "understudy_run_tool" in [t["name"] for t in by_id["9"]["result"]["tools"]]
 
 
 def test_the_proxy_says_plainly_when_the_app_is_not_running(tmp_path):
@@ -335,3 +349,34 @@ def test_the_proxy_outlives_a_restart_of_the_app(tmp_path):
     # Whatever happened is in the proxy's log; the client's stderr has no traceback.
     assert "Traceback" not in stderr.read_text()
     assert (data_dir / "logs" / "mcp-proxy.log").exists()
+
+
+def test_a_listening_client_is_answered_through_the_proxy(agent_console, data_dir):
+    """A 2026-07-28 client (no initialize: server/discover) keeps a subscriptions/listen
+    stream open through the proxy; calls made while it is open, and after it ends, are
+    answered, and the stream carries the change."""
+    from mcp import Client
+
+    later = definition(
+        "heard_later", "Read a ticket.", [step("get_ticket", ticket_id=("param", "ticket_id"))]
+    )
+
+    async def go():
+        async with Client(stdio_client(proxy_params(data_dir)), mode="auto") as c:
+            version = c.protocol_version
+            async with c.listen(tools_list_changed=True) as subscription:
+                with anyio.fail_after(20):
+                    during = [t.name for t in (await c.list_tools()).tools]
+                    call_on_main(lambda: publish_definitions(agent_console, [later]))
+                    async for _event in subscription:
+                        break
+            with anyio.fail_after(20):
+                after = await c.call_tool("understudy_list_recordings", {})
+                names = [t.name for t in (await c.list_tools()).tools]
+            return version, during, after, names
+
+    version, during, after, names = run_client(agent_console.qtbot, go, timeout_s=90)
+    assert version == "2026-07-28"
+    assert "understudy_run_tool" in during
+    assert after.is_error is False
+    assert "heard_later" in names

@@ -11,7 +11,12 @@
 - A message that is no JSON-RPC request, notification or response (a batch member included)
   is an Invalid Request, -32600, as JSON-RPC 2.0 says; the SDK calls it -32602 (Invalid
   params), and its text retells pydantic's account of what was sent, which an error here
-  never repeats.
+  never repeats. So is a request whose id is neither a string nor an integer (null, a
+  fraction, an object, true): the SDK takes those for notifications and answers nothing.
+- A GET that asks to resume a stream (Last-Event-ID) opens a new one: this endpoint sends no
+  event ids, so there is nothing to replay from, and the SDK without an event store answers
+  it with no response at all (a 500). The new stream starts with a tools/list_changed, so a
+  client that missed a change while it was away lists the tools again and loses nothing.
 """
 
 from __future__ import annotations
@@ -35,6 +40,14 @@ INVALID_REQUEST_ANSWER = {
     "error": {
         "code": INVALID_REQUEST,
         "message": "Invalid Request: not a JSON-RPC 2.0 request, notification or response.",
+    },
+}
+INVALID_ID_ANSWER = {
+    "jsonrpc": "2.0",
+    "id": None,
+    "error": {
+        "code": INVALID_REQUEST,
+        "message": "Invalid Request: a request's id must be a string or an integer.",
     },
 }
 BATCH_VERSION = "2025-03-26"
@@ -144,9 +157,49 @@ async def end_without_answer(send: Send, headers: list[tuple[bytes, bytes]]) -> 
 def json_response(status: int, payload: Any) -> Captured:
     out = Captured()
     out.status = status
-    out.body = json.dumps(payload, separators=(",", ":")).encode() if payload is not None else b""
-    out.headers = [(b"content-type", b"application/json")] if payload is not None else []
+    if payload is None:
+        out.replace_body(b"")
+        return out
+    out.headers = [(b"content-type", b"application/json")]
+    out.replace_body(json.dumps(payload, separators=(",", ":")).encode())
     return out
+
+
+def has_invalid_id(body: bytes) -> bool:
+    """A single JSON-RPC request whose id MCP does not allow."""
+    if b'"id"' not in body:
+        return False
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return False
+    if not isinstance(message, dict) or "method" not in message or "id" not in message:
+        return False
+    request_id = message["id"]
+    return not (
+        isinstance(request_id, str)
+        or (isinstance(request_id, int) and not isinstance(request_id, bool))
+    )
+
+
+LIST_CHANGED_EVENT = (
+    b'event: message\r\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\r\n\r\n'
+)
+
+
+async def resume_as_new(inner: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
+    """A GET with Last-Event-ID, served as a new stream whose first event says the tool list
+    may have changed (see the module's text)."""
+    headers = [(k, v) for k, v in scope["headers"] if k.lower() != b"last-event-id"]
+
+    async def first_say_changed(message: Message) -> None:
+        await send(message)
+        if message["type"] == "http.response.start" and int(message["status"]) == 200:
+            await send(
+                {"type": "http.response.body", "body": LIST_CHANGED_EVENT, "more_body": True}
+            )
+
+    await inner({**scope, "headers": headers}, receive, first_say_changed)
 
 
 class HttpEdges:
@@ -159,12 +212,18 @@ class HttpEdges:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
+            if scope["type"] == "http" and scope["method"] == "GET" and _asks_to_resume(scope):
+                await resume_as_new(self._inner, scope, receive, send)
+                return
             await self._inner(scope, receive, send)
             return
         try:
             body = await read_body(receive)
         except ValueError:
             await json_response(413, None).forward(send)
+            return
+        if has_invalid_id(body):
+            await json_response(400, INVALID_ID_ANSWER).forward(send)
             return
         headers = dict(scope["headers"])
         session = headers.get(b"mcp-session-id", b"").decode()
@@ -248,7 +307,11 @@ class HttpEdges:
             return
         answers: list[Any] = []
         for message in messages:
-            one = await self._one(scope, json.dumps(message).encode())
+            encoded = json.dumps(message).encode()
+            if has_invalid_id(encoded):
+                answers.append(INVALID_ID_ANSWER)
+                continue
+            one = await self._one(scope, encoded)
             if one.status == 200 and one.body and not is_cancelled_answer(one.body):
                 try:
                     answers.append(json.loads(one.body))
@@ -263,3 +326,7 @@ class HttpEdges:
             await json_response(200, answers).forward(send)
         else:
             await json_response(202, None).forward(send)
+
+
+def _asks_to_resume(scope: Scope) -> bool:
+    return any(k.lower() == b"last-event-id" for k, _ in scope["headers"])

@@ -20,7 +20,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -41,7 +40,6 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 # What the app's endpoint takes in one request (agent/http_edges.py refuses more with a 413).
 MAX_BODY = HTTP_MAX_BODY
-_ID_NEAR_START = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
 # Requests that name their target in an Mcp-Name header (protocol 2026-07-28 and later).
 NAME_BEARING = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
@@ -68,11 +66,8 @@ class Relay:
         self._generation = 0  # bumped by every reconnect
         self._reconnecting = asyncio.Lock()
         self._stream: asyncio.Task[None] | None = None
-
-    @property
-    def initialized(self) -> bool:
-        """The client has sent initialize (answered by now, as it is handled in order)."""
-        return self._initialize is not None
+        # Held while initialize or initialized is on its way: what follows waits for it.
+        self._handshake = asyncio.Lock()
 
     async def close(self) -> None:
         if self._stream is not None:
@@ -84,27 +79,36 @@ class Relay:
 
     # --- one message from the client ----------------------------------------------------
     async def handle(self, line: bytes) -> None:
+        """One message, in a task of its own. Messages are started in the order they came;
+        the handshake's two are forwarded one at a time, and the rest wait for them."""
         if len(line) > MAX_BODY:
             # The app would refuse it (413) with nothing a client can read: said here, in
             # JSON-RPC, to the request it belongs to.
-            await self._write(too_large(_id_in(line), MAX_BODY))
+            await self._write(too_large(id_in(line), MAX_BODY))
             return
         try:
             message = json.loads(line)
         except ValueError:
             await self._write(_rpc_error(None, PARSE_ERROR, "Parse error: not JSON."))
             return
-        if not isinstance(message, dict):  # a batch: the app answers it as a whole
+        method = _method(message)
+        if method in ("initialize", "notifications/initialized"):
+            async with self._handshake:
+                await self._shake(message, line)
+            return
+        if self._handshake.locked():
+            async with self._handshake:
+                pass
+        await self._forward(message, line)
+
+    async def _shake(self, message: dict[str, Any], line: bytes) -> None:
+        if message["method"] == "initialize":
+            self._initialize = message
             await self._forward(message, line)
             return
-        method = message.get("method")
-        if method == "initialize":
-            self._initialize = message
-        elif method == "notifications/initialized":
-            self._initialized = True
+        self._initialized = True
         await self._forward(message, line)
-        if method == "notifications/initialized":
-            self.open_stream()
+        self.open_stream()
 
     async def _forward(self, message: Any, body: bytes) -> None:
         for attempt in (1, 2):
@@ -303,18 +307,43 @@ def too_large(request_id: Any, limit: int) -> dict[str, Any]:
     return _rpc_error(request_id, INVALID_REQUEST, text)
 
 
-def _id_in(line: bytes) -> Any:
-    """The id of an oversize request, found without parsing all of it: near its start (as
-    clients write it) or, failing that, the whole line parsed after all."""
-    head = line[:4096]
-    match = _ID_NEAR_START.search(head)
-    if match is not None:
-        return json.loads(match.group(1))
-    try:
-        message = json.loads(line)
-    except ValueError:
+def id_in(line: bytes) -> Any:
+    """The id of a request too large to pass on, read from the top level of its object
+    without parsing what comes after the id: `line` may be only the head of a line that was
+    skipped. None when the id is not there (or not a valid one)."""
+    text = line.decode("utf-8", errors="replace")
+    decoder = json.JSONDecoder()
+    at = _past_space(text, 0)
+    if not text.startswith("{", at):
         return None
-    return message.get("id") if isinstance(message, dict) else None
+    at += 1
+    while True:
+        try:
+            at = _past_space(text, at)
+            key, at = decoder.raw_decode(text, at)
+            at = _past_space(text, at)
+            if not isinstance(key, str) or not text.startswith(":", at):
+                return None
+            value, at = decoder.raw_decode(text, _past_space(text, at + 1))
+        except ValueError:  # cut short, or not JSON
+            return None
+        if key == "id":
+            return value if valid_id(value) else None
+        at = _past_space(text, at)
+        if not text.startswith(",", at):
+            return None
+        at += 1
+
+
+def _past_space(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
+
+
+def valid_id(value: Any) -> bool:
+    """MCP's request ids: a string or an integer (JSON-RPC's null and fractions are not)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def _rpc_error(request_id: Any, code: int, message: str) -> dict[str, Any]:

@@ -23,7 +23,7 @@ import httpx2
 
 from understudy_desktop import __version__
 from understudy_desktop.agent.launch import app_command
-from understudy_desktop.agent.relay import FindApp, Relay, too_large
+from understudy_desktop.agent.relay import MAX_BODY, FindApp, Relay, id_in, too_large
 from understudy_desktop.agent.runtime_file import AgentRuntime, read_runtime, read_starting
 from understudy_desktop.paths import DATA_DIR_ENV, keep_private, resolve_data_paths
 from understudy_desktop.redact import RedactingFormatter
@@ -184,8 +184,13 @@ def find_or_start_app(
 
 
 MAX_LINE = 1 << 24  # 16 MiB: a longer line is answered with an error and skipped
-OVERSIZE = b""  # what lines() gives for a line it skipped
 CHUNK = 1 << 16
+HEAD = 4096  # what is kept of a skipped line: enough to find its id
+
+
+class Oversize(bytes):
+    """What lines() gives for a line it skipped: the line's first HEAD bytes, where a client
+    writes the id its answer must carry."""
 
 
 def feed_stdin(loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader) -> None:
@@ -207,8 +212,8 @@ def feed_stdin(loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader) ->
 
 
 async def lines(reader: asyncio.StreamReader) -> AsyncIterator[bytes]:
-    """Each line of the client's, however long: one over MAX_LINE comes out as OVERSIZE,
-    its bytes skipped, and the lines after it come out as usual."""
+    """Each line of the client's, however long: one over MAX_LINE comes out as an Oversize
+    holding its head, its other bytes skipped, and the lines after it come out as usual."""
     while True:
         try:
             yield await reader.readuntil(b"\n")
@@ -217,10 +222,10 @@ async def lines(reader: asyncio.StreamReader) -> AsyncIterator[bytes]:
                 yield end.partial
             return
         except asyncio.LimitOverrunError as over:
-            await reader.readexactly(over.consumed)
+            head = Oversize((await reader.readexactly(over.consumed))[:HEAD])
             if not await _skip_line(reader):
                 return
-            yield OVERSIZE
+            yield head
 
 
 async def _skip_line(reader: asyncio.StreamReader) -> bool:
@@ -236,9 +241,10 @@ async def _skip_line(reader: asyncio.StreamReader) -> bool:
 
 
 async def serve(find_app: FindApp) -> None:
-    """Relay until the client closes our stdin. Each message is handled in a task of its own
-    (a tool call waiting for a person's approval must not hold up a ping or a cancel), except
-    initialize, which everything after it depends on."""
+    """Relay until the client closes our stdin. Each message is handled in a task of its own,
+    so that a long one (a tool call waiting for a person's approval, a subscriptions/listen
+    stream open for the whole session) never holds up the next; the relay orders only what
+    must be ordered (everything waits for an initialize being answered)."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=MAX_LINE)
     feed_stdin(loop, reader)
@@ -256,13 +262,10 @@ async def serve(find_app: FindApp) -> None:
     tasks: set[asyncio.Task[None]] = set()
     try:
         async for line in lines(reader):
-            if line is OVERSIZE:
-                await write(too_large(None, MAX_LINE))
+            if isinstance(line, Oversize):
+                await write(too_large(id_in(line), MAX_BODY))  # the app's limit, not ours
                 continue
             if not line.strip():
-                continue
-            if not relay.initialized:
-                await relay.handle(line)
                 continue
             task = loop.create_task(relay.handle(line))
             tasks.add(task)
