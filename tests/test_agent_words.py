@@ -1,0 +1,63 @@
+"""What an agent reads names only tools it can call: the console's commands are never agent
+tools, so no text that reaches an agent's list or a failed call's answer points at one."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from understudy_desktop.catalogue import current_catalogue
+
+DATA = Path(__file__).parents[1] / "web_assets" / "data"
+COMMANDS = sorted(current_catalogue().commands)
+NAMES_A_COMMAND = re.compile(r"\b(" + "|".join(COMMANDS) + r")\b")
+
+
+def texts(node: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """Every string under a description or describe key (the words a schema carries)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in ("description", "describe") and isinstance(value, str):
+                yield f"{path}.{key}", value
+            else:
+                yield from texts(value, f"{path}.{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from texts(value, f"{path}[{index}]")
+
+
+def test_the_catalogue_words_that_reach_tool_lists_name_no_command():
+    # Command and field descriptions become a taught tool's description and its inputs'.
+    catalogue = json.loads((DATA / "catalogue.json").read_text(encoding="utf-8"))
+    found = [(p, t) for p, t in texts(catalogue) if NAMES_A_COMMAND.search(t)]
+    assert found == []
+
+
+def test_the_built_in_tools_name_only_built_in_tools():
+    builtins = json.loads((DATA / "builtin_tools.json").read_text(encoding="utf-8"))
+    listed = {t["name"] for t in builtins["tools"]}
+    for path, text in texts(builtins["tools"]):
+        assert not NAMES_A_COMMAND.search(text), (path, text)
+        for named in re.findall(r"\bunderstudy_[a-z_]+\b", text):
+            assert named in listed, (path, named)
+
+
+def test_the_check_finds_a_command_named_in_passing():
+    assert NAMES_A_COMMAND.search("Add a tag to every match. Use filter_tickets first.")
+    assert not NAMES_A_COMMAND.search("Add a tag to every ticket the filter matches.")
+
+
+def test_the_example_packs_tools_name_no_command():
+    # A pack's tools reach an agent's list once imported, with the words they were made with.
+    packs = sorted((DATA.parents[1] / "packs").glob("*.understudy-pack.json"))
+    assert packs
+    for pack in packs:
+        found = [
+            (p, t)
+            for p, t in texts(json.loads(pack.read_text(encoding="utf-8")))
+            if NAMES_A_COMMAND.search(t)
+        ]
+        assert found == [], pack.name
