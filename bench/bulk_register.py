@@ -1,8 +1,10 @@
 """Registering many WebMCP tools at once: the app's page (the shim, the relay that reports
 the page's tools to the shell) against native Chromium 156, side by side in one run.
 
-A trial registers N tools in one task and awaits every registerTool() promise; it is then
-undone (each tool's AbortSignal) before the next. "settled" is the time until the last
+A trial registers N tools and awaits every registerTool() promise: all in one go ("at once"),
+or one after another, each awaited before the next is asked ("in turn", what a page that
+registers its tools in a loop does); it is then undone (each tool's AbortSignal) before the
+next. "settled" is the time until the last
 promise settled; "listed" adds one getTools() that sees all N. The app's column also shows
 when the shell heard of all N (the relay's report, read in Python).
 
@@ -30,11 +32,13 @@ TRIAL = """(async () => {
   const t0 = performance.now();
   const pending = [];
   for (let i = 0; i < n; i++) {
-    pending.push(document.modelContext.registerTool({
+    const one = document.modelContext.registerTool({
       name: prefix + i, description: 'Bulk tool ' + i,
       inputSchema: {type: 'object', properties: {x: {type: 'string'}}},
       execute: () => 'ok',
-    }, {signal: controller.signal}));
+    }, {signal: controller.signal});
+    pending.push(one);
+    if (%s) await one;
   }
   await Promise.all(pending);
   const settled = performance.now() - t0;
@@ -46,11 +50,15 @@ TRIAL = """(async () => {
 })()"""
 
 
-def trial_app(app: Any, session: Any, n: int, k: int) -> tuple[float, float, float]:
+def trial(n: int, k: int, in_turn: bool) -> str:
+    return TRIAL % (n, k, "true" if in_turn else "false")
+
+
+def trial_app(app: Any, session: Any, n: int, k: int, in_turn: bool) -> tuple[float, float, float]:
     bridge = session.window.bridge
     prefix = f"bulk{k}_"
     started = time.perf_counter()
-    settled, listed, seen = js_async(app, session.window.page, TRIAL % (n, k))
+    settled, listed, seen = js_async(app, session.window.page, trial(n, k, in_turn))
     assert seen == n, f"the app listed {seen} of {n}"
     wait(
         app,
@@ -66,8 +74,8 @@ def trial_app(app: Any, session: Any, n: int, k: int) -> tuple[float, float, flo
     return settled, listed, shell_ms
 
 
-def trial_native(native: NativeConsole, n: int, k: int) -> tuple[float, float]:
-    settled, listed, seen = native.run_async(TRIAL % (n, k))
+def trial_native(native: NativeConsole, n: int, k: int, in_turn: bool) -> tuple[float, float]:
+    settled, listed, seen = native.run_async(trial(n, k, in_turn))
     assert seen == n, f"Chromium listed {seen} of {n}"
     native.run_async("(async () => { window.__bulkAbort(); return true; })()")
     return settled, listed
@@ -84,31 +92,32 @@ def main() -> None:
     rows = []
     k = 0
     try:
-        for n in sizes:
-            ours: list[tuple[float, float, float]] = []
-            theirs: list[tuple[float, float]] = []
-            for _ in range(trials):  # interleaved, so both meet the same machine
-                k += 1
-                ours.append(trial_app(app, session, n, k))
-                k += 1
-                theirs.append(trial_native(native, n, k))
-            rows.append((n, ours, theirs))
+        for in_turn in (False, True):
+            for n in sizes:
+                ours: list[tuple[float, float, float]] = []
+                theirs: list[tuple[float, float]] = []
+                for _ in range(trials):  # interleaved, so both meet the same machine
+                    k += 1
+                    ours.append(trial_app(app, session, n, k, in_turn))
+                    k += 1
+                    theirs.append(trial_native(native, n, k, in_turn))
+                rows.append(("in turn" if in_turn else "at once", n, ours, theirs))
     finally:
         native.close()
         server.close()
         session.close()
     med = statistics.median
-    print(f"\nRegistering N tools in one task, median of {trials} trials (ms)\n")
+    print(f"\nRegistering N tools, median of {trials} trials (ms)\n")
     print(
-        "| N | app: settled | native: settled | ratio | app: listed | native: listed"
+        "| how | N | app: settled | native: settled | ratio | app: listed | native: listed"
         " | ratio | shell heard |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for n, ours, theirs in rows:
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for how, n, ours, theirs in rows:
         a_s, a_l, a_h = (med(x[i] for x in ours) for i in range(3))
         n_s, n_l = (med(x[i] for x in theirs) for i in range(2))
         print(
-            f"| {n:,} | {a_s:.1f} | {n_s:.1f} | {a_s / max(n_s, 0.01):.1f}x | {a_l:.1f} "
+            f"| {how} | {n:,} | {a_s:.1f} | {n_s:.1f} | {a_s / max(n_s, 0.01):.1f}x | {a_l:.1f} "
             f"| {n_l:.1f} | {a_l / max(n_l, 0.01):.1f}x | {a_h:.1f} |"
         )
 

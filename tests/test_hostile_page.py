@@ -451,3 +451,25 @@ def test_a_script_submitting_the_run_form_is_asked_about_in_the_native_dialog(sh
     shell.qtbot.waitUntil(
         lambda: stored_ticket(data_dir, "T-1012")["status"] == "closed", timeout=10_000
     )
+
+
+def test_a_page_registering_tools_one_by_one_is_listed_a_few_times_not_once_per_tool(shell):
+    """The relay lists the page's tools for the shell's report. A page that registers 300
+    tools in a loop, awaiting each (each in a task of its own), is listed a few times, not
+    once (of every tool) per tool, which made registering quadratic."""
+    bridge = shell.window.bridge
+    before = bridge.page_tools_total
+    reports: list[int] = []
+    bridge.page_tools_changed.connect(lambda: reports.append(bridge.page_tools_total))
+    page_script(
+        shell,
+        """
+      for (let i = 0; i < 300; i++) {
+        await document.modelContext.registerTool({name: 'one_by_one_' + i,
+          description: 'A tool.', execute: () => 'ok'});
+      }
+    """,
+    )
+    # All 300 reported (with the console's own few): by then the old relay had listed ~300 times.
+    shell.qtbot.waitUntil(lambda: bridge.page_tools_total >= before + 300)
+    assert len(reports) <= 10, len(reports)

@@ -81,6 +81,7 @@ class PageBridge(QObject):
         self._console_ready = False
         self._webmcp = "degraded"
         self._page_tools: list[dict[str, Any]] = []
+        self._page_tools_total = 0
         self._calls: dict[str, _Call] = {}
         self._queued: list[tuple[str, dict[str, Any], ResultCallback | None, float]] = []
         self._seq = 0
@@ -114,6 +115,11 @@ class PageBridge(QObject):
         """What the page says it registered with WebMCP. Diagnostics only: agents are shown
         what the shell holds, never this."""
         return list(self._page_tools)
+
+    @property
+    def page_tools_total(self) -> int:
+        """How many tools the page registered (page_tools names the first of them)."""
+        return self._page_tools_total
 
     # --- calls into the page ------------------------------------------------------------
     def request(
@@ -189,6 +195,7 @@ class PageBridge(QObject):
                 self.console_ready_changed.emit(True)
         elif isinstance(push, PageTools):
             self._page_tools = [t for t in push.tools if isinstance(t, dict)]
+            self._page_tools_total = push.total
             self.page_tools_changed.emit()
         else:
             self.pushed.emit(push)
@@ -256,6 +263,7 @@ class PageBridge(QObject):
                 BridgeResult(False, error_name="AbortError", error_message="the page reloaded")
             )
         self._page_tools = []
+        self._page_tools_total = 0
         if was_ready:
             self.ready_changed.emit(False)
         if was_console:

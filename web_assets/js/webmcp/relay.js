@@ -56,6 +56,8 @@
   const mapDelete = Map.prototype.delete;
   const consoleError = console.error;
   const setTimer = setTimeout;
+  const clock = performance;
+  const clockNow = Performance.prototype.now;
   // WebMCP's own functions, as they are now: a page may replace them later.
   const contextOf = Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext')?.get ?? null;
   const ContextProto = typeof ModelContext === 'function' ? ModelContext.prototype : null;
@@ -174,11 +176,24 @@
     early.length = 0;
   }, true);
 
-  // At most one listing at a time, and one more after it for every change meanwhile: a page
-  // that registers 300 tools in one task gets two listings, not 300 (each of every tool).
+  // Listings are spaced: a change asks for one LIST_GAP ms after the last (at once when there
+  // was none lately), and every change until it runs joins it. A page that registers 1,000
+  // tools in a loop, awaiting each (a task apiece), gets a few listings instead of one of
+  // every tool per tool, which made registering quadratic. The report is for diagnostics, so
+  // a moment's delay costs nothing.
   const REPORTED = 200; // bridge/protocol.py PageTools says the same
+  const LIST_GAP = 50;
   let listing = false;
   let listAgain = false;
+  let asked = false;
+  let listedAt = -Infinity;
+
+  function askForListing() {
+    if (asked) return;
+    asked = true;
+    const wait = listedAt + LIST_GAP - call(clockNow, clock);
+    call(setTimer, window, () => { asked = false; pushTools(); }, wait > 0 ? wait : 0);
+  }
 
   function pushTools() {
     const context = contextOf ? call(contextOf, theDocument) : null;
@@ -186,22 +201,23 @@
     if (listing) { listAgain = true; return; }
     listing = true;
     listAgain = false;
-    let asked;
+    listedAt = call(clockNow, clock);
+    let listed;
     try {
-      asked = call(getTools, context);
+      listed = call(getTools, context);
     } catch (err) {
       listing = false;
       call(consoleError, console, 'understudy bridge: could not list tools', err);
       return;
     }
-    call(then, asked, (/** @type {Array<{ name: unknown, description: unknown }>} */ list) => {
+    call(then, listed, (/** @type {Array<{ name: unknown, description: unknown }>} */ list) => {
       // The report is for diagnostics: the first REPORTED tools and how many there are.
       /** @type {Array<{ name: string, description: string }>} */
       const tools = [];
       for (let i = 0; i < list.length && i < REPORTED; i += 1) call(arrayPush, tools, { name: Str(list[i].name), description: Str(list[i].description) });
       send('push', { event: 'tools', tools, total: list.length });
       listing = false;
-      if (listAgain) call(setTimer, window, pushTools, 0);
+      if (listAgain) askForListing();
     }, (/** @type {unknown} */ err) => {
       listing = false;
       call(consoleError, console, 'understudy bridge: could not list tools', err);
@@ -216,7 +232,7 @@
 
   function watch() {
     const context = contextOf ? call(contextOf, theDocument) : null;
-    if (context) call(listen, context, 'toolchange', pushTools);
+    if (context) call(listen, context, 'toolchange', askForListing);
     send('push', { event: 'hello', webmcp: agent ? 'bridged' : context ? 'native' : 'degraded' });
     pushTools();
   }
