@@ -1538,6 +1538,23 @@ function eventExecutionCases(add) {
       return { call, toolchange: ctx.log.includes('top:toolchange'), events: ctx.log.filter((e) => !e.includes('toolchange')) };
     })();
   });
+  // The tool aborts the signal its caller passed, from inside execute: before it returns,
+  // after a microtask, or in a later task while its promise is still pending.
+  /** @type {Record<string, (abort: () => void) => Behaviour>} */
+  const abortsCaller = {
+    sync: (abort) => () => { abort(); return 'value'; },
+    microtask: (abort) => async () => { await null; abort(); return 'value'; },
+    laterTask: (abort) => () => new Promise((resolve) => setTimeout(() => { abort(); resolve('value'); }, 5)),
+    thenHangs: (abort) => () => { abort(); return new Promise(() => {}); },
+  };
+  for (const [label, make] of Object.entries(abortsCaller)) {
+    add(`events.execute.abortsCallerSignal.${label}`, (ctx) => {
+      const controller = new AbortController();
+      return execution(ctx, (entry) => ctx.mc.executeTool(entry, {}, { signal: controller.signal }), {
+        tool: { execute: ctx.executor('execute', make(() => { controller.abort(); ctx.mark('aborted'); })) },
+      });
+    });
+  }
 }
 
 /**
@@ -2012,7 +2029,75 @@ function frameCases(add) {
   frameRemovalCases(add);
   srcdocFrameCases(add);
   nestedFrameCases(add);
+  permissionsPolicyCases(add);
   documentCases(add);
+}
+
+/**
+ * A same-origin frame whose element says what the "tools" feature may do there (its allow
+ * attribute, read when its document is created): registerTool and getTools in it, and
+ * whether its tool reaches the top document.
+ * @param {AddCase} add
+ */
+function permissionsPolicyCases(add) {
+  const policies = {
+    none: "tools 'none'",
+    bare: 'tools',
+    star: 'tools *',
+    self: "tools 'self'",
+    src: "tools 'src'",
+    otherOrigin: 'tools https://other.example',
+    otherFeature: 'camera',
+    noneAmongOthers: "camera; tools 'none'; geolocation",
+    upperCase: "TOOLS 'none'",
+  };
+  for (const [label, allow] of Object.entries(policies)) {
+    add(`frames.policy.${label}`, async (ctx) => {
+      const frame = await addFrameAllowing(ctx, `fp-${label}`, allow, document);
+      return policyOutcome(ctx, frame);
+    });
+  }
+  add('frames.policy.nestedUnderNone', async (ctx) => {
+    const outer = await addFrameAllowing(ctx, 'fp-outer', "tools 'none'", document);
+    const inner = await addFrameAllowing(ctx, 'fp-inner', 'tools *', docOf(outer));
+    return policyOutcome(ctx, inner);
+  });
+  add('frames.policy.changedAfterLoad', async (ctx) => {
+    const frame = await addFrameAllowing(ctx, 'fp-late', 'tools', document);
+    frame.allow = "tools 'none'"; // read when a document is created, not later
+    return policyOutcome(ctx, frame);
+  });
+}
+
+/**
+ * @param {CaseContext} ctx
+ * @param {string} id
+ * @param {string} allow
+ * @param {Document} where
+ */
+async function addFrameAllowing(ctx, id, allow, where) {
+  const frame = where.createElement('iframe');
+  frame.id = id;
+  frame.allow = allow;
+  frame.src = 'probe_frame.html';
+  const loaded = new Promise((resolve) => { frame.onload = resolve; });
+  where.body.append(frame);
+  ctx.onCleanup(() => frame.remove());
+  await Promise.race([loaded, sleep(5000)]);
+  return frame;
+}
+
+/**
+ * @param {CaseContext} ctx
+ * @param {HTMLIFrameElement} frame
+ */
+async function policyOutcome(ctx, frame) {
+  const fmc = contextOf(frame);
+  ctx.contexts.add(fmc);
+  const name = ctx.name();
+  const register = await outcomeOf(ctx, 'register', () => fmc.registerTool({ name, description: 'd', execute: () => 'frame' }, { signal: ctx.signal }));
+  const list = await outcomeOf(ctx, 'getTools', () => fmc.getTools());
+  return { register, list: 'threw' in list || 'rejected' in list ? list : 'listed', atTop: (await namesOf(ctx.mc)).includes(name) };
 }
 
 /** A frame's own ModelContext, the registry it shares with the top document, and what

@@ -102,6 +102,8 @@
   // A document's origin is its window's, not its URL's: an about:blank or srcdoc document
   // has the origin of the document that made it, where location.origin says "null".
   const windowOrigin = getterOf(win, 'origin');
+  const windowFrameElement = getterOf(win, 'frameElement');
+  const getAttribute = uncurry(win.Element.prototype.getAttribute);
   const toWellFormed = uncurry(own.toWellFormed);
   const isWellFormed = uncurry(own.isWellFormed);
   const charCodeAt = uncurry(own.charCodeAt);
@@ -857,11 +859,71 @@
     }, CAPTURE);
   }
 
+  /**
+   * Whether a frame element's allow attribute lets the "tools" feature into the frame, as
+   * Chromium 156 reads it: the first "tools" directive (the name is case-sensitive) decides;
+   * with none, the default ('self') lets it into a same-origin frame. An allowlist lets it
+   * in when one of its items matches: *, 'src' or no item at all (the frame's own src),
+   * 'self' (the parent's origin), or the frame's origin written out; 'none' matches nothing.
+   * @param {string} allow
+   * @param {string} frameOrigin
+   * @param {string} parentOrigin
+   */
+  function allowsTools(allow, frameOrigin, parentOrigin) {
+    /** @type {string[][]} */
+    const directives = [[]];
+    let start = -1;
+    const end = (/** @type {number} */ at) => {
+      if (start >= 0) append(directives[directives.length - 1], stringSlice(allow, start, at));
+      start = -1;
+    };
+    for (let i = 0; i < allow.length; i++) {
+      const code = charCodeAt(allow, i);
+      if (code === 0x3b) { end(i); append(directives, []); } // ;
+      else if (code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d) end(i);
+      else if (start < 0) start = i;
+    }
+    end(allow.length);
+    for (let d = 0; d < directives.length; d++) {
+      const tokens = directives[d];
+      if (tokens.length === 0 || tokens[0] !== 'tools') continue;
+      if (tokens.length === 1) return true;
+      for (let t = 1; t < tokens.length; t++) {
+        const item = tokens[t];
+        if (item === '*' || item === "'src'") return true;
+        if (item === "'self'") { if (frameOrigin === parentOrigin) return true; continue; }
+        if (item === "'none'") continue;
+        const url = parseURL(item);
+        if (url !== null && urlOrigin(url) === frameOrigin) return true;
+      }
+      return false;
+    }
+    return true;
+  }
+
+  /** The "tools" feature reaches this frame: every frame element from here to the top,
+   *  read now (when the document is created, as Chromium reads the container policy). */
+  function policyAllowsTools() {
+    try {
+      const top = windowTop(win);
+      for (let w = /** @type {Window} */ (win); w !== top; w = /** @type {Window} */ (windowParent(w))) {
+        const element = windowFrameElement(w);
+        if (element === null) return false;
+        const allow = getAttribute(element, 'allow');
+        if (allow !== null && !allowsTools(allow, windowOrigin(w), windowOrigin(windowParent(w)))) return false;
+      }
+      return true;
+    } catch {
+      return false; // an ancestor of another origin: it never joined a hub either
+    }
+  }
+
   const isTop = windowTop(win) === win;
   const joined = isTop ? null : joinTopHub();
   // The top document or, failing that, a tree of its own (a frame inside another origin:
-  // Chromium's "tools" permissions policy refuses it the API, so calls fail as there).
-  const allowed = isTop || joined !== null;
+  // Chromium's "tools" permissions policy refuses it the API, so calls fail as there), and
+  // a frame whose element's allow attribute keeps the feature out.
+  const allowed = isTop || (joined !== null && policyAllowsTools());
   const hub = joined ?? createHub();
   if (isTop) answerJoins(hub);
 
@@ -1345,7 +1407,10 @@
   }
 
   /**
-   * The caller's signal aborted: it hears the reason now; a running tool is told later.
+   * The caller's signal aborted: it hears the reason now; a running tool is told later, if
+   * it has not settled by then. A tool that aborts its caller's signal and returns in the
+   * same task (or a microtask after) has settled first: as natively, its signal is not
+   * aborted and no toolcancel fires (events.execute.abortsCallerSignal.*).
    * @param {Call} call
    */
   function cancelExecution(call) {
@@ -1353,9 +1418,14 @@
     hub.untrack(call);
     call.done.fail(signalReason(call.signal));
     if (!call.started || call.toolSettled) return;
+    let told = false;
     hub.enqueue(
-      () => controllerAbort(call.controller, domError('AbortError', 'The tool call was cancelled.')),
-      () => announce(call, 'cancelled'),
+      () => {
+        if (call.toolSettled) return;
+        told = true;
+        controllerAbort(call.controller, domError('AbortError', 'The tool call was cancelled.'));
+      },
+      () => { if (told) announce(call, 'cancelled'); },
     );
   }
 
