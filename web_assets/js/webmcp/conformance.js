@@ -18,6 +18,8 @@
 // Types. The suite calls the API with every kind of value on purpose, so what it calls takes
 // anything (`unknown`); what it records is plain data.
 
+import { declarativeCases } from './conformance_declarative.js';
+
 /**
  * document.modelContext as the suite drives it.
  * @typedef {EventTarget & {
@@ -54,7 +56,7 @@ const probed = (doc) => /** @type {ProbedContext} */ (/** @type {unknown} */ (do
 
 const TIMEOUT_MS = 1000;
 /** @param {number} ms */
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---------------------------------------------------------------------------------------
 // Plain-data descriptions of values and errors
@@ -83,7 +85,7 @@ function safeJson(value) {
  * @param {unknown} value
  * @returns {Described}
  */
-function describe(value) {
+export function describe(value) {
   switch (typeof value) {
     case 'undefined': return '<undefined>';
     case 'string': return { string: text(value) };
@@ -102,7 +104,7 @@ function describe(value) {
  * @param {unknown} err
  * @returns {ErrorRecord}
  */
-function describeError(err) {
+export function describeError(err) {
   if ((typeof err !== 'object' && typeof err !== 'function') || err === null) return { thrown: describe(err) };
   let name;
   let message;
@@ -144,7 +146,7 @@ const isThenable = (v) => v !== null && (typeof v === 'object' || typeof v === '
  * @param {() => unknown} fn
  * @returns {Promise<CallOutcome>}
  */
-async function outcomeOf(ctx, label, fn) {
+export async function outcomeOf(ctx, label, fn) {
   let result;
   try {
     result = fn();
@@ -419,7 +421,7 @@ const SKIPPED = {
 /** What a tool's execute() is given besides its input. @typedef {{ signal: AbortSignal }} ToolClient */
 /** How a test tool answers. @typedef {(input: unknown, client: ToolClient) => unknown} Behaviour */
 
-class CaseContext {
+export class CaseContext {
   /**
    * @param {{ mc: ProbedContext }} env
    * @param {number} caseNumber the case's place in the whole list, so that a case run again
@@ -610,7 +612,7 @@ function describeWindow(w) {
 }
 
 /** @param {ProbedContext} mc */
-async function namesOf(mc) {
+export async function namesOf(mc) {
   return (await mc.getTools()).map((t) => t.name);
 }
 
@@ -2590,6 +2592,7 @@ export function conformanceCases() {
   resultCases(add);
   nestingCases(add);
   frameCases(add);
+  declarativeCases(add);
   return cases;
 }
 

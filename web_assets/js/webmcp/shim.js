@@ -110,6 +110,7 @@
   const stringSlice = uncurry(own.stringSlice);
   const weakGet = /** @type {<V>(map: WeakMap<object, V>, key: unknown) => V | undefined} */ (uncurry(NativeWeakMap.prototype.get));
   const weakSet = /** @type {<V>(map: WeakMap<object, V>, key: object, value: V) => void} */ (uncurry(NativeWeakMap.prototype.set));
+  const weakDelete = /** @type {(map: WeakMap<object, unknown>, key: unknown) => boolean} */ (uncurry(NativeWeakMap.prototype.delete));
   const { ITERATOR, TO_STRING_TAG, AGENT_HOOK } = own;
   const JOIN_EVENT = 'understudy-webmcp-join';
 
@@ -205,6 +206,7 @@
    * @property {Function} execute
    * @property {AbortSignal | undefined} signal
    * @property {string[]} exposedTo
+   * @property {Element} [form] a declarative tool's form
    */
 
   /**
@@ -1138,6 +1140,549 @@
   }
 
   // ---------------------------------------------------------------------------------------
+  // Declarative tools: a <form toolname="…" tooldescription="…"> is a tool, as Chromium 156
+  // lists it (events.declarative.* and declarative.* in js/webmcp/conformance.js). Its input
+  // schema is made from the form's controls; calling it fills them in, then submits the form
+  // (toolautosubmit) or waits for the person to; the submit event says agentInvoked and
+  // takes the tool's result through respondWith(). The draft spec leaves all of this a TODO,
+  // so what native Chromium does is the reference.
+
+  const documentForms = getterOf(win.Document.prototype, 'forms');
+  const formElements = getterOf(win.HTMLFormElement.prototype, 'elements');
+  const requestSubmit = uncurry(win.HTMLFormElement.prototype.requestSubmit);
+  const collectionLength = getterOf(win.HTMLCollection.prototype, 'length');
+  const collectionItem = uncurry(win.HTMLCollection.prototype.item);
+  const nodeListLength = getterOf(win.NodeList.prototype, 'length');
+  const nodeListItem = uncurry(win.NodeList.prototype.item);
+  const childNodesOf = getterOf(win.Node.prototype, 'childNodes');
+  const nodeTypeOf = getterOf(win.Node.prototype, 'nodeType');
+  const nodeValueOf = getterOf(win.Node.prototype, 'nodeValue');
+  const localNameOf = getterOf(win.Element.prototype, 'localName');
+  const matches = uncurry(win.Element.prototype.matches);
+  const eventPhase = getterOf(NativeEvent.prototype, 'eventPhase');
+  const defaultPrevented = getterOf(NativeEvent.prototype, 'defaultPrevented');
+  /**
+   * A built-in accessor's setter, taken now, as a function of the object and the value.
+   * @param {object} proto
+   * @param {string} key
+   * @returns {(self: unknown, value: unknown) => void}
+   */
+  const setterOf = (proto, key) => uncurry(/** @type {(value: unknown) => void} */ (getOwnPropertyDescriptor(proto, key)?.set));
+  const InputProto = win.HTMLInputElement.prototype;
+  const SelectProto = win.HTMLSelectElement.prototype;
+  const TextAreaProto = win.HTMLTextAreaElement.prototype;
+  const inputType = getterOf(InputProto, 'type');
+  const setInputValue = setterOf(InputProto, 'value');
+  const setChecked = setterOf(InputProto, 'checked');
+  const inputValue = getterOf(InputProto, 'value');
+  const setTextAreaValue = setterOf(TextAreaProto, 'value');
+  const selectOptions = getterOf(SelectProto, 'options');
+  const optionValue = getterOf(win.HTMLOptionElement.prototype, 'value');
+  const optionText = getterOf(win.HTMLOptionElement.prototype, 'text');
+  const setSelected = setterOf(win.HTMLOptionElement.prototype, 'selected');
+  /** @type {Record<string, (element: Element) => NodeList | null>} */
+  const labelsOf = plain({
+    input: getterOf(InputProto, 'labels'),
+    select: getterOf(SelectProto, 'labels'),
+    textarea: getterOf(TextAreaProto, 'labels'),
+  });
+  /** @type {Record<string, (element: Element) => string>} */
+  const validationMessageOf = plain({
+    input: getterOf(InputProto, 'validationMessage'),
+    select: getterOf(SelectProto, 'validationMessage'),
+    textarea: getterOf(TextAreaProto, 'validationMessage'),
+  });
+  const NativeMutationObserver = win.MutationObserver;
+  const observe = uncurry(NativeMutationObserver.prototype.observe);
+
+  const DATE_NOTE = "Dates MUST be provided in 'YYYY-MM-DD' format.";
+  /** The patterns Chromium 156 writes as a "format" for these input types. */
+  /** @type {Readonly<Record<string, string>>} */
+  const FORMATS = freeze(plain({
+    time: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
+    'datetime-local': '^[0-9]{4}-(0[1-9]|1[0-2])-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9]$',
+    month: '^[0-9]{4}-(0[1-9]|1[0-2])$',
+    week: '^[0-9]{4}-W(0[1-9]|[1-4][0-9]|5[0-3])$',
+    color: '^#[0-9a-zA-Z]{6}$',
+  }));
+  const NOT_INPUTS = ['hidden', 'submit', 'reset', 'button', 'image', 'file'];
+  const WATCHED = ['toolname', 'tooldescription', 'toolparamdescription', 'name', 'type', 'required', 'min', 'max', 'step', 'pattern', 'disabled', 'readonly', 'multiple', 'value', 'label', 'form', 'id', 'for', 'aria-description'];
+
+  /**
+   * One parameter of a form tool: the controls it fills and its schema.
+   * @typedef {{ kind: 'text' | 'number' | 'boolean' | 'choice' | 'choices' | 'radio', controls: Element[], schema: Record<string, unknown>, choices: string[] }} FormParam
+   */
+
+  /** @param {string} text */
+  function collapseSpace(text) {
+    let out = '';
+    let space = false;
+    for (let i = 0; i < text.length; i++) {
+      const c = charCodeAt(text, i);
+      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d) { space = out !== ''; continue; }
+      if (space) out += ' ';
+      space = false;
+      out += stringSlice(text, i, i + 1);
+    }
+    return out;
+  }
+
+  /** A label's own text, without what the controls inside it say (a select's options).
+   *  @param {Node} node */
+  function labelText(node) {
+    let out = '';
+    const children = childNodesOf(node);
+    for (let i = 0; i < nodeListLength(children); i++) {
+      const child = /** @type {Node} */ (nodeListItem(children, i));
+      const type = nodeTypeOf(child);
+      if (type === 3) out += nodeValueOf(child) ?? '';
+      else if (type === 1 && !includes(['input', 'select', 'textarea', 'button'], localNameOf(child))) out += labelText(child);
+    }
+    return out;
+  }
+
+  /** toolparamdescription, else the first label's text, else aria-description.
+   *  @param {Element} element @param {string} tag */
+  function describeControl(element, tag) {
+    const declared = getAttribute(element, 'toolparamdescription');
+    if (declared !== null && declared !== '') return declared;
+    const labels = labelsOf[tag](element);
+    if (labels !== null && nodeListLength(labels) > 0) {
+      const text = collapseSpace(labelText(/** @type {Node} */ (nodeListItem(labels, 0))));
+      if (text !== '') return text;
+    }
+    const aria = getAttribute(element, 'aria-description');
+    return aria !== null && aria !== '' ? aria : '';
+  }
+
+  /** @param {string | null} text */
+  function numberOf(text) {
+    if (text === null || text === '') return null;
+    const value = +text;
+    return value === value && value !== Infinity && value !== -Infinity ? value : null;
+  }
+
+  /** The options of a select as the schema's anyOf and enum.
+   *  @param {Element} select */
+  function optionsOf(select) {
+    const options = selectOptions(select);
+    /** @type {unknown[]} */
+    const anyOf = newArray();
+    /** @type {string[]} */
+    const values = newArray();
+    for (let i = 0; i < collectionLength(options); i++) {
+      const option = /** @type {Element} */ (collectionItem(options, i));
+      const entry = newObject();
+      entry.type = 'string';
+      entry.const = optionValue(option);
+      entry.title = optionText(option);
+      append(anyOf, entry);
+      append(values, optionValue(option));
+    }
+    return { anyOf, values };
+  }
+
+  /**
+   * One control's parameter, or null for a control that is none (a button, a hidden or
+   * disabled or read-only control, a file).
+   * @param {Element} element
+   * @returns {FormParam | null}
+   */
+  function paramOf(element) {
+    const tag = localNameOf(element);
+    if (tag !== 'input' && tag !== 'select' && tag !== 'textarea') return null;
+    if (matches(element, ':disabled')) return null;
+    if (tag !== 'select' && getAttribute(element, 'readonly') !== null) return null;
+    const schema = newObject();
+    if (tag === 'select') {
+      const { anyOf, values } = optionsOf(element);
+      if (getAttribute(element, 'multiple') !== null) {
+        const items = newObject();
+        items.type = 'string';
+        items.anyOf = anyOf;
+        items.enum = values;
+        schema.type = 'array';
+        schema.items = items;
+        schema.uniqueItems = true;
+        return { kind: 'choices', controls: [element], schema, choices: values };
+      }
+      schema.type = 'string';
+      schema.anyOf = anyOf;
+      schema.enum = values;
+      return { kind: 'choice', controls: [element], schema, choices: values };
+    }
+    const type = tag === 'textarea' ? 'textarea' : inputType(element);
+    if (includes(NOT_INPUTS, type)) return null;
+    if (type === 'checkbox') {
+      schema.type = 'boolean';
+      return { kind: 'boolean', controls: [element], schema, choices: [] };
+    }
+    if (type === 'number' || type === 'range') {
+      schema.type = 'number';
+      const min = numberOf(getAttribute(element, 'min')) ?? (type === 'range' ? 0 : null);
+      const max = numberOf(getAttribute(element, 'max')) ?? (type === 'range' ? 100 : null);
+      if (min !== null) schema.minimum = min;
+      if (max !== null) schema.maximum = max;
+      const step = getAttribute(element, 'step');
+      if (step === null || collapseSpace(step) !== 'any') {
+        const size = numberOf(step);
+        schema.multipleOf = size !== null && size > 0 ? size : 1;
+      }
+      return { kind: 'number', controls: [element], schema, choices: [] };
+    }
+    schema.type = 'string';
+    if (type === 'date') schema.format = 'date';
+    else if (FORMATS[type] !== undefined) schema.format = FORMATS[type];
+    const pattern = getAttribute(element, 'pattern');
+    if (pattern !== null && type !== 'textarea') schema.pattern = pattern;
+    return { kind: 'text', controls: [element], schema, choices: [] };
+  }
+
+  /**
+   * A form's parameters, in the order of its controls: a name two controls share (radios
+   * apart) is no parameter at all, as natively.
+   * @param {Element} form
+   */
+  function formParams(form) {
+    /** @type {Record<string, FormParam | null>} */
+    const params = objectCreate(null);
+    /** @type {string[]} */
+    const order = [];
+    /** @type {string[]} */
+    const required = [];
+    const elements = formElements(form);
+    for (let i = 0; i < collectionLength(elements); i++) {
+      const element = /** @type {Element} */ (collectionItem(elements, i));
+      const name = getAttribute(element, 'name') ?? '';
+      const radio = localNameOf(element) === 'input' && inputType(element) === 'radio';
+      if (radio) {
+        if (matches(element, ':disabled')) continue;
+        let param = params[name];
+        if (param === undefined) {
+          const schema = newObject();
+          schema.type = 'string';
+          schema.anyOf = newArray();
+          schema.enum = newArray();
+          param = { kind: 'radio', controls: [], schema, choices: [] };
+          params[name] = param;
+          append(order, name);
+        }
+        if (param === null || param.kind !== 'radio') { params[name] = null; continue; }
+        const entry = newObject();
+        entry.type = 'string';
+        entry.const = inputValue(element);
+        append(/** @type {unknown[]} */ (param.schema.anyOf), entry);
+        append(/** @type {string[]} */ (param.schema.enum), inputValue(element));
+        append(param.choices, inputValue(element));
+        append(param.controls, element);
+        if (getAttribute(element, 'required') !== null && !includes(required, name)) append(required, name);
+        continue;
+      }
+      const param = paramOf(element);
+      if (param === null) continue;
+      if (params[name] !== undefined) { params[name] = null; continue; }
+      const description = describeControl(element, localNameOf(element));
+      if (param.schema.format === 'date') param.schema.description = description === '' ? DATE_NOTE : `${description} (${DATE_NOTE})`;
+      else if (description !== '') param.schema.description = description;
+      params[name] = param;
+      append(order, name);
+      if (getAttribute(element, 'required') !== null) append(required, name);
+    }
+    return { params, order, required };
+  }
+
+  /** @param {Element} form */
+  function synthesiseSchema(form) {
+    const { params, order, required } = formParams(form);
+    const properties = newObject();
+    for (let i = 0; i < order.length; i++) {
+      const param = params[order[i]];
+      if (param) properties[order[i]] = param.schema;
+    }
+    /** @type {string[]} */
+    const needed = newArray();
+    for (let i = 0; i < required.length; i++) if (params[required[i]]) append(needed, required[i]);
+    const schema = newObject();
+    schema.type = 'object';
+    schema.properties = properties;
+    schema.required = needed;
+    return stringify(schema);
+  }
+
+  /** Forms registered as tools in this document, by form. */
+  /** @type {WeakMap<object, ToolRecord>} */
+  const formRecords = new NativeWeakMap();
+  /** @type {ToolRecord[]} */
+  let formTools = [];
+  const noExecute = () => undefined;
+
+  /** Brings this document's form tools up to date with its forms: a form whose tool changed
+   *  (name, description or schema) is unregistered and registered again, as natively.
+   *  @param {Local} local */
+  function syncForms(local) {
+    if (!isActive(local)) return;
+    const forms = documentForms(local.document);
+    /** @type {Array<{ form: Element, name: string, description: string, schemaJSON: string }>} */
+    const wanted = [];
+    for (let i = 0; i < collectionLength(forms); i++) {
+      const form = /** @type {Element} */ (collectionItem(forms, i));
+      const name = getAttribute(form, 'toolname');
+      const description = getAttribute(form, 'tooldescription');
+      if (name === null || description === null || !validToolName(name)) continue; // an empty description is one
+      append(wanted, { form, name, description, schemaJSON: synthesiseSchema(form) });
+    }
+    /** @type {ToolRecord[]} */
+    const kept = [];
+    for (let i = 0; i < formTools.length; i++) {
+      const record = formTools[i];
+      let still = false;
+      for (let j = 0; j < wanted.length; j++) {
+        const w = wanted[j];
+        if (w.form === record.form && w.name === record.name && w.description === record.description && w.schemaJSON === record.schemaJSON) still = true;
+      }
+      if (still) { append(kept, record); continue; }
+      if (local.tools[record.name] === record) delete local.tools[record.name];
+      hub.notifyChange(null);
+    }
+    formTools = kept;
+    for (let j = 0; j < wanted.length; j++) {
+      const w = wanted[j];
+      const current = weakGet(formRecords, w.form);
+      if (current !== undefined && includes(formTools, current)) continue;
+      if (liveRecord(local, w.name) !== undefined) continue; // the name is taken: first come
+      /** @type {ToolRecord} */
+      const record = {
+        local, name: w.name, title: '', description: w.description, annotations: undefined,
+        schemaJSON: w.schemaJSON, listed: true, execute: noExecute, signal: undefined, exposedTo: [], form: w.form,
+      };
+      local.tools[w.name] = record;
+      weakSet(formRecords, w.form, record);
+      append(formTools, record);
+      hub.notifyChange(null);
+    }
+  }
+
+  /** Forms are looked at a task after the document changed (natively a form appended is
+   *  not listed in the task that appended it), once however many changes there were.
+   *  @param {Local} local */
+  function watchForms(local) {
+    let asked = false;
+    const look = () => {
+      if (asked) return;
+      if (formTools.length === 0 && !anyToolForm(local)) return;
+      asked = true;
+      hub.enqueue(() => { asked = false; syncForms(local); });
+    };
+    const observer = new NativeMutationObserver(look);
+    observe(observer, local.document, plain({ childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: WATCHED }));
+  }
+
+  /** @param {Local} local */
+  function anyToolForm(local) {
+    const forms = documentForms(local.document);
+    for (let i = 0; i < collectionLength(forms); i++) {
+      if (getAttribute(/** @type {Element} */ (collectionItem(forms, i)), 'toolname') !== null) return true;
+    }
+    return false;
+  }
+
+  // --- calling a form tool ----------------------------------------------------------------
+
+  /** Submit events an agent's call caused or is waiting for, and what respondWith gave. */
+  /** @type {WeakMap<object, { call: Call, responded: boolean, response: unknown }>} */
+  const agentSubmits = new NativeWeakMap();
+  /** A form waiting for the person to submit it, by form. */
+  /** @type {WeakMap<object, Call>} */
+  const waitingForms = new NativeWeakMap();
+
+  /** @param {unknown} value */
+  const shown = (value) => stringify(value) ?? `${value}`;
+
+  /**
+   * Whether `value` fits the parameter; a text parameter takes a string.
+   * @param {FormParam} param
+   * @param {unknown} value
+   */
+  function fits(param, value) {
+    switch (param.kind) {
+      case 'text': return typeof value === 'string';
+      case 'number': return typeof value === 'number' && value === value && value !== Infinity && value !== -Infinity;
+      case 'boolean': return typeof value === 'boolean';
+      case 'choice': case 'radio': return typeof value === 'string' && includes(param.choices, value);
+      case 'choices': {
+        if (!isObject(value) || typeof value.length !== 'number') return false;
+        for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string' || !includes(param.choices, value[i])) return false;
+        return true;
+      }
+      default: return false;
+    }
+  }
+
+  /**
+   * @param {Element} control
+   * @param {string} type
+   */
+  function fire(control, type) {
+    dispatch(control, new NativeEvent(type, plain({ bubbles: true })));
+  }
+
+  /**
+   * @param {FormParam} param
+   * @param {unknown} value (it fits)
+   */
+  function fill(param, value) {
+    const control = param.controls[0];
+    switch (param.kind) {
+      case 'text':
+        if (localNameOf(control) === 'textarea') setTextAreaValue(control, value);
+        else setInputValue(control, value);
+        break;
+      case 'number': setInputValue(control, `${value}`); break;
+      case 'boolean': setChecked(control, value); break;
+      case 'choice': case 'choices': {
+        const options = selectOptions(control);
+        const wanted = param.kind === 'choice' ? [value] : /** @type {unknown[]} */ (value);
+        for (let i = 0; i < collectionLength(options); i++) {
+          const option = /** @type {Element} */ (collectionItem(options, i));
+          let chosen = false;
+          for (let j = 0; j < wanted.length; j++) if (wanted[j] === optionValue(option)) chosen = true;
+          if (chosen || param.kind === 'choices') setSelected(option, chosen);
+        }
+        break;
+      }
+      case 'radio':
+        for (let i = 0; i < param.controls.length; i++) {
+          if (inputValue(param.controls[i]) === value) { setChecked(param.controls[i], true); fire(param.controls[i], 'input'); fire(param.controls[i], 'change'); }
+        }
+        return;
+      default: return;
+    }
+    fire(control, 'input');
+    fire(control, 'change');
+  }
+
+  /** The form's controls that would stop it being submitted, as Chromium 156 words it. */
+  /** @param {Element} form */
+  function invalidControls(form) {
+    let said = '';
+    const elements = formElements(form);
+    for (let i = 0; i < collectionLength(elements); i++) {
+      const element = /** @type {Element} */ (collectionItem(elements, i));
+      const read = validationMessageOf[localNameOf(element)];
+      const message = read === undefined ? '' : read(element);
+      if (message !== '') said += `${getAttribute(element, 'name') ?? ''}: ${message}. `;
+    }
+    return said;
+  }
+
+  /** @param {Element} form */
+  function hasSubmitButton(form) {
+    const elements = formElements(form);
+    for (let i = 0; i < collectionLength(elements); i++) {
+      const element = /** @type {Element} */ (collectionItem(elements, i));
+      if (matches(element, 'button[type=submit i], button:not([type]), button[type=""], input[type=submit i], input[type=image i]')) return true;
+    }
+    return false;
+  }
+
+  /**
+   * First step of a call to a form tool (in place of running a script's execute): check the
+   * input against the form, fill it in, then submit it or wait for the person.
+   * @param {Call} call
+   * @param {ToolRecord} record
+   * @param {Record<string, unknown>} input
+   */
+  function runForm(call, record, input) {
+    const form = /** @type {Element} */ (record.form);
+    const { params } = formParams(form);
+    const keys = ownKeys(input);
+    for (let i = 0; i < keys.length; i++) {
+      const key = /** @type {string} */ (keys[i]);
+      const param = params[key];
+      if (!param) {
+        finish(call, () => { throw domError('UnknownError', `Input contains a parameter "${key}" but there is no such parameter for the tool`); });
+        return;
+      }
+      if (!fits(param, input[key])) {
+        finish(call, () => { throw domError('UnknownError', `Invalid value ${shown(input[key])} for parameter ${key}`); });
+        return;
+      }
+    }
+    const autosubmit = getAttribute(form, 'toolautosubmit') !== null;
+    if (!autosubmit && !hasSubmitButton(form)) {
+      finish(call, () => { throw domError('UnknownError', 'No submit button was found, but for a form without `toolautosubmit`, there must be a submit button'); });
+      return;
+    }
+    call.started = true;
+    call.controller = new NativeAbortController();
+    for (let i = 0; i < keys.length; i++) fill(/** @type {FormParam} */ (params[/** @type {string} */ (keys[i])]), input[/** @type {string} */ (keys[i])]);
+    weakSet(waitingForms, form, call);
+    if (!autosubmit) return;
+    const invalid = invalidControls(form);
+    if (invalid !== '') {
+      weakDelete(waitingForms, form);
+      toolSettledWith(call, () => { throw domError('UnknownError', `Form validation failed: ${invalid}`); });
+      return;
+    }
+    requestSubmit(form);
+  }
+
+  /** @param {Call} call @param {() => string | null} outcome */
+  function toolSettledWith(call, outcome) {
+    call.toolSettled = true;
+    finish(call, outcome);
+  }
+
+  /** Every submit event is seen here first (a capture listener on the window, added before
+   *  any page script): one for a form an agent's call is waiting on is the agent's. What
+   *  the page did with it is read a task later, when its dispatch is long over.
+   *  @param {Event} event */
+  function onSubmit(event) {
+    const form = eventTarget(event);
+    const call = weakGet(waitingForms, form);
+    if (call === undefined || call.done.settled) return;
+    weakDelete(waitingForms, form);
+    const state = { call, responded: false, response: undefined };
+    weakSet(agentSubmits, event, state);
+    hub.enqueue(() => {
+      if (call.done.settled) return;
+      if (state.responded) {
+        const response = new NativePromise((resolve) => resolve(state.response));
+        promiseThen(response,
+          (value) => toolFinished(call, () => value),
+          () => toolSettledWith(call, () => { throw domError('UnknownError', 'respondWith promise was rejected'); }));
+        return;
+      }
+      if (defaultPrevented(event)) {
+        toolSettledWith(call, () => { throw domError('UnknownError', "The site has a programming error: it called preventDefault() on the 'submit' event, without also calling respondWith() with the tool result"); });
+        return;
+      }
+      toolSettledWith(call, () => null); // the form was submitted: the page goes on
+    });
+  }
+  addListener(win, 'submit', onSubmit, CAPTURE);
+
+  const submitAccessors = {
+    get agentInvoked() { return weakGet(agentSubmits, this) !== undefined; },
+    /** @param {unknown} response */
+    respondWith(response) {
+      const state = weakGet(agentSubmits, this);
+      if (state === undefined) throw domError('InvalidStateError', "Failed to execute 'respondWith' on 'SubmitEvent': You can only call respondWith on an submit event that has agentInvoked == true.");
+      if (eventPhase(this) === 0) throw domError('InvalidStateError', "Failed to execute 'respondWith' on 'SubmitEvent': To call respondWith, the event must be currently being dispatched.");
+      state.responded = true;
+      state.response = response;
+    },
+  };
+  defineProperty(win.SubmitEvent.prototype, 'agentInvoked', {
+    get: ownFunction(getOwnPropertyDescriptor(submitAccessors, 'agentInvoked')?.get), enumerable: true, configurable: true,
+  });
+  defineProperty(win.SubmitEvent.prototype, 'respondWith', {
+    value: ownFunction(submitAccessors.respondWith), writable: true, enumerable: true, configurable: true,
+  });
+
+  watchForms(here);
+
+  // ---------------------------------------------------------------------------------------
   // registerTool()
 
   /** The steps of an operation, given the document and the arguments it was called with.
@@ -1150,7 +1695,9 @@
     const tool = toModelContextTool(args[0], context);
     const options = toRegisterOptions(args[1], context);
     checkUsable(local);
-    if (liveRecord(local, tool.name) !== undefined) throw domError('InvalidStateError', `Duplicate tool name: ${tool.name}`);
+    const existing = liveRecord(local, tool.name);
+    // Chromium 156 names the tool only when a script's tool holds the name, not a form's.
+    if (existing !== undefined) throw domError('InvalidStateError', existing.form === undefined ? `Duplicate tool name: ${tool.name}` : 'Duplicate tool name');
     if (tool.name === '' || tool.description === '') throw domError('InvalidStateError', 'The tool name and description must not be empty.');
     if (!validToolName(tool.name)) throw domError('InvalidStateError', `Invalid tool name: ${tool.name}`);
     let schemaJSON;
@@ -1314,6 +1861,10 @@
     if (!isObject(input)) {
       // Natively the tool still counts as activated; it just never gets an input to run with.
       finish(call, () => { throw domError('UnknownError', 'The input is not a JSON object.'); });
+      return;
+    }
+    if (record.form !== undefined) {
+      runForm(call, record, input);
       return;
     }
     call.started = true;
