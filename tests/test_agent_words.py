@@ -61,3 +61,42 @@ def test_the_example_packs_tools_name_no_command():
             if NAMES_A_COMMAND.search(t)
         ]
         assert found == [], pack.name
+
+
+def test_a_title_made_from_the_steps_is_left_out_and_a_persons_own_is_kept():
+    from understudy_desktop.agent.mcp_shapes import lean_title
+
+    made = "Find, tag the matches, assign the matches and set the matche"
+    said = (
+        "Find the tickets mentioning the words you choose, then tag every matching ticket "
+        "with “bank-feed”, then assign every matching ticket to Tomasz Zielinski, then set "
+        "every matching ticket's priority to High."
+    )
+    assert lean_title(made, said) is None
+    assert lean_title("Refund desk", "Assign the ticket to Priya and set it to high.") == (
+        "Refund desk"
+    )
+    assert lean_title("", said) is None
+
+
+def test_an_input_description_that_only_lists_its_choices_is_left_out():
+    from understudy_desktop.agent.mcp_shapes import lean_inputs
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "status": {
+                "enum": ["", "new", "open"],
+                "description": "The status: new or open.",
+            },
+            "priority": {
+                "enum": ["low", "high"],
+                "description": "How soon a person must look: low or high.",
+            },
+            "ticket_id": {"type": "string", "description": "The ticket."},
+        },
+    }
+    lean = lean_inputs(schema)["properties"]
+    assert lean["status"] == {"enum": ["", "new", "open"]}
+    assert lean["priority"]["description"].startswith("How soon")  # says more: kept
+    assert lean["ticket_id"] == schema["properties"]["ticket_id"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import mcp_types as types
@@ -36,13 +37,62 @@ def mcp_meta(webmcp: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+# Every agent reads the whole list at the start of every session (bench/tool_list.py), so a
+# field that only repeats another is left out of it. People see the full definition.
+_WORD = re.compile(r"[^\W_]+")
+_FILLER = frozenset({"a", "an", "and", "of", "or", "the", "to"})
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.lower()) if w not in _FILLER]
+
+
+def lean_title(title: str, description: str) -> str | None:
+    """The title, unless every word of it is already in the description (the one made from
+    the steps is; a person's own name for a tool seldom is)."""
+    said = _words(description)
+    fresh = [w for w in _words(title) if not any(_same_stem(w, d) for d in said)]
+    return title if title and fresh else None
+
+
+def _same_stem(word: str, other: str) -> bool:
+    """The same word, one cut short, or two forms of one (matches, matching)."""
+    if other.startswith(word):
+        return True
+    shared = 0
+    for a, b in zip(word, other, strict=False):
+        if a != b:
+            break
+        shared += 1
+    return shared >= 5
+
+
+def lean_inputs(schema: dict[str, Any]) -> dict[str, Any]:
+    """The input schema without descriptions that only name the input and list its choices
+    ("The status: new, open, pending, solved or closed." beside that enum)."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return schema
+    lean: dict[str, Any] = {}
+    for name, spec in properties.items():
+        choices = spec.get("enum") if isinstance(spec, dict) else None
+        text = spec.get("description") if isinstance(spec, dict) else None
+        if isinstance(choices, list) and isinstance(text, str):
+            known = set(_words(name)) | {w for c in choices for w in _words(str(c))}
+            if set(_words(text)) <= known:
+                spec = {k: v for k, v in spec.items() if k != "description"}
+        lean[name] = spec
+    return {**schema, "properties": lean}
+
+
 def mcp_tool(tool: dict[str, Any]) -> types.Tool:
     hints = tool.get("annotations") or {}
+    description = str(tool.get("description", ""))
     return types.Tool(
         name=str(tool["name"]),
-        title=str(tool.get("title") or "") or None,
-        description=str(tool.get("description", "")),
-        input_schema=tool.get("inputSchema") or {"type": "object"},
+        title=lean_title(str(tool.get("title") or ""), description),
+        description=description,
+        input_schema=lean_inputs(tool.get("inputSchema") or {"type": "object"}),
         annotations=mcp_annotations(hints),
         _meta=mcp_meta(hints),
     )
