@@ -263,6 +263,13 @@ class BareMcp:
         return next(t["inputSchema"] for t in result["tools"] if t["name"] == tool)
 
 
+def answer_batch(message: dict[str, Any], times: list[float], results: list[Any]) -> None:
+    for result in results:
+        if result.get("isError"):
+            raise RuntimeError(str(result.get("content")))
+        check_changed(message, result.get("structuredContent"))
+
+
 def app_client(url: str, token: str) -> None:
     """The agent's side of the app arm: a bare HTTP client (BareMcp); each message is a batch
     of calls, answered with their wall times in milliseconds (or asks for the input schema
@@ -276,18 +283,79 @@ def app_client(url: str, token: str) -> None:
             time.sleep(message["seconds"])
             return None
         times = []
+        results = []
         for arguments in message["calls"]:
             t0 = time.perf_counter()
-            result = client.call(message["tool"], arguments)
+            results.append(client.call(message["tool"], arguments))
             times.append((time.perf_counter() - t0) * 1000)
-            if result.get("isError"):
-                raise RuntimeError(str(result.get("content")))
-            check_changed(message, result.get("structuredContent"))
+        answer_batch(message, times, results)
         time.sleep(message.get("settle", 0))
         return times
 
     announce(True)
     serve(batch)
+
+
+def sdk_client(kind: str, url: str, token: str, data_dir: str) -> None:
+    """The agent's side as agents really have it: the official MCP SDK client, over
+    streamable HTTP ("sdk") or through understudy-mcp on stdio ("stdio"), which an MCP client
+    such as Claude Desktop starts itself. Batches as app_client's."""
+    import asyncio
+    from contextlib import AsyncExitStack
+
+    import httpx2
+    from mcp import Client, ClientSession, StdioServerParameters, stdio_client
+    from mcp.client.streamable_http import streamable_http_client
+    from peers import serve_async
+
+    async def main() -> None:
+        async with AsyncExitStack() as stack:
+            session: Any
+            if kind == "sdk":
+                http = await stack.enter_async_context(
+                    httpx2.AsyncClient(
+                        headers={"Authorization": f"Bearer {token}"},
+                        timeout=httpx2.Timeout(30, read=300),
+                    )
+                )
+                session = await stack.enter_async_context(
+                    Client(streamable_http_client(url, http_client=http), mode="legacy")
+                )
+            else:
+                params = StdioServerParameters(
+                    command=sys.executable,
+                    args=[
+                        "-m",
+                        "understudy_desktop.agent.stdio_proxy",
+                        "--data-dir",
+                        data_dir,
+                        "--no-start",
+                    ],
+                    env=dict(os.environ),
+                )
+                read, write = await stack.enter_async_context(stdio_client(params))
+                session = await stack.enter_async_context(ClientSession(read, write))
+                await session.initialize()
+
+            async def batch(message: dict[str, Any]) -> Any:
+                if message.get("op") == "sleep":
+                    await asyncio.sleep(message["seconds"])
+                    return None
+                times = []
+                results = []
+                for arguments in message["calls"]:
+                    t0 = time.perf_counter()
+                    result = await session.call_tool(message["tool"], arguments)
+                    times.append((time.perf_counter() - t0) * 1000)
+                    results.append(result.model_dump(by_alias=True, mode="json"))
+                answer_batch(message, times, results)
+                await asyncio.sleep(message.get("settle", 0))
+                return times
+
+            announce(True)
+            await serve_async(batch)
+
+    asyncio.run(main())
 
 
 def native_worker(tool: str, tickets: int, width: int, height: int) -> None:
@@ -346,9 +414,12 @@ def teach_in_app(app: Any, session: Any, tool: str) -> None:
 
 def same_schema(tool: str, client: Peer, native_schema: Any) -> None:
     """The tool an agent meets must be the same in both: the endpoint's listing against the
-    page's native WebMCP registration."""
+    page's native WebMCP registration (as the endpoint leans it: a description that only
+    lists an input's choices is left out of the list, agent/mcp_shapes.py)."""
+    from understudy_desktop.agent.mcp_shapes import lean_inputs
+
     app_schema = client.ask({"op": "schema", "tool": tool})
-    if app_schema != native_schema:
+    if app_schema != lean_inputs(native_schema):
         raise RuntimeError(
             f"{tool} was taught differently: app {json.dumps(app_schema)}, "
             f"Chromium {json.dumps(native_schema)}"
@@ -389,15 +460,17 @@ def measured(
     return answer, by_label
 
 
-def app_processes(client: Peer, native: Peer) -> Callable[[], dict[str, str]]:
+def app_processes(clients: dict[str, Peer], native: Peer) -> Callable[[], dict[str, str]]:
     """This process thread by thread (Python and Qt on the main thread, Python's other
     threads, QtWebEngine's browser-side threads, which live in this process), its
-    QtWebEngineProcess children (zygotes, renderer) and the client process; never the
-    anchor's processes, which are children of this one too."""
+    QtWebEngineProcess children (zygotes, renderer) and each client's process with what it
+    started (understudy-mcp, for the stdio client); never the anchor's processes, which are
+    children of this one too."""
 
     def listed() -> dict[str, str]:
         me = os.getpid()
-        others = {*descendants(native.pid), *descendants(client.pid)}
+        trees = {label: descendants(peer.pid) for label, peer in clients.items()}
+        others = {*descendants(native.pid), *(pid for tree in trees.values() for pid in tree)}
         ours = [pid for pid in descendants(me) if pid not in others and pid != me]
         out = {stat_path(pid): f"QtWebEngineProcess: {k}" for pid, k in kinds(ours).items()}
         out[stat_path(me)] = APP_PROCESS
@@ -409,7 +482,9 @@ def app_processes(client: Peer, native: Peer) -> Callable[[], dict[str, str]]:
             if tid != me and tid in python:
                 label = APP_PYTHON.format(python[tid])
             out[stat_path(me, tid)] = label
-        out[stat_path(client.pid)] = "bare HTTP client process (Python)"
+        for label, peer in clients.items():
+            for pid in trees[label]:
+                out[stat_path(pid)] = label if pid == peer.pid else "understudy-mcp process"
         return out
 
     return listed
@@ -459,30 +534,45 @@ def settle(seconds: float) -> None:
     loop.exec()
 
 
-def cpu_phase(calls: int, rounds: int) -> tuple[Arm, Arm, Arm]:
+BARE, SDK, STDIO = (
+    "bare HTTP client process (Python)",
+    "MCP SDK client process (Python)",
+    "MCP SDK stdio client process (Python)",
+)
+
+
+def cpu_phase(calls: int, rounds: int) -> list[Arm]:
     from harness import application, start_console
 
     app = application()
     app_arm, native_arm, hidden_arm = Arm("app"), Arm("anchor"), Arm("app, window hidden")
+    sdk_arm, stdio_arm = Arm("app, MCP SDK"), Arm("app, understudy-mcp")
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
-        session = start_console(app, Path(tmp) / "data", agent=True)
+        data_dir = Path(tmp) / "data"
+        session = start_console(app, data_dir, agent=True)
         window = session.window
         native = Peer(child("--native-worker", PRIORITY_TOOL, "0", *viewport(app, window.page)))
         teach_in_app(app, session, PRIORITY_TOOL)
-        client = Peer(child("--app-client", session.agent.url, session.agent.token))
+        url, token = session.agent.url, session.agent.token
+        client = Peer(child("--app-client", url, token))
         client.receive()
+        sdk = Peer(child("--sdk-client", "sdk", url, token, str(data_dir)))
+        stdio = Peer(child("--sdk-client", "stdio", url, token, str(data_dir)))
+        for peer in (sdk, stdio):
+            peer.receive()
         same_schema(PRIORITY_TOOL, client, native.receive()["schema"])
-        client.ask({"tool": PRIORITY_TOOL, "calls": priority_calls(10, 0)})
-        native.ask({"tool": PRIORITY_TOOL, "calls": priority_calls(10, 0)})
+        for peer in (client, sdk, stdio, native):
+            peer.ask({"tool": PRIORITY_TOOL, "calls": priority_calls(10, 0)})
         per_round = max(1, calls // rounds)
-        in_app, in_chromium = app_processes(client, native), native_processes(native)
+        in_app = app_processes({BARE: client, SDK: sdk, STDIO: stdio}, native)
+        in_chromium = native_processes(native)
         # What each side costs with nothing asked of it (both pages shown, both settled).
         settle(1.0)
         for arm, peer, processes in ((app_arm, client, in_app), (native_arm, native, in_chromium)):
             _, cpu = measured(peer, {"op": "sleep", "seconds": IDLE_S}, processes)
             arm.idle_cpu = sum(cpu.values()) / IDLE_S
-        # Each side's ticket flips on every call, batch after batch (both app arms share one).
-        done = {"app": 10, "anchor": 10}
+        # Each side's ticket flips on every call, batch after batch (the app arms share one).
+        done = {"app": 10 * 3, "anchor": 10}
 
         def batch(arm: Arm, peer: Peer, side: str, processes: Callable[[], dict[str, str]]) -> None:
             calls = priority_calls(per_round, done[side])
@@ -501,15 +591,18 @@ def cpu_phase(calls: int, rounds: int) -> tuple[Arm, Arm, Arm]:
         turns: list[Callable[[], None]] = [
             lambda: batch(app_arm, client, "app", in_app),
             lambda: batch(native_arm, native, "anchor", in_chromium),
+            lambda: batch(sdk_arm, sdk, "app", in_app),
+            lambda: batch(stdio_arm, stdio, "app", in_app),
             hidden,
         ]
         for r in range(rounds):
-            for go in turns[r % 3 :] + turns[: r % 3]:
+            k = r % len(turns)
+            for go in turns[k:] + turns[:k]:
                 go()
-        client.close()
-        native.close()
+        for peer in (client, sdk, stdio, native):
+            peer.close()
         session.close()
-    return app_arm, native_arm, hidden_arm
+    return [app_arm, native_arm, sdk_arm, stdio_arm, hidden_arm]
 
 
 def scale_message(run: int, tickets: int) -> dict[str, Any]:
@@ -544,7 +637,8 @@ def scale_phase(tickets: int, runs: int) -> tuple[Arm, Arm]:
         client.receive()
         same_schema(PHRASE_TOOL, client, native.receive()["schema"])
         page = session.window.page
-        app_tree, native_tree = app_processes(client, native), native_processes(native)
+        app_tree = app_processes({BARE: client}, native)
+        native_tree = native_processes(native)
 
         def in_app(run: int) -> tuple[list[float], float, dict[str, float]]:
             js(app, page, HEARTBEAT_START)
@@ -636,15 +730,16 @@ def cpu_breakdown(arms: list[Arm], unit: str) -> None:
             )
 
 
-def report_cpu(
-    app_arm: Arm, native_arm: Arm, hidden_arm: Arm
-) -> list[tuple[str, str, str, str, str]]:
+def report_cpu(arms: list[Arm]) -> list[tuple[str, str, str, str, str]]:
+    app_arm, native_arm, sdk_arm, stdio_arm, hidden_arm = arms
     print(f"\n### 1. A two-step taught tool ({PRIORITY_TOOL}), called one after another\n")
     print("| arm | calls | CPU per call, all processes (ms) | median of batches (ms) |", end="")
     print(" wall median (ms) | wall p95 (ms) | idle CPU (ms per s) |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     rows = [
         (app_arm, "app: endpoint, bare HTTP client in its own process"),
+        (sdk_arm, "app: endpoint, the official MCP SDK client (streamable HTTP)"),
+        (stdio_arm, "app: understudy-mcp on stdio, the official MCP SDK client"),
         (native_arm, "anchor: Chromium 156, CDP WebMCP.invokeTool"),
         (hidden_arm, "diagnostic, no target: the app with its window hidden (page not painted)"),
     ]
@@ -655,25 +750,32 @@ def report_cpu(
             f" {med(arm.times):.2f} | {p95(arm.times):.2f} |"
             f" {'' if arm.idle_cpu is None else f'{arm.idle_cpu * 1000:.0f}'} |"
         )
-    cpu_breakdown([app_arm, native_arm, hidden_arm], "call")
-    app_cpu = sum(app_arm.cpu.values()) / len(app_arm.times)
+    cpu_breakdown([app_arm, sdk_arm, stdio_arm, native_arm, hidden_arm], "call")
     native_cpu = sum(native_arm.cpu.values()) / len(native_arm.times)
-    return [
-        (
-            "CPU per taught call below the anchor's",
-            f"{app_cpu * 1000:.2f} ms",
-            f"{native_cpu * 1000:.2f} ms",
-            f"{app_cpu / native_cpu:.2f}x",
-            met(app_cpu < native_cpu),
-        ),
-        (
-            "taught call through the endpoint faster (median wall) than the native invoke",
-            f"{med(app_arm.times):.2f} ms",
-            f"{med(native_arm.times):.2f} ms",
-            f"{med(app_arm.times) / med(native_arm.times):.2f}x",
-            met(med(app_arm.times) < med(native_arm.times)),
-        ),
-    ]
+    targets = []
+    for arm, how in (
+        (app_arm, "a bare client"),
+        (sdk_arm, "the MCP SDK"),
+        (stdio_arm, "understudy-mcp"),
+    ):
+        cpu = sum(arm.cpu.values()) / len(arm.times)
+        targets += [
+            (
+                f"CPU per taught call through {how} at most the anchor's",
+                f"{cpu * 1000:.2f} ms",
+                f"{native_cpu * 1000:.2f} ms",
+                f"{cpu / native_cpu:.2f}x",
+                met(cpu <= native_cpu),
+            ),
+            (
+                f"taught call through {how} at most the native invoke (median wall)",
+                f"{med(arm.times):.2f} ms",
+                f"{med(native_arm.times):.2f} ms",
+                f"{med(arm.times) / med(native_arm.times):.2f}x",
+                met(med(arm.times) <= med(native_arm.times)),
+            ),
+        ]
+    return targets
 
 
 def report_scale(
@@ -742,6 +844,9 @@ def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--app-client":
         app_client(sys.argv[2], sys.argv[3])
         return 0
+    if len(sys.argv) > 1 and sys.argv[1] == "--sdk-client":
+        sdk_client(*sys.argv[2:6])
+        return 0
     if len(sys.argv) > 1 and sys.argv[1] == "--native-worker":
         native_worker(sys.argv[2], *(int(a) for a in sys.argv[3:6]))
         return 0
@@ -763,7 +868,7 @@ def main() -> int:
     print("\n## The app beside native Chromium 156 (one run, arms taking turns; 2 cores)")
     targets: list[tuple[str, ...]] = []
     if calls:
-        targets += report_cpu(*calls)
+        targets += report_cpu(calls)
     if scale:
         targets += report_scale(*scale, args.tickets)
     if starts:

@@ -1463,18 +1463,33 @@
   }
 
   /** Forms are looked at a task after the document changed (natively a form appended is
-   *  not listed in the task that appended it), once however many changes there were.
+   *  not listed in the task that appended it), once however many changes there were. The
+   *  document is watched only for what can make or unmake a form tool (nodes coming and
+   *  going, the two attributes); a form that is a tool is watched whole (its controls, their
+   *  attributes and labels' text), so the console's own rendering costs next to nothing.
    *  @param {Local} local */
   function watchForms(local) {
     let asked = false;
+    /** @type {WeakMap<object, boolean>} */
+    const watched = new NativeWeakMap();
     const look = () => {
       if (asked) return;
       if (formTools.length === 0 && !anyToolForm(local)) return;
       asked = true;
-      hub.enqueue(() => { asked = false; syncForms(local); });
+      hub.enqueue(() => {
+        asked = false;
+        syncForms(local);
+        for (let i = 0; i < formTools.length; i++) {
+          const form = /** @type {Element} */ (formTools[i].form);
+          if (weakGet(watched, form) === undefined) {
+            weakSet(watched, form, true);
+            observe(onForms, form, plain({ childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: WATCHED }));
+          }
+        }
+      });
     };
-    const observer = new NativeMutationObserver(look);
-    observe(observer, local.document, plain({ childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: WATCHED }));
+    const onForms = new NativeMutationObserver(look);
+    observe(new NativeMutationObserver(look), local.document, plain({ childList: true, subtree: true, attributes: true, attributeFilter: ['toolname', 'tooldescription'] }));
   }
 
   /** @param {Local} local */
