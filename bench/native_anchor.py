@@ -58,6 +58,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -470,7 +471,11 @@ def app_processes(clients: dict[str, Peer], native: Peer) -> Callable[[], dict[s
     def listed() -> dict[str, str]:
         me = os.getpid()
         trees = {label: descendants(peer.pid) for label, peer in clients.items()}
-        others = {*descendants(native.pid), *(pid for tree in trees.values() for pid in tree)}
+        others = {
+            *descendants(native.pid),
+            *(pid for tree in trees.values() for pid in tree),
+            *HOGS,
+        }
         ours = [pid for pid in descendants(me) if pid not in others and pid != me]
         out = {stat_path(pid): f"QtWebEngineProcess: {k}" for pid, k in kinds(ours).items()}
         out[stat_path(me)] = APP_PROCESS
@@ -534,6 +539,7 @@ def settle(seconds: float) -> None:
     loop.exec()
 
 
+HOGS: set[int] = set()
 BARE, SDK, STDIO = (
     "bare HTTP client process (Python)",
     "MCP SDK client process (Python)",
@@ -857,7 +863,21 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5, help="scale runs per arm")
     parser.add_argument("--starts", type=int, default=5, help="cold starts per arm")
     parser.add_argument("--only", choices=["cpu", "scale", "startup"], action="append")
+    parser.add_argument(
+        "--hogs", type=int, default=0, help="processes that spin the whole time (a busy machine)"
+    )
     args = parser.parse_args()
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.hogs)]
+    HOGS.update(hog.pid for hog in hogs)  # the load, not the app: never counted as either side
+    try:
+        return run_phases(args)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+
+
+def run_phases(args: argparse.Namespace) -> int:
     phases = args.only or ["startup", "cpu", "scale"]
     began = time.perf_counter()
     # Start-up first, while nothing else of this benchmark is running.
@@ -865,7 +885,8 @@ def main() -> int:
     calls = cpu_phase(args.calls, args.rounds) if "cpu" in phases else None
     scale = scale_phase(args.tickets, args.runs) if "scale" in phases else None
 
-    print("\n## The app beside native Chromium 156 (one run, arms taking turns; 2 cores)")
+    busy = f", {args.hogs} spinning processes beside it" if args.hogs else ", nothing else running"
+    print(f"\n## The app beside native Chromium 156 (one run, arms taking turns; 2 cores{busy})")
     targets: list[tuple[str, ...]] = []
     if calls:
         targets += report_cpu(calls)
