@@ -20,7 +20,6 @@ from typing import Any
 from PySide6.QtCore import QObject
 
 from understudy_desktop.agent import builtins
-from understudy_desktop.agent.results import OUTPUT_BUDGET
 from understudy_desktop.agent.schema_check import argument_problems
 from understudy_desktop.approval import wording
 from understudy_desktop.approval.gate import Ticket
@@ -45,6 +44,11 @@ from understudy_desktop.library.runner import RunJob, RunResult, ToolRunner, too
 from understudy_desktop.rules import rules
 
 log = logging.getLogger(__name__)
+# Characters an agent receives per call (rules.json; agent/results.py cuts to the same). Read
+# here, not imported from results.py: that module brings in the MCP SDK's types, about 0.2 s
+# of imports the window would otherwise wait for at start (the endpoint imports them later,
+# on a thread of its own: app.start_agent_soon).
+OUTPUT_BUDGET = rules().budgets.output
 DEFAULT_RUN_TIMEOUT_S = 30.0
 MAX_UNTOLD = 10  # notes kept for a caller that has not called again
 
