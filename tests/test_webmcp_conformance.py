@@ -54,9 +54,11 @@ IFRAME_CHECK = """
   await fmc.registerTool({ name: 'iframe_tool', description: 'Lives in the frame.',
     execute: () => 'ran in the frame' }, { signal: controller.signal });
   // A frame's tool reaches the page's list once registered; a later Chromium 156 build
-  // (156.0.8078.129, Debian 13) lists it a moment after the registration resolves.
+  // (156.0.8078.129, Debian 13) lists it a moment after the registration resolves, and on a
+  // busy machine that moment was once over 2 s. Looked for until it is there, up to a
+  // deadline that only reports a hang.
   let entry;
-  for (let i = 0; i < 100 && !entry; i += 1) {
+  for (let i = 0; i < 500 && !entry; i += 1) {
     entry = (await document.modelContext.getTools()).find((t) => t.name === 'iframe_tool');
     if (!entry) await new Promise((resolve) => { setTimeout(resolve, 20); });
   }

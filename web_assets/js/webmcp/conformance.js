@@ -1970,18 +1970,20 @@ function nestingCases(add) {
 
 /**
  * A frame loaded from `src`, or from `srcdoc` (its origin is this document's, its URL
- * about:srcdoc).
+ * about:srcdoc), in `where` (this document unless said), with an allow attribute if given.
  * @param {CaseContext} ctx
  * @param {string} id
  * @param {string} [src]
  * @param {'src' | 'srcdoc'} [attribute]
+ * @param {{ allow?: string, where?: Document }} [options]
  */
-async function addFrame(ctx, id, src = 'probe_frame.html', attribute = 'src') {
-  const frame = document.createElement('iframe');
+async function addFrame(ctx, id, src = 'probe_frame.html', attribute = 'src', { allow, where = document } = {}) {
+  const frame = where.createElement('iframe');
   frame.id = id;
+  if (allow !== undefined) frame.allow = allow;
   frame[attribute] = src;
   const loaded = new Promise((resolve) => { frame.onload = resolve; });
-  document.body.append(frame);
+  where.body.append(frame);
   ctx.onCleanup(() => frame.remove());
   await Promise.race([loaded, sleep(5000)]);
   return frame;
@@ -2055,38 +2057,20 @@ function permissionsPolicyCases(add) {
   };
   for (const [label, allow] of Object.entries(policies)) {
     add(`frames.policy.${label}`, async (ctx) => {
-      const frame = await addFrameAllowing(ctx, `fp-${label}`, allow, document);
+      const frame = await addFrame(ctx, `fp-${label}`, undefined, undefined, { allow });
       return policyOutcome(ctx, frame);
     });
   }
   add('frames.policy.nestedUnderNone', async (ctx) => {
-    const outer = await addFrameAllowing(ctx, 'fp-outer', "tools 'none'", document);
-    const inner = await addFrameAllowing(ctx, 'fp-inner', 'tools *', docOf(outer));
+    const outer = await addFrame(ctx, 'fp-outer', undefined, undefined, { allow: "tools 'none'" });
+    const inner = await addFrame(ctx, 'fp-inner', undefined, undefined, { allow: 'tools *', where: docOf(outer) });
     return policyOutcome(ctx, inner);
   });
   add('frames.policy.changedAfterLoad', async (ctx) => {
-    const frame = await addFrameAllowing(ctx, 'fp-late', 'tools', document);
+    const frame = await addFrame(ctx, 'fp-late', undefined, undefined, { allow: 'tools' });
     frame.allow = "tools 'none'"; // read when a document is created, not later
     return policyOutcome(ctx, frame);
   });
-}
-
-/**
- * @param {CaseContext} ctx
- * @param {string} id
- * @param {string} allow
- * @param {Document} where
- */
-async function addFrameAllowing(ctx, id, allow, where) {
-  const frame = where.createElement('iframe');
-  frame.id = id;
-  frame.allow = allow;
-  frame.src = 'probe_frame.html';
-  const loaded = new Promise((resolve) => { frame.onload = resolve; });
-  where.body.append(frame);
-  ctx.onCleanup(() => frame.remove());
-  await Promise.race([loaded, sleep(5000)]);
-  return frame;
 }
 
 /**

@@ -76,13 +76,21 @@ async function callForm(ctx, entry, input, meanwhile, form) {
   if (!entry) return { call: 'not listed' };
   ctx.listen();
   ctx.log.length = 0;
-  let outcome = /** @type {unknown} */ ('pending');
-  const call = ctx.mc.executeTool(/** @type {any} */ (entry), /** @type {any} */ (input));
-  call.then((value) => { outcome = { fulfilled: describe(value) }; }, (err) => { outcome = { rejected: describeError(err) }; });
+  const call = watched(ctx.mc.executeTool(/** @type {any} */ (entry), /** @type {any} */ (input)));
   if (meanwhile && form) await meanwhile(form);
-  await until(() => outcome !== 'pending');
+  await until(() => call.outcome !== 'pending');
   await sleep(5);
-  return { call: outcome, events: ctx.log.filter((e) => !e.includes('toolchange')) };
+  return { call: call.outcome, events: ctx.log.filter((e) => !e.includes('toolchange')) };
+}
+
+/**
+ * A call's promise, with how it settled (or 'pending') readable at any moment.
+ * @param {Promise<unknown>} promise
+ */
+function watched(promise) {
+  const state = { outcome: /** @type {unknown} */ ('pending') };
+  promise.then((value) => { state.outcome = { fulfilled: describe(value) }; }, (err) => { state.outcome = { rejected: describeError(err) }; });
+  return state;
 }
 
 /**
@@ -343,14 +351,12 @@ function waitingCases(add) {
     const controller = new AbortController();
     ctx.listen();
     ctx.log.length = 0;
-    let outcome = /** @type {unknown} */ ('pending');
-    ctx.mc.executeTool(/** @type {any} */ (entry), { a: 'q' }, { signal: controller.signal })
-      .then((value) => { outcome = { fulfilled: describe(value) }; }, (err) => { outcome = { rejected: describeError(err) }; });
+    const call = watched(ctx.mc.executeTool(/** @type {any} */ (entry), { a: 'q' }, { signal: controller.signal }));
     const field = /** @type {HTMLInputElement} */ (form.elements.namedItem('a'));
     await until(() => field.value === 'q');
     controller.abort();
-    await until(() => outcome !== 'pending' && ctx.log.some((e) => e.includes('toolcancel')));
-    return { call: outcome, events: ctx.log.filter((e) => !e.includes('toolchange')), value: field.value };
+    await until(() => call.outcome !== 'pending' && ctx.log.some((e) => e.includes('toolcancel')));
+    return { call: call.outcome, events: ctx.log.filter((e) => !e.includes('toolchange')), value: field.value };
   });
 }
 
