@@ -88,9 +88,22 @@ const lowerFirst = (text) => text.charAt(0).toLowerCase() + text.slice(1);
  * @param {{ steps: Protocol.Step[] }} definition
  */
 export function suggestDescription(definition) {
-  const doing = definition.steps
-    .filter((s) => s.command !== 'select_ticket' && s.command !== 'get_ticket')
-    .map((s, i) => (i ? lowerFirst(stepSentence(s)) : stepSentence(s)));
+  const { steps } = definition;
+  const unsaid = (/** @type {Protocol.Step | undefined} */ step) => step !== undefined && (step.command === 'select_ticket' || step.command === 'get_ticket');
+  // Opening a ticket is not said, so the first step that works on "the same ticket" says
+  // which ticket it is ("the ticket you choose"); the steps after it say "the same ticket".
+  /** @type {Set<number>} */
+  const named = new Set();
+  const doing = steps.flatMap((step) => {
+    if (unsaid(step)) return [];
+    const args = { ...step.args };
+    for (const [field, arg] of Object.entries(args)) {
+      if (arg.from !== 'step' || named.has(arg.step) || !unsaid(steps[arg.step])) continue;
+      const opened = steps[arg.step].args[arg.path];
+      if (opened && opened.from !== 'step') { args[field] = opened; named.add(arg.step); }
+    }
+    return [stepSentence({ command: step.command, args })];
+  }).map((sentence, i) => (i ? lowerFirst(sentence) : sentence));
   const text = doing.length ? `${doing.join(', then ')}.` : `${stepSentence(definition.steps[0])}.`;
   return text.charAt(0).toUpperCase() + text.slice(1, BUDGET.description);
 }
