@@ -15,7 +15,7 @@ import mcp_types as types
 import pytest
 from agent_helpers import TEST_TOOLS, definition, publish_definitions, run_client, step
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from PySide6.QtCore import QTimer
+from test_agent_endpoint import stream_open
 
 from understudy_desktop.agent.runtime_file import read_runtime
 from understudy_desktop.qt_thread import call_on_main
@@ -52,6 +52,9 @@ def test_the_proxy_lists_calls_and_forwards_list_changed(agent_console, data_dir
             names = [t.name for t in (await session.list_tools()).tools]
             called = await session.call_tool("close_ticket", {"ticket_id": "T-1009"})
             bad = await session.call_tool("close_ticket", {"ticket_id": 7})
+            # Published once the relay holds its notification stream open, not after a guess.
+            await stream_open(agent_console)
+            call_on_main(lambda: publish_definitions(agent_console, [extra]))
             with anyio.fail_after(20):
                 while not seen:
                     await anyio.sleep(0.05)
@@ -61,7 +64,6 @@ def test_the_proxy_lists_calls_and_forwards_list_changed(agent_console, data_dir
     extra = definition(
         "via_proxy", "Read a ticket.", [step("get_ticket", ticket_id=("param", "ticket_id"))]
     )
-    QTimer.singleShot(2500, lambda: publish_definitions(agent_console, [extra]))
     names, called, bad, later = run_client(agent_console.qtbot, go, timeout_s=60)
     assert [n for n in names if not n.startswith("understudy_")] == [
         "close_ticket",
