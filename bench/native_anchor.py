@@ -264,7 +264,8 @@ class BareMcp:
         return next(t["inputSchema"] for t in result["tools"] if t["name"] == tool)
 
 
-def answer_batch(message: dict[str, Any], times: list[float], results: list[Any]) -> None:
+def answer_batch(message: dict[str, Any], results: list[Any]) -> None:
+    """Every call of a batch must have succeeded (and changed what it should)."""
     for result in results:
         if result.get("isError"):
             raise RuntimeError(str(result.get("content")))
@@ -289,7 +290,7 @@ def app_client(url: str, token: str) -> None:
             t0 = time.perf_counter()
             results.append(client.call(message["tool"], arguments))
             times.append((time.perf_counter() - t0) * 1000)
-        answer_batch(message, times, results)
+        answer_batch(message, results)
         time.sleep(message.get("settle", 0))
         return times
 
@@ -349,7 +350,7 @@ def sdk_client(kind: str, url: str, token: str, data_dir: str) -> None:
                     result = await session.call_tool(message["tool"], arguments)
                     times.append((time.perf_counter() - t0) * 1000)
                     results.append(result.model_dump(by_alias=True, mode="json"))
-                answer_batch(message, times, results)
+                answer_batch(message, results)
                 await asyncio.sleep(message.get("settle", 0))
                 return times
 

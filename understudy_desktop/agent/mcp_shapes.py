@@ -57,14 +57,7 @@ def lean_title(title: str, description: str) -> str | None:
 
 def _same_stem(word: str, other: str) -> bool:
     """The same word, one cut short, or two forms of one (matches, matching)."""
-    if other.startswith(word):
-        return True
-    shared = 0
-    for a, b in zip(word, other, strict=False):
-        if a != b:
-            break
-        shared += 1
-    return shared >= 5
+    return other.startswith(word) or (len(word) >= 5 and word[:5] == other[:5])
 
 
 def lean_inputs(schema: dict[str, Any]) -> dict[str, Any]:

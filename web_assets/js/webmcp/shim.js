@@ -61,6 +61,13 @@
    * @returns {(self: unknown) => T[K]}
    */
   const getterOf = (object, key) => uncurry(/** @type {() => T[K]} */ (getOwnPropertyDescriptor(object, key)?.get));
+  /**
+   * A built-in accessor's setter, the same way.
+   * @param {object} proto
+   * @param {string} key
+   * @returns {(self: unknown, value: unknown) => void}
+   */
+  const setterOf = (proto, key) => uncurry(/** @type {(value: unknown) => void} */ (getOwnPropertyDescriptor(proto, key)?.set));
 
   const {
     Promise: NativePromise, TypeError: NativeTypeError, RangeError: NativeRangeError, DOMException: NativeDOMException,
@@ -1161,13 +1168,6 @@
   const matches = uncurry(win.Element.prototype.matches);
   const eventPhase = getterOf(NativeEvent.prototype, 'eventPhase');
   const defaultPrevented = getterOf(NativeEvent.prototype, 'defaultPrevented');
-  /**
-   * A built-in accessor's setter, taken now, as a function of the object and the value.
-   * @param {object} proto
-   * @param {string} key
-   * @returns {(self: unknown, value: unknown) => void}
-   */
-  const setterOf = (proto, key) => uncurry(/** @type {(value: unknown) => void} */ (getOwnPropertyDescriptor(proto, key)?.set));
   const InputProto = win.HTMLInputElement.prototype;
   const SelectProto = win.HTMLSelectElement.prototype;
   const TextAreaProto = win.HTMLTextAreaElement.prototype;
