@@ -68,14 +68,15 @@ def test_a_title_made_from_the_steps_is_left_out_and_a_persons_own_is_kept():
 
     made = "Find, tag the matches, assign the matches and set the matche"
     said = (
-        "Find the tickets mentioning the words you choose, then tag every matching ticket "
-        "with “bank-feed”, then assign every matching ticket to Tomasz Zielinski, then set "
-        "every matching ticket's priority to High."
+        "Find the tickets mentioning the words you choose, then tag them with “bank-feed”, "
+        "assign them to Tomasz Zielinski and set their priority to High."
     )
+    # "matches" is not in the description: it is one of the words titles are made of.
     assert lean_title(made, said) is None
     assert lean_title("Refund desk", "Assign the ticket to Priya and set it to high.") == (
         "Refund desk"
     )
+    assert lean_title("Tag the refund matches", said) == "Tag the refund matches"
     assert lean_title("", said) is None
 
 

@@ -239,7 +239,10 @@ def test_a_rejected_publish_returns_consent_denied_and_revoke_needs_consent(agen
 
     async def revoke_granted():
         async with mcp_client(server.url, server.token) as c:
-            out = call_json(await c.call_tool("understudy_revoke_tool", {"name": "assign_refund"}))
+            # Publishing's `revoke` (the listed way); the refusal above used the old name.
+            out = call_json(
+                await c.call_tool("understudy_publish_tool", {"revoke": "assign_refund"})
+            )
             return out, [t.name for t in (await c.list_tools()).tools]
 
     out, names = run_client(console.qtbot, revoke_granted, 30)

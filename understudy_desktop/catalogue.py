@@ -25,6 +25,7 @@ class CommandInfo:
     refs: dict[str, str]  # field -> "person" or "template": kept by name as well as id
     field_words: dict[str, dict[str, str]]  # this command's own words for a field
     control: str | None = None  # the console control it drives (lit up while a run shows it)
+    doing: str = ""  # what it does in the words a suggested title is made of ("tag the matches")
 
     def words(self, field: str, shared: dict[str, dict[str, str]]) -> dict[str, str]:
         base = {
@@ -58,10 +59,15 @@ class Catalogue:
                 refs={str(k): str(v) for k, v in (c.get("refs") or {}).items()},
                 field_words=dict(c.get("fieldWords") or {}),
                 control=str(c["control"]) if c.get("control") else None,
+                doing=str(c.get("doing") or ""),
             )
             for c in raw.get("commands", [])
         }
         return Catalogue(int(raw.get("version", 0)), commands, dict(raw.get("fieldWords") or {}))
+
+    def title_words(self) -> str:
+        """Every word a title suggested from the steps is made of (js/ui/draft_editor.js)."""
+        return " ".join(c.doing for c in self.commands.values())
 
     def annotations(self, steps: list[dict[str, Any]]) -> dict[str, bool]:
         """Computed from what the steps do, never taken from a file or the page."""

@@ -1,6 +1,10 @@
-"""Understudy's own agent tools (list, draft, publish, run and revoke), as the shell lists
+"""Understudy's own agent tools (list, draft, publish or revoke, run), as the shell lists
 them: from web_assets/data/builtin_tools.json, a file on disk that no page script can touch.
-The page registers the same definitions where it runs without the shell."""
+The page registers the same definitions where it runs without the shell.
+
+understudy_revoke_tool is answered and not listed: asking the person to revoke a tool is
+understudy_publish_tool's `revoke` now (one tool fewer for every agent to read in every
+session), and an agent that learned the old name still gets its answer."""
 
 from __future__ import annotations
 
@@ -19,13 +23,22 @@ REVOKE_TOOL = "understudy_revoke_tool"
 
 @cache
 def builtin_tools() -> dict[str, dict[str, Any]]:
+    """Every built-in tool the shell answers, by name, as agents would read it."""
     path = web_assets_dir() / "data" / "builtin_tools.json"
     raw = json.loads(path.read_text(encoding="utf-8"))
-    return {str(t["name"]): _listed(t) for t in raw["tools"]}
+    return {str(t["name"]): _shown(t) for t in raw["tools"]}
 
 
-def _listed(tool: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in tool.items() if k != "argumentRules"}
+@cache
+def listed_builtins() -> tuple[dict[str, Any], ...]:
+    """The built-in tools agents are shown (not those kept only for agents that knew them)."""
+    path = web_assets_dir() / "data" / "builtin_tools.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return tuple(_shown(t) for t in raw["tools"] if t.get("listed", True) is not False)
+
+
+def _shown(tool: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in tool.items() if k not in ("argumentRules", "listed")}
 
 
 @cache

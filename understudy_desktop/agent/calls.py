@@ -124,7 +124,7 @@ class ToolCalls(QObject):
     def listed(self) -> list[dict[str, Any]]:
         """What agents may see, sorted by name: the built-in tools and every callable taught
         tool, each as approved. Never anything the page reports."""
-        tools = [dict(t) for t in builtins.builtin_tools().values()]
+        tools = [dict(t) for t in builtins.listed_builtins()]
         tools += [t.listed() for t in self.library.callable_tools()]
         return sorted(tools, key=lambda t: str(t["name"]))
 
@@ -165,6 +165,9 @@ class ToolCalls(QObject):
         who = requester or "an agent"
         # Which built-in tools are sensitive is the consent manifest's to say, not this code's.
         action = SENSITIVE_META_TOOLS.get(name)
+        if action is PUBLISH_TOOL and "revoke" in args:
+            # Publishing's other half: asking the person to revoke a taught tool.
+            action, args = REVOKE_TOOL, {"name": args["revoke"], "poll": args.get("poll")}
         if action is not None:
             ticket = self._sensitive(action, args, who, answer)
             handle.on_cancel(_ticket_cancel(ticket))

@@ -9,6 +9,7 @@ from typing import Any
 import mcp_types as types
 
 from understudy_desktop.agent import results
+from understudy_desktop.catalogue import current_catalogue
 from understudy_desktop.error_codes import known
 
 # WebMCP's untrustedContentHint says the tool's output holds data the page's author does not
@@ -48,9 +49,10 @@ def _words(text: str) -> list[str]:
 
 
 def lean_title(title: str, description: str) -> str | None:
-    """The title, unless every word of it is already in the description (the one made from
-    the steps is; a person's own name for a tool seldom is)."""
-    said = _words(description)
+    """The title, unless every word of it is already in the description or is one a title
+    suggested from the steps is made of ("Find, tag the matches and assign the matches"): the
+    description says what the steps do. A person's own name for a tool seldom is."""
+    said = _words(description) + _words(current_catalogue().title_words())
     fresh = [w for w in _words(title) if not any(_same_stem(w, d) for d in said)]
     return title if title and fresh else None
 

@@ -41,6 +41,10 @@ def _sentence(error: ValidationError, declared: set[str]) -> str:
     elif error.validator == "additionalProperties" and isinstance(error.schema, dict):
         allowed = sorted((error.schema.get("properties") or {}).keys())
         detail = f" (it takes: {', '.join(allowed)})" if allowed else ""
+    elif error.validator == "oneOf" and isinstance(error.validator_value, list):
+        # Alternatives that each require one name: say which names, one and only one.
+        names = [n for alt in error.validator_value for n in (alt.get("required") or [])]
+        detail = f" (give exactly one of: {', '.join(map(str, names))})" if names else ""
     elif error.validator in ("enum", "type"):
         detail = f" (expected {error.validator_value})"
     return f"{where}: fails '{error.validator}'{detail}"

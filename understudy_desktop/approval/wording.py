@@ -66,6 +66,21 @@ def _arg(catalogue: Catalogue, command: str, field: str, spec: Arg | None) -> st
     return value_words(catalogue, command, field, spec.value, ref)
 
 
+# A filter's fields as nouns, for "matching the words and status you choose" (js/words.js).
+FILTER_NOUNS = {
+    "text": "words",
+    "status": "status",
+    "priority": "priority",
+    "assignee": "assignee",
+    "tag": "tag",
+}
+
+
+def list_words(items: list[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def _filter_sentence(catalogue: Catalogue, args: dict[str, Arg]) -> str:
     how = {
         "text": "mentioning {}",
@@ -74,14 +89,19 @@ def _filter_sentence(catalogue: Catalogue, args: dict[str, Arg]) -> str:
         "assignee": "assigned to {}",
         "tag": "tagged {}",
     }
+    # Two or more values asked each time read as one phrase, not one "the … you choose" each.
+    asked = [field for field in FILTER_NOUNS if isinstance(args.get(field), ParamArg)]
+    grouped = len(asked) > 1
     parts = []
     for field, pattern in how.items():
         spec = args.get(field)
-        if spec is None:
+        if spec is None or (grouped and isinstance(spec, ParamArg)):
             continue
         if isinstance(spec, ConstArg) and spec.value in ("", None):
             continue
         parts.append(pattern.format(_arg(catalogue, "filter_tickets", field, spec)))
+    if grouped:
+        parts.append(f"matching the {list_words([FILTER_NOUNS[f] for f in asked])} you choose")
     return "Find the tickets " + ", ".join(parts) if parts else "Look at every ticket"
 
 

@@ -25,7 +25,9 @@ import { stringify } from './safe_json.js';
  * @typedef {object} CommandInfo
  * @property {string} id
  * @property {string} title
+ * @property {string} [doing] what it does, in the words a suggested title is made of ("tag the matches")
  * @property {string} say the step as a sentence, with {field} for each field's words
+ * @property {string} [sayAgain] the same, on the ticket(s) the sentence before named ("Set its priority to {priority}")
  * @property {string} description
  * @property {boolean} mutates
  * @property {boolean} setBased it changes every matching ticket

@@ -65,31 +65,54 @@ function argWords(command, field, spec) {
   return valueWords(command, field, spec.value, spec.ref);
 }
 
+// A filter's fields as nouns, for "matching the words and status you choose".
+/** @type {Record<string, string>} */
+const FILTER_NOUNS = { text: 'words', status: 'status', priority: 'priority', assignee: 'assignee', tag: 'tag' };
+
 /** @param {StepWords} step */
 function filterSentence(step) {
   /** @type {string[]} */
   const parts = [];
   const args = step.args ?? {};
+  // Two or more values asked each time read as one phrase, not one "the … you choose" each.
+  const asked = Object.keys(FILTER_NOUNS).filter((field) => args[field]?.from === 'param');
+  const grouped = asked.length > 1;
   /** @param {string} field @param {(words: string) => string} how */
-  const pick = (field, how) => { if (args[field] && !(args[field].from === 'const' && (args[field].value === '' || args[field].value === undefined))) parts.push(how(argWords('filter_tickets', field, args[field]))); };
+  const pick = (field, how) => {
+    const arg = args[field];
+    if (!arg || (arg.from === 'const' && (arg.value === '' || arg.value === undefined))) return;
+    if (!(grouped && arg.from === 'param')) parts.push(how(argWords('filter_tickets', field, arg)));
+  };
   pick('text', (w) => `mentioning ${w}`);
   pick('status', (w) => `with status ${w}`);
   pick('priority', (w) => `with priority ${w}`);
   pick('assignee', (w) => `assigned to ${w}`);
   pick('tag', (w) => `tagged ${w}`);
+  if (grouped) parts.push(`matching the ${listWords(asked.map((field) => FILTER_NOUNS[field]))} you choose`);
   return parts.length ? `Find the tickets ${parts.join(', ')}` : 'Look at every ticket';
 }
 
 /**
- * One step of a tool ({command, args}) as a sentence.
+ * "a", "a and b", "a, b and c".
+ * @param {string[]} items
+ */
+export function listWords(items) {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/**
+ * One step of a tool ({command, args}) as a sentence. `again`: it works on the ticket (or the
+ * matching tickets) the sentence before it named, so it says "it" or "them" ("Set its
+ * priority to High") where the catalogue has such a sentence.
  * @param {StepWords} step
+ * @param {boolean} [again]
  * @returns {string}
  */
-export function stepSentence(step) {
+export function stepSentence(step, again = false) {
   const command = COMMANDS[step.command];
   if (!command) return 'A step this console no longer has';
   if (step.command === 'filter_tickets') return filterSentence(step);
-  return command.say.replace(/\{(\w+)\}/g, (_m, field) => argWords(step.command, field, step.args?.[field]));
+  return ((again && command.sayAgain) || command.say).replace(/\{(\w+)\}/g, (_m, field) => argWords(step.command, field, step.args?.[field]));
 }
 
 /**
@@ -99,6 +122,23 @@ export function stepSentence(step) {
 export function recordedSentence(step) {
   const args = Object.fromEntries(Object.entries(step.payload ?? {}).map(([f, v]) => [f, { from: 'const', value: v, ref: step.refs?.[f] ?? null }]));
   return stepSentence({ command: step.command, args });
+}
+
+/**
+ * What a command does, in the words a tool's suggested title is made of ("tag the matches");
+ * empty for a command no title mentions.
+ * @param {string} command
+ */
+export function doingWords(command) {
+  return COMMANDS[command]?.doing ?? '';
+}
+
+/**
+ * Whether a command changes every ticket the search matched.
+ * @param {string} command
+ */
+export function isSetBased(command) {
+  return COMMANDS[command]?.setBased === true;
 }
 
 /**

@@ -207,7 +207,7 @@ test('two recordings pair: differing values become parameters, a different seque
 test('budgets and lint block publishing with a message that says what to fix', () => {
   const { bus } = makeBus();
   const draft = generalize(teachAssignRefund(bus, 'T-1006'));
-  assert.equal(draft.params[0].description, 'The ticket to work on, for example T-1001.', 'the catalogue suggests a description');
+  assert.equal(draft.params[0].description, 'A ticket, e.g. T-1001.', 'the catalogue suggests a description');
   draft.params[0].description = '';
   const { problems } = compile(draft, { name: 'This Name Is Far Too Long For A Tool', description: 'x'.repeat(501) });
   assert.ok(problems.some((p) => p.startsWith('What agents call it:')));

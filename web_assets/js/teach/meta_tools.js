@@ -79,6 +79,20 @@ export function createMetaTools({ recordings, drafts, registry, approvals, model
   let counter = 0;
 
   /** @type {Record<string, Execute>} */
+  /**
+   * Asking the person to revoke a taught tool: understudy_publish_tool's `revoke`, and the
+   * unlisted understudy_revoke_tool that agents which learned it still call.
+   * @param {{ name: string, poll?: boolean }} args @param {Client} [client]
+   */
+  async function revoke(args, client) {
+    const tool = registry.get(args.name);
+    if (!tool) return fail('not_found', 'No taught tool has that name.');
+    const id = `revoke-${args.name}`;
+    const approval = approvals.request({ id, revoke: args.name, definition: tool.definition, by: 'agent' });
+    if (!args.poll) await waitFor(approval, client);
+    return answer(approval, id, approvals);
+  }
+
   const execute = {
     understudy_list_recordings: () => ({
       recordings: [...recordings.values()].map((r) => ({ id: r.id, name: r.name, created: r.createdAt, steps: r.steps.map((s) => s.command) })),
@@ -97,9 +111,10 @@ export function createMetaTools({ recordings, drafts, registry, approvals, model
       drafts.set(id, { id, draft: built.draft, definition: built.definition, problems: built.problems, recordingId: recording.id, by: 'agent' });
       return { draft_id: id, tool: publicTool(built.definition), summary: plainSummary(built.definition), problems: built.problems, warnings: built.warnings };
     },
-    /** @param {{ draft_id: string, poll?: boolean }} args @param {Client} [client] */
+    /** @param {{ draft_id?: string, revoke?: string, poll?: boolean }} args @param {Client} [client] */
     understudy_publish_tool: async (args, client) => {
-      const draft = drafts.get(args.draft_id);
+      if (typeof args.revoke === 'string') return revoke({ name: args.revoke, poll: args.poll }, client);
+      const draft = drafts.get(args.draft_id ?? '');
       if (!draft) return fail('not_found', 'No draft has that id. Draft it again with understudy_draft_tool.');
       if (draft.problems.length) return fail('blocked', `Fix these first, then draft again: ${draft.problems.join(' ')}`);
       if (registry.get(draft.definition.name) && draft.publishedAs === draft.definition.name) return { status: 'published', name: draft.definition.name };
@@ -110,19 +125,13 @@ export function createMetaTools({ recordings, drafts, registry, approvals, model
     },
     /** @param {{ name: string, arguments?: Record<string, unknown> }} args @param {Client} [client] */
     understudy_run_tool: (args, client) => registry.runByAgent(args.name, args.arguments ?? {}, client?.signal ?? null),
-    /** @param {{ name: string, poll?: boolean }} args @param {Client} [client] */
-    understudy_revoke_tool: async (args, client) => {
-      const tool = registry.get(args.name);
-      if (!tool) return fail('not_found', 'No taught tool has that name.');
-      const id = `revoke-${args.name}`;
-      const approval = approvals.request({ id, revoke: args.name, definition: tool.definition, by: 'agent' });
-      if (!args.poll) await waitFor(approval, client);
-      return answer(approval, id, approvals);
-    },
+    understudy_revoke_tool: revoke,
   };
 
   // argumentRules are the shell's extra checks, not part of what agents read.
-  const tools = BUILTINS.tools.map(({ argumentRules: _rules, ...t }) => ({ ...t, execute: execute[t.name] }));
+  // Only listed tools are registered: a page has no way to answer a name it does not list.
+  const tools = BUILTINS.tools.filter((t) => !('listed' in t && t.listed === false))
+    .map(({ argumentRules: _rules, listed: _listed, ...t }) => ({ ...t, execute: execute[/** @type {keyof typeof execute} */ (t.name)] }));
 
   return {
     tools,

@@ -5,7 +5,7 @@
 import { el } from './dom.js';
 import { generalize, GeneralizeError } from '../teach/generalize.js';
 import { compile, BUDGET } from '../teach/compile.js';
-import { fieldWords, stepSentence, valueWords } from '../words.js';
+import { doingWords, fieldWords, isSetBased, stepSentence, valueWords } from '../words.js';
 import { drawerHeader } from './drawer.js';
 
 /**
@@ -24,15 +24,6 @@ const VERBS = {
   apply_template: 'reply', add_ticket_tag: 'tag', tag_matching_tickets: 'tag_matches',
   set_matching_priority: 'prioritise_matches', set_matching_status: 'set_status_matches',
   assign_matching_tickets: 'assign_matches', filter_tickets: 'find', set_reply_draft: 'write_reply',
-};
-
-// What each command does, in the words a tool's name is made of.
-/** @type {Record<string, string>} */
-const DOING = {
-  set_ticket_assignee: 'assign', set_ticket_priority: 'set the priority', set_ticket_status: 'set the status',
-  apply_template: 'reply', add_ticket_tag: 'tag', tag_matching_tickets: 'tag the matches',
-  set_matching_priority: 'set the matches’ priority', set_matching_status: 'set the matches’ status',
-  assign_matching_tickets: 'assign the matches', filter_tickets: 'find', set_reply_draft: 'write a reply',
 };
 
 // Words a shortened identifier does not end on ("assign_set_the_priority_and").
@@ -61,7 +52,7 @@ export function suggestName(recording) {
  * @param {Recording} recording
  */
 export function suggestTitle(recording) {
-  const doing = [...new Set(recording.steps.map((s) => DOING[s.command]).filter(Boolean))];
+  const doing = [...new Set(recording.steps.map((s) => doingWords(s.command)).filter(Boolean))];
   if (!doing.length) return 'My routine';
   const text = doing.length === 1 ? doing[0] : `${doing.slice(0, -1).join(', ')} and ${doing.at(-1)}`;
   return (text.charAt(0).toUpperCase() + text.slice(1)).slice(0, BUDGET.title);
@@ -84,27 +75,62 @@ export function nameFromTitle(title, fallback) {
 const lowerFirst = (text) => text.charAt(0).toLowerCase() + text.slice(1);
 
 /**
- * What the tool does, in the person's words, from the steps as the tool will run them.
+ * What a step works on, so that the next sentence can say "it" or "them": the matching
+ * tickets, or one ticket by where its value comes from (followed back through the steps).
+ * @param {Protocol.Step[]} steps
+ * @param {Protocol.Step} step
+ * @returns {string | null}
+ */
+function subjectOf(steps, step) {
+  if (step.command === 'filter_tickets' || isSetBased(step.command)) return 'matching';
+  let arg = step.args.ticket_id;
+  for (let hops = 0; arg?.from === 'step' && hops < steps.length; hops += 1) {
+    const before = steps[arg.step]?.args[arg.path];
+    if (!before) return `step ${arg.step} ${arg.path}`;
+    arg = before;
+  }
+  if (!arg) return null;
+  return arg.from === 'param' ? `asked ${arg.name}` : arg.from === 'const' ? `fixed ${String(arg.value)}` : null;
+}
+
+/**
+ * What the tool does, in the person's words, from the steps as the tool will run them:
+ * "Assign the ticket you choose to Priya Raman, set its priority to High and fill its reply
+ * with “Refund approved”." Agents read it with every list of tools, so it says each thing
+ * once.
  * @param {{ steps: Protocol.Step[] }} definition
  */
 export function suggestDescription(definition) {
   const { steps } = definition;
   const unsaid = (/** @type {Protocol.Step | undefined} */ step) => step !== undefined && (step.command === 'select_ticket' || step.command === 'get_ticket');
   // Opening a ticket is not said, so the first step that works on "the same ticket" says
-  // which ticket it is ("the ticket you choose"); the steps after it say "the same ticket".
+  // which ticket it is ("the ticket you choose"); the steps after it say "it".
   /** @type {Set<number>} */
   const named = new Set();
-  const doing = steps.flatMap((step) => {
-    if (unsaid(step)) return [];
+  /** @type {{ text: string, found: boolean }[]} */
+  const said = [];
+  /** @type {string | null} */
+  let before = null;
+  for (const step of steps) {
+    if (unsaid(step)) continue;
     const args = { ...step.args };
     for (const [field, arg] of Object.entries(args)) {
       if (arg.from !== 'step' || named.has(arg.step) || !unsaid(steps[arg.step])) continue;
       const opened = steps[arg.step].args[arg.path];
       if (opened && opened.from !== 'step') { args[field] = opened; named.add(arg.step); }
     }
-    return [stepSentence({ command: step.command, args })];
-  }).map((sentence, i) => (i ? lowerFirst(sentence) : sentence));
-  const text = doing.length ? `${doing.join(', then ')}.` : `${stepSentence(definition.steps[0])}.`;
+    const about = subjectOf(steps, step);
+    const text = stepSentence({ command: step.command, args }, about !== null && about === before);
+    said.push({ text: said.length ? lowerFirst(text) : text, found: step.command === 'filter_tickets' });
+    before = about;
+  }
+  // After a search, ", then": what follows works on what it found. Otherwise one list.
+  let text = said[0]?.text ?? stepSentence(steps[0]);
+  for (let i = 1; i < said.length; i += 1) {
+    const joint = said[i - 1].found ? ', then ' : i === said.length - 1 ? ' and ' : ', ';
+    text += `${joint}${said[i].text}`;
+  }
+  text += '.';
   return text.charAt(0).toUpperCase() + text.slice(1, BUDGET.description);
 }
 
