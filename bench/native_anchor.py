@@ -74,15 +74,12 @@ from native_page import ASSETS, AssetServer, NativeConsole, cold_start_s  # noqa
 from peers import Peer, announce, serve  # noqa: E402
 from proc_cpu import descendants, kinds, snapshot, spent, stat_path, threads  # noqa: E402
 
+from understudy_desktop.agent.builtins import listed_builtins  # noqa: E402
+
 PRIORITY_TOOL = "reprioritise_ticket"
 PHRASE_TOOL = "tag_phrase"
-META_TOOLS = {
-    "understudy_list_recordings",
-    "understudy_draft_tool",
-    "understudy_publish_tool",
-    "understudy_revoke_tool",
-    "understudy_run_tool",
-}
+# The page registers the listed built-ins (data/builtin_tools.json), as the shell lists them.
+META_TOOLS = {str(t["name"]) for t in listed_builtins()}
 TARGET_TICKET = "T-1011"
 IDLE_S = 2.0
 # Each batch's CPU and each run's heartbeat go on this long after the last answer: what the

@@ -850,6 +850,52 @@ def test_activity_from_the_endpoint_thread_is_told_on_the_qt_thread_once(qapp, q
     assert activity.snapshot().calls == 200
 
 
+def test_a_call_costs_the_endpoint_one_post_to_the_qt_thread(agent, monkeypatch):
+    """Each post from the endpoint's thread waits for the interpreter while the Qt thread
+    runs Python: a call makes one (its start), and its handle is let go when it answers. The
+    status bar still hears of the last call (how often it is told: the burst test below)."""
+    import understudy_desktop.agent.server as server_module
+
+    posts: list[str] = []
+
+    def counted(fn, *args):
+        if threading.current_thread() is not threading.main_thread():
+            posts.append(getattr(fn, "__name__", "?"))
+        call_on_main(fn, *args)
+
+    url, token = endpoint(agent)
+    calls = 30
+    status = agent.window._agent_status
+    said = f"last used: {agent.window._tool_words('lookup_ticket')}"
+    shown: list[str] = []  # what the status bar said, each time it was told
+    told = threading.Event()
+
+    def look() -> None:
+        shown.append(status.text())
+        if status.text().endswith(said):
+            told.set()
+
+    agent.window._agent[0].changed.connect(look)
+
+    async def go():
+        async with mcp_client(url, token) as c:
+            await c.list_tools()
+            monkeypatch.setattr(server_module, "call_on_main", counted)
+            for n in range(calls):
+                ticket_id = f"T-10{n % 9 + 1:02d}"
+                result = await c.call_tool("lookup_ticket", {"ticket_id": ticket_id})
+                assert not result.is_error, result
+            # Still connected, and the status bar names the last call.
+            assert await anyio.to_thread.run_sync(told.wait, 10), shown
+
+    try:
+        run_client(agent.qtbot, go)
+    finally:
+        agent.window._agent[0].changed.disconnect(look)
+    # Before: a post to start each call and another to let its handle go.
+    assert len(posts) == calls, f"{len(posts)} posts for {calls} calls"
+
+
 def test_people_see_a_tools_name_in_words():
     from understudy_desktop.library.model import shown_name
 

@@ -12,13 +12,14 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from understudy_desktop.qt_thread import call_on_main
 
 RECENT_S = 60.0  # a client with nothing open counts as connected this long after its last word
 ENDED_KEPT = 1000  # ended sessions remembered, so a late request cannot revive one
 NO_SESSION = ""  # requests without a session id (the stateless protocol revisions)
+SETTLE_MS = 100  # changes this soon after the status bar was told wait to be told together
 
 
 @dataclass
@@ -48,8 +49,10 @@ class AgentActivity(QObject):
 
     `changed` is emitted on the Qt thread only: the endpoint's thread never emits a Qt signal
     itself (a signal emitted there to a Python slot can race the receiver's deletion and crash
-    the process), it queues one emit through the app's dispatcher, and many changes before
-    the Qt thread gets to it make one emit, not a flood."""
+    the process), it queues one emit through the app's dispatcher. After an emit, changes for
+    the next SETTLE_MS make one more emit at its end: an agent making hundreds of calls a
+    second costs the endpoint's thread no post per call (each waits for the interpreter while
+    the Qt thread runs Python), and the status bar still shows the last word."""
 
     changed = Signal()
 
@@ -58,10 +61,17 @@ class AgentActivity(QObject):
         self._lock = threading.Lock()
         self._state = ActivitySnapshot()
         self._ended: dict[str, None] = {}  # sessions ended, oldest first (an ordered set)
+        # True from a post until the settling time after its emit ends: no other post.
         self._emit_queued = False
+        self._dirty = False  # a change during the settling time, said at its end
+        self._settle = QTimer(self)
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(SETTLE_MS)
+        self._settle.timeout.connect(self._settled)
 
     def _tell(self) -> None:
         with self._lock:
+            self._dirty = True
             if self._emit_queued:
                 return
             self._emit_queued = True
@@ -69,8 +79,17 @@ class AgentActivity(QObject):
 
     def _emit(self) -> None:
         with self._lock:
-            self._emit_queued = False
+            self._dirty = False
+        self._settle.start()
         self.changed.emit()
+
+    def _settled(self) -> None:
+        with self._lock:
+            dirty = self._dirty
+            self._dirty = False
+            self._emit_queued = dirty
+        if dirty:
+            self._emit()
 
     def note(self, client: str = "", tool: str = "") -> None:
         """A request that named its client, or a tool it called."""

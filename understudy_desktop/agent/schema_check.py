@@ -6,29 +6,35 @@ key the schema does not declare (an agent's input may carry text meant for the n
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError, ValidationError
+from jsonschema.exceptions import ValidationError
 
 
 def argument_problems(schema: dict[str, Any] | None, arguments: dict[str, Any]) -> list[str]:
     """Plain descriptions (keyword and location) of what is wrong, at most ten."""
     if schema is None:
         return []
-    try:
-        validator = Draft202012Validator(schema)
-    except SchemaError:
-        return ["the tool's own input schema is invalid"]
-    declared = set(_property_names(schema))
+    validator, declared = _checker(json.dumps(schema, sort_keys=True, separators=(",", ":")))
     problems = []
     for error in sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path)):
         problems.append(_sentence(error, declared))
     return list(dict.fromkeys(problems))[:10]
 
 
-def _sentence(error: ValidationError, declared: set[str]) -> str:
+# Every call is checked, and building a validator costs more than using one: each schema's
+# is kept, by its text (a dict's identity could be reused by another schema later).
+@lru_cache(maxsize=512)
+def _checker(text: str) -> tuple[Draft202012Validator, frozenset[str]]:
+    schema = json.loads(text)
+    return Draft202012Validator(schema), frozenset(_property_names(schema))
+
+
+def _sentence(error: ValidationError, declared: frozenset[str]) -> str:
     # Array positions and declared names are ours to repeat; any other key came from the caller.
     path = error.absolute_path
     parts = [str(p) if isinstance(p, int) or p in declared else "(an entry)" for p in path]

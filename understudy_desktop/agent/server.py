@@ -32,7 +32,7 @@ from understudy_desktop.agent.calls import CallHandle, ToolCalls
 from understudy_desktop.agent.http_edges import HttpEdges
 from understudy_desktop.agent.http_host import ASGIApp, HttpHost, Transport, guarded
 from understudy_desktop.agent.mcp_shapes import mcp_result, mcp_tool
-from understudy_desktop.qt_thread import call_on_main
+from understudy_desktop.qt_thread import call_on_main, on_main_thread
 
 log = logging.getLogger(__name__)
 
@@ -159,12 +159,26 @@ class AgentServer:
         return server
 
     async def _call(self, name: str, arguments: dict[str, Any], client: str) -> dict[str, Any]:
-        """Decide and run the call on the Qt thread; a cancelled caller cancels it there."""
+        """Decide and run the call on the Qt thread; a cancelled caller cancels it there.
+
+        One post to the Qt thread per call: every post from here waits for the interpreter
+        while the Qt thread runs Python (bench/native_anchor.py), so the handle is let go on
+        the Qt thread when the call answers, not by a post of its own."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[dict[str, Any]] = loop.create_future()
+        # Touched on the Qt thread only. The handle reaches Qt objects (a consent dialog's
+        # waiters, a run's timers): its last reference must go there, never on this thread,
+        # where a Qt object freed corrupts the Qt thread's state and crashes the app later.
         handle: list[CallHandle] = []
+        answered = [False]
 
         def answer(reply: dict[str, Any]) -> None:
+            if not on_main_thread():  # the handle is let go on the Qt thread only
+                call_on_main(answer, reply)
+                return
+            answered[0] = True
+            handle.clear()
+
             def settle() -> None:
                 if not future.done():
                     future.set_result(reply)
@@ -179,7 +193,9 @@ class AgentServer:
                 return
 
         def start() -> None:
-            handle.append(self._calls.call(name, arguments, client, answer))
+            started = self._calls.call(name, arguments, client, answer)
+            if not answered[0]:  # answered at once: nothing left to cancel or let go
+                handle.append(started)
 
         call_on_main(start)
         try:
@@ -187,16 +203,12 @@ class AgentServer:
         except asyncio.CancelledError:
             # Runs after start() (the main thread takes queued calls in order).
             def cancel() -> None:
-                for h in handle:
+                for h in list(handle):
                     h.cancel()
+                handle.clear()
 
             call_on_main(cancel)
             raise
-        finally:
-            # The handle reaches Qt objects (a consent dialog's waiters, a run's timers); its
-            # last reference must go on the Qt thread, never here: a Qt object freed on this
-            # thread corrupts the Qt thread's state and crashes the app later.
-            call_on_main(handle.clear)
 
     @staticmethod
     def _client_name(ctx: ServerRequestContext) -> str:
