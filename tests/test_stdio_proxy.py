@@ -76,6 +76,9 @@ def test_the_proxy_lists_calls_and_forwards_list_changed(agent_console, data_dir
     activity = agent_console.window._agent[0]
     assert activity.snapshot().client == "Claude Desktop"
     assert "Claude Desktop" in agent_console.window._agent_status.text()
+    # Calls are not the log's business: the HTTP client's line per request stays out of it.
+    said = (data_dir / "logs" / "mcp-proxy.log").read_text(encoding="utf-8")
+    assert "/mcp" not in said, said[-500:]
 
 
 def test_a_call_cancelled_through_the_proxy_never_runs(agent_console, data_dir):

@@ -30,6 +30,7 @@ def configure_logging(paths: DataPaths, level: str = "INFO") -> Path:
     logging.raiseExceptions = False
     root = logging.getLogger()
     root.setLevel(level)
+    keep_libraries_quiet()
     console = logging.StreamHandler()
     # Every handler's text goes through the one redaction point (redact.py).
     console.setFormatter(RedactingFormatter("%(levelname)s %(name)s: %(message)s"))
@@ -48,6 +49,13 @@ def configure_logging(paths: DataPaths, level: str = "INFO") -> Path:
     file_handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.handlers = [file_handler, console]
     return paths.logs / LOG_NAME
+
+
+def keep_libraries_quiet() -> None:
+    """The HTTP client says every request at INFO: each agent call through understudy-mcp and
+    each helpdesk request would write a line, push what the log is for out of its five files,
+    and cost the relay a file write per call. Its warnings still come through."""
+    logging.getLogger("httpx2").setLevel(logging.WARNING)
 
 
 def log_folder() -> Path:

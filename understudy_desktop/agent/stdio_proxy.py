@@ -25,6 +25,7 @@ from understudy_desktop import __version__
 from understudy_desktop.agent.launch import app_command
 from understudy_desktop.agent.relay import MAX_BODY, FindApp, Relay, id_in, too_large
 from understudy_desktop.agent.runtime_file import AgentRuntime, read_runtime, read_starting
+from understudy_desktop.logs import keep_libraries_quiet
 from understudy_desktop.paths import DATA_DIR_ENV, keep_private, resolve_data_paths
 from understudy_desktop.redact import RedactingFormatter
 
@@ -344,6 +345,7 @@ def quiet_logging(data_dir: Path) -> None:
         handler = logging.NullHandler()
     handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
+    keep_libraries_quiet()
 
 
 if __name__ == "__main__":
