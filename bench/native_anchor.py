@@ -37,11 +37,12 @@ CDP's WebMCP.toolsAdded) are checked to be identical before anything is measured
    priority and is checked to have changed every match. The page's longest freeze is the
    largest gap of a 10 ms setInterval heartbeat inside the page, from just before the call
    until 1.5 s after its answer; the same heartbeat over 2 s of idling is shown as the floor.
-   Targets: median wall within 1.2x of the anchor's; the app's longest freeze under 200 ms.
+   Targets: median wall within 1.5x of the anchor's; the app's longest freeze under 200 ms.
 3. Start-up: cold start (fresh data dir / fresh profile) until the meta-tools are listed:
    `python -m understudy_desktop --data-dir X` offscreen until an MCP client lists them
    (bench/startup_memory.py's launch), against Chromium launched on the page until CDP reports
-   all five registered. Median of `--starts` (default 5) each. Target: within 1.2x.
+   all four registered, then idle memory (the PSS of each process tree). Median of
+   `--starts` (default 5) each. Targets: within 1.3x; idle memory within 1.2x.
 
 The machine has 2 cores and other work may run at the same time, so arms take turns: the calls
 run in `--rounds` (default 10) rounds of one batch per arm, the order rotating every round;
@@ -73,6 +74,7 @@ sys.path[:0] = [str(HERE)]
 from native_page import ASSETS, AssetServer, NativeConsole, cold_start_s  # noqa: E402
 from peers import Peer, announce, serve  # noqa: E402
 from proc_cpu import descendants, kinds, snapshot, spent, stat_path, threads  # noqa: E402
+from startup_memory import IDLE_S as SETTLED_S  # noqa: E402
 
 from understudy_desktop.agent.builtins import listed_builtins  # noqa: E402
 
@@ -673,29 +675,34 @@ def scale_phase(tickets: int, runs: int) -> tuple[Arm, Arm]:
     return app_arm, native_arm
 
 
-def startup_phase(starts: int) -> tuple[list[float], list[float], list[float]]:
+Starts = tuple[list[float], list[float], list[float], list[float], list[float]]
+
+
+def startup_phase(starts: int) -> Starts:
     from startup_memory import launch
 
     app_s: list[float] = []
     app_ready: list[float] = []  # the console interactive, agent.json written
     native_s: list[float] = []
+    app_mb: list[float] = []  # idle after the start, the process tree's PSS
+    native_mb: list[float] = []
     server = AssetServer()
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         for i in range(starts):
 
             def app_start(data_dir: Path = Path(tmp) / f"cold-{i}") -> None:
-                ready, listed = launch(data_dir)
+                ready, listed = launch(data_dir, idle=app_mb)
                 app_ready.append(ready)
                 app_s.append(listed)
 
             def native_start() -> None:
-                native_s.append(cold_start_s(server.url, META_TOOLS))
+                native_s.append(cold_start_s(server.url, META_TOOLS, idle=native_mb))
 
             turns = [app_start, native_start]
             for go in turns if i % 2 == 0 else turns[::-1]:
                 go()
     server.close()
-    return app_s, native_s, app_ready
+    return app_s, native_s, app_ready, app_mb, native_mb
 
 
 # --- the report -------------------------------------------------------------------------------
@@ -801,11 +808,11 @@ def report_scale(
     ratio = med(app_arm.times) / med(native_arm.times)
     return [
         (
-            f"{tickets:,} matches: within 1.2x of the anchor",
+            f"{tickets:,} matches: within 1.5x of the anchor",
             f"{med(app_arm.times):.0f} ms",
             f"{med(native_arm.times):.0f} ms",
             f"{ratio:.2f}x",
-            met(ratio <= 1.2),
+            met(ratio <= 1.5),
         ),
         (
             "longest page freeze under 200 ms (worst run)",
@@ -818,29 +825,47 @@ def report_scale(
 
 
 def report_startup(
-    app_s: list[float], native_s: list[float], app_ready: list[float]
+    app_s: list[float],
+    native_s: list[float],
+    app_ready: list[float],
+    app_mb: list[float],
+    native_mb: list[float],
 ) -> list[tuple[str, ...]]:
-    print("\n### 3. Cold start until the meta-tools are listed\n")
-    print("| arm | starts | median (s) | min (s) | max (s) |")
-    print("|---|---:|---:|---:|---:|")
-    for label, values in (
-        ("app: python -m understudy_desktop, MCP client lists", app_s),
-        ("anchor: Chromium 156 on the page, CDP reports registered", native_s),
-        ("(app, on the way: console interactive, agent.json written)", app_ready),
+    print("\n### 3. Cold start until the meta-tools are listed, then idle memory\n")
+    print("| arm | starts | median (s) | min (s) | max (s) | idle PSS, median (MB) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, values, mb in (
+        ("app: python -m understudy_desktop, MCP client lists", app_s, app_mb),
+        ("anchor: Chromium 156 on the page, CDP reports registered", native_s, native_mb),
+        ("(app, on the way: console interactive, agent.json written)", app_ready, []),
     ):
+        memory = f"{med(mb):.0f}" if mb else ""
         print(
             f"| {label} | {len(values)} | {med(values):.2f} | {min(values):.2f} |"
-            f" {max(values):.2f} |"
+            f" {max(values):.2f} | {memory} |"
         )
+    print(
+        f"\nIdle memory is the proportional set size of each side's whole process tree"
+        f" {SETTLED_S:.0f} s after its tools were listed (the app with its QtWebEngine processes,"
+        " Chromium with its renderer, GPU and utility processes)."
+    )
     ratio = med(app_s) / med(native_s)
+    memory_ratio = med(app_mb) / med(native_mb)
     return [
         (
-            "cold start to tools listed within 1.2x of Chromium",
+            "cold start to tools listed within 1.3x of Chromium",
             f"{med(app_s):.2f} s",
             f"{med(native_s):.2f} s",
             f"{ratio:.2f}x",
-            met(ratio <= 1.2),
-        )
+            met(ratio <= 1.3),
+        ),
+        (
+            "idle memory within 1.2x of Chromium's",
+            f"{med(app_mb):.0f} MB",
+            f"{med(native_mb):.0f} MB",
+            f"{memory_ratio:.2f}x",
+            met(memory_ratio <= 1.2),
+        ),
     ]
 
 

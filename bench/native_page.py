@@ -156,10 +156,11 @@ class NativeConsole:
         self.cdp.close()
 
 
-def cold_start_s(url: str, tools: set[str]) -> float:
+def cold_start_s(url: str, tools: set[str], idle: list[float] | None = None) -> float:
     """Seconds from launching Chromium (a fresh profile) to CDP reporting every one of `tools`
     registered by the page at `url`. WebMCP is enabled on the blank tab before navigating, so
-    every registration is seen as it happens."""
+    every registration is seen as it happens. With `idle`, Chromium then idles IDLE_S and the
+    PSS of its process tree (MB) is appended to it."""
     t0 = time.perf_counter()
     cdp = PipeCDP()
     try:
@@ -174,6 +175,12 @@ def cold_start_s(url: str, tools: set[str]) -> float:
         while missing:
             added = cdp.wait_event("WebMCP.toolsAdded", {}, 120)
             missing -= {t.get("name") for t in added.get("tools", [])}
-        return time.perf_counter() - t0
+        started = time.perf_counter() - t0
+        if idle is not None:
+            from startup_memory import IDLE_S, tree_pss_mb
+
+            time.sleep(IDLE_S)
+            idle.append(tree_pss_mb(cdp.process.pid))
+        return started
     finally:
         cdp.close()

@@ -31,6 +31,7 @@ from mcp.client.streamable_http import streamable_http_client
 from understudy_desktop.agent.runtime_file import read_runtime
 
 RUNS = 5
+IDLE_S = 3.0  # how long a started app idles before its memory is read
 META = "understudy_draft_tool"
 
 
@@ -42,7 +43,11 @@ async def list_names(url: str, token: str) -> list[str]:
         return [t.name for t in (await client.list_tools()).tools]
 
 
-def launch(data_dir: Path, command: list[str] | None = None) -> tuple[float, float]:
+def launch(
+    data_dir: Path, command: list[str] | None = None, idle: list[float] | None = None
+) -> tuple[float, float]:
+    """Seconds until agent.json is written and until the meta-tools are listed. With `idle`,
+    the app then idles IDLE_S and the PSS of its process tree (MB) is appended to it."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     t0 = time.perf_counter()
     app = subprocess.Popen(
@@ -60,6 +65,9 @@ def launch(data_dir: Path, command: list[str] | None = None) -> tuple[float, flo
         while META not in asyncio.run(list_names(runtime.url, runtime.token)):
             time.sleep(0.01)
         listed = time.perf_counter() - t0
+        if idle is not None:
+            time.sleep(IDLE_S)
+            idle.append(tree_pss_mb(app.pid))
     finally:
         app.terminate()
         app.wait(30)

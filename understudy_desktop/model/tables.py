@@ -154,15 +154,19 @@ def count_matching(conn: sqlite3.Connection, flt: Filter, searches: Searches | N
 def first_matching(
     conn: sqlite3.Connection, flt: Filter, limit: int, searches: Searches | None = None
 ) -> tuple[int, list[str]]:
-    """How many tickets match, and the first `limit` ids in queue order (one scan)."""
+    """How many tickets match, and the first `limit` ids in queue order. Two statements: a
+    count, and the first rows in the table's own order; one with count(*) OVER () would keep
+    every match to count them (100,000 matches: 53 ms against 8 ms)."""
     clause, params = where(flt, searches)
+    matched = int(
+        conn.execute(f"SELECT count(*) FROM ticket_fields WHERE {clause}", params).fetchone()[0]
+    )
+    if not matched:
+        return 0, []
     rows = conn.execute(
-        f"SELECT id, count(*) OVER () FROM ticket_fields WHERE {clause} ORDER BY n LIMIT ?",
-        [*params, limit],
+        f"SELECT id FROM ticket_fields WHERE {clause} ORDER BY n LIMIT ?", [*params, limit]
     ).fetchall()
-    if rows:
-        return int(rows[0][1]), [r[0] for r in rows]
-    return 0, []
+    return matched, [r[0] for r in rows]
 
 
 # --- one ticket -------------------------------------------------------------------------------
@@ -257,23 +261,22 @@ def set_matching(
     assert field in SCALARS
     clause, params = where(flt, searches)
     differs = f"ticket_fields.{field} IS NOT ?"
-    if want_before:
-        rows = conn.execute(
-            f"SELECT id, {field} FROM ticket_fields WHERE {clause} AND {differs} ORDER BY n",
-            [*params, value],
-        ).fetchall()
-        # The same rows, inside the same transaction: one statement instead of one per row.
+    # The rows first, then one UPDATE over the same rows, inside the same transaction: an
+    # UPDATE ... RETURNING keeps every changed row aside before handing it over, which costs
+    # more than reading them (100,000 matches: 135 ms against 104 ms).
+    wanted = f"id, {field}" if want_before else "id"
+    rows = conn.execute(
+        f"SELECT {wanted} FROM ticket_fields WHERE {clause} AND {differs} ORDER BY n",
+        [*params, value],
+    ).fetchall()
+    if rows:
         conn.execute(
             f"UPDATE ticket_fields SET {field} = ? WHERE {clause} AND {differs}",
             [value, *params, value],
         )
+    if want_before:
         return [(r[0], r[1]) for r in rows]
-    changed = conn.execute(
-        f"UPDATE ticket_fields SET {field} = ? WHERE {clause} AND {differs} RETURNING n, id",
-        [value, *params, value],
-    ).fetchall()
-    changed.sort()
-    return [(r[1], None) for r in changed]
+    return [(r[0], None) for r in rows]
 
 
 _ADD_TAG = (
