@@ -325,10 +325,39 @@ def test_the_lean_schemas_still_check_everything(agent):
     assert sorted(agent.taught()) == sorted(TEST_TOOLS)  # nothing changed
 
 
+def through(agent, way: str, http: httpx2.Client, url: str, headers: dict) -> None:
+    """Calls on this session go through the SDK's message loop, or past it (direct_calls.py),
+    which takes a session's calls once the SDK has served it once."""
+    server = agent.session.agent
+    if way == "sdk":
+        server.direct.take = _never_taken
+    else:
+        listed = http.post(
+            url, json={"jsonrpc": "2.0", "id": 99, "method": "tools/list"}, headers=headers
+        )
+        assert listed.status_code == 200
+
+
+async def _never_taken(scope, body, send) -> bool:
+    return False
+
+
+def off_the_qt_thread(agent, work):
+    """`work()` on a thread of its own while the Qt thread goes on (calls run there)."""
+    box: dict = {}
+    worker = threading.Thread(target=lambda: box.update(value=work()))
+    worker.start()
+    agent.qtbot.waitUntil(lambda: not worker.is_alive(), timeout=30_000)
+    return box["value"]
+
+
+@pytest.mark.parametrize("way", ["sdk", "direct"])
 @pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18", "2025-11-25"])
-def test_a_cancelled_request_gets_no_response_and_never_runs(agent, version):
+def test_a_cancelled_request_gets_no_response_and_never_runs(agent, version, way):
     url, token = endpoint(agent)
     http, headers = raw_session(url, token, version)
+    through(agent, way, http, url, headers)
+    taken = agent.session.agent.direct.taken
     before = ticket(agent, "T-1008")
     out: dict[str, object] = {}
     call = {
@@ -369,6 +398,107 @@ def test_a_cancelled_request_gets_no_response_and_never_runs(agent, version):
     assert out["status"] == 200 and '"id":7' not in str(out["body"])
     agent.qtbot.wait(1500)
     assert ticket(agent, "T-1008") == before
+    assert agent.session.agent.direct.taken - taken == (2 if way == "direct" else 0)
+    http.close()
+
+
+CALLS_TO_COMPARE = [
+    ("lookup_ticket", {"ticket_id": "T-1005"}),  # a result, with customer text
+    ("lookup_ticket", {"ticket_id": "T-9999"}),  # a tool that fails: isError and its code
+    ("lookup_ticket", {"ticket_id": 5}),  # arguments that do not fit
+    ("understudy_list_recordings", {}),
+]
+
+
+@pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18", "2025-11-25"])
+def test_a_call_past_the_sdks_loop_is_answered_as_the_sdk_answers_it(agent, version):
+    """Byte for byte, headers included, on every 2025 version (each sieves the result to
+    what it has)."""
+    url, token = endpoint(agent)
+    server = agent.session.agent
+    answers: dict[str, list] = {}
+
+    def answered() -> list:
+        out = []
+        for n, (name, arguments) in enumerate(CALLS_TO_COMPARE):
+            call = {"jsonrpc": "2.0", "id": f"c{n}", "method": "tools/call"}
+            call["params"] = {"name": name, "arguments": arguments}
+            answer = http.post(url, json=call, headers=headers)
+            kept = ("content-type", "content-length", "mcp-session-id")
+            out.append(
+                (answer.status_code, {k: answer.headers.get(k) for k in kept}, answer.content)
+            )
+        return out
+
+    for way in ("direct", "sdk"):
+        http, headers = raw_session(url, token, version)
+        taken = server.direct.taken
+        through(agent, way, http, url, headers)
+        got = off_the_qt_thread(agent, answered)
+        answers[way] = [
+            (status, {**h, "mcp-session-id": "(its own)"}, body) for status, h, body in got
+        ]
+        assert all(h["mcp-session-id"] == headers["Mcp-Session-Id"] for _, h, _ in got)
+        assert server.direct.taken - taken == (len(CALLS_TO_COMPARE) if way == "direct" else 0)
+        http.close()
+    assert answers["direct"] == answers["sdk"]
+
+
+def test_a_call_past_the_sdks_loop_keeps_its_session(agent):
+    """The SDK ends a session idle for its timeout; a call the lane answers counts as the
+    session's request in flight, as the SDK's own do, so a long call does not end it."""
+    url, token = endpoint(agent)
+    server = agent.session.agent
+    http, headers = raw_session(url, token, "2025-11-25")
+    through(agent, "direct", http, url, headers)
+    transport = server._session_manager()._server_instances[headers["Mcp-Session-Id"]]
+    shortened = threading.Event()
+
+    def shorten() -> None:  # on the endpoint's loop, where the idle scope lives
+        transport._idle_timeout = 0.5
+        transport.idle_scope.deadline = anyio.current_time() + 0.5
+        shortened.set()
+
+    server._loop.call_soon_threadsafe(shorten)
+    assert shortened.wait(10)
+    block_the_database(agent, 2.0)  # the call waits its turn well past the idle time
+    taken = server.direct.taken
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call"}
+    call["params"] = {"name": "close_ticket", "arguments": {"ticket_id": "T-1002"}}
+    listing = {"jsonrpc": "2.0", "id": 4, "method": "tools/list"}
+    called, listed = off_the_qt_thread(
+        agent, lambda: [http.post(url, json=body, headers=headers) for body in (call, listing)]
+    )
+    assert server.direct.taken == taken + 1
+    assert called.status_code == 200 and "result" in called.json()
+    assert listed.status_code == 200, listed.text  # the session is still there
+    http.close()
+
+
+def test_what_the_lane_may_not_answer_goes_to_the_sdk(agent):
+    """A request that is not one plain tools/call on a known tool, or with a version header
+    that is not the session's, is the SDK's to answer: the lane sends nothing."""
+    url, token = endpoint(agent)
+    server = agent.session.agent
+    http, headers = raw_session(url, token, "2025-11-25")
+    through(agent, "direct", http, url, headers)
+    taken = server.direct.taken
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+    lookup = {"name": "lookup_ticket", "arguments": {"ticket_id": "T-1001"}}
+    others = [
+        ({**call, "params": {"name": "no_such_tool"}}, headers),
+        ({**call, "params": {**lookup, "extra": 1}}, headers),
+        ({**call, "params": lookup, "extra": 1}, headers),
+        ({**call, "id": None, "params": lookup}, headers),
+        ({**call, "params": lookup}, {**headers, "Mcp-Protocol-Version": "2025-06-18"}),
+        ({**call, "params": lookup}, {**headers, "Origin": "http://evil.example"}),
+        ({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers),
+    ]
+    statuses = off_the_qt_thread(
+        agent, lambda: [http.post(url, json=body, headers=h).status_code for body, h in others]
+    )
+    assert server.direct.taken == taken, statuses
+    assert statuses[5] == 403  # the SDK's own Origin check answered
     http.close()
 
 

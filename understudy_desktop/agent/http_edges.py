@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import Any, Protocol
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -51,6 +51,15 @@ INVALID_ID_ANSWER = {
     },
 }
 BATCH_VERSION = "2025-03-26"
+
+
+class Lane(Protocol):
+    """Answers some POSTs itself (agent/direct_calls.py)."""
+
+    async def take(self, scope: Scope, body: bytes, send: Send) -> bool: ...
+    def cancel(self, session: str, body: bytes) -> None: ...
+
+
 MAX_BODY = 4 * 1024 * 1024
 
 
@@ -211,6 +220,12 @@ class HttpEdges:
         self._inner = inner
         # Session id -> the version it negotiated, read off each initialize answer.
         self._versions: dict[str, str] = {}
+        # Takes the calls it can answer past the SDK's message loop (direct_calls.py).
+        self.lane: Lane | None = None
+
+    def version_of(self, session: str) -> str | None:
+        """The protocol version `session` negotiated, if its initialize came through here."""
+        return self._versions.get(session)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
@@ -232,6 +247,11 @@ class HttpEdges:
         if body.lstrip()[:1] == b"[" and session and self._batches_allowed(session, headers):
             await self._batch(scope, body, send)
             return
+        if self.lane is not None:
+            if session:
+                self.lane.cancel(session, body)
+            if await self.lane.take(scope, body, send):
+                return
         await self._forward(scope, body, receive, send)
 
     def _batches_allowed(self, session: str, headers: dict[bytes, bytes]) -> bool:

@@ -29,6 +29,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from understudy_desktop import __version__
 from understudy_desktop.agent.activity import AgentActivity
 from understudy_desktop.agent.calls import CallHandle, ToolCalls
+from understudy_desktop.agent.direct_calls import DirectCalls
 from understudy_desktop.agent.http_edges import HttpEdges
 from understudy_desktop.agent.http_host import ASGIApp, HttpHost, Transport, guarded
 from understudy_desktop.agent.mcp_shapes import mcp_result, mcp_tool
@@ -64,6 +65,7 @@ class AgentServer:
         self._bus = InMemorySubscriptionBus()
         self._legacy_sessions: dict[str, ServerSession] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.direct: DirectCalls | None = None  # made with the ASGI app
         self._server = self._build_server()
         calls.library.changed.connect(self.publish_tools_changed)
 
@@ -248,7 +250,34 @@ class AgentServer:
                 allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
             ),
         )
-        return guarded(HttpEdges(sdk_app), self.token, self._session_ended, self._activity)
+        edges = HttpEdges(sdk_app)
+        self.direct = DirectCalls(
+            manager=self._session_manager,
+            versions=edges.version_of,
+            client_of=self._client_of_session,
+            knows=self._calls.knows,
+            note=lambda client, tool: self._activity.note(client=client, tool=tool),
+            call=self._call,
+        )
+        edges.lane = self.direct
+        return guarded(edges, self.token, self._session_ended, self._activity)
+
+    def _session_manager(self) -> Any:
+        try:
+            return self._server.session_manager
+        except RuntimeError:  # the app is not built yet
+            return None
+
+    def _client_of_session(self, session: str) -> str | None:
+        """The client's own name on a session the SDK has served (None: not yet)."""
+        known = self._legacy_sessions.get(session)
+        if known is None:
+            return None
+        try:
+            params = known.client_params
+            return params.client_info.name if params is not None else ""
+        except AttributeError:
+            return ""
 
     def _session_ended(self, session_id: str) -> None:
         self._legacy_sessions.pop(session_id, None)
