@@ -216,11 +216,7 @@ class AgentServer:
     def _client_name(ctx: ServerRequestContext) -> str:
         """The client's own name (MCP clientInfo). understudy-mcp relays the client's own
         initialize, so a client behind it is named too."""
-        try:
-            params = ctx.session.client_params
-            return params.client_info.name if params is not None else ""
-        except AttributeError:
-            return ""
+        return _client_named(getattr(ctx, "session", None))
 
     # --- change notifications (called on the Qt thread) ---------------------------------
     def publish_tools_changed(self) -> None:
@@ -271,13 +267,7 @@ class AgentServer:
     def _client_of_session(self, session: str) -> str | None:
         """The client's own name on a session the SDK has served (None: not yet)."""
         known = self._legacy_sessions.get(session)
-        if known is None:
-            return None
-        try:
-            params = known.client_params
-            return params.client_info.name if params is not None else ""
-        except AttributeError:
-            return ""
+        return None if known is None else _client_named(known)
 
     def _session_ended(self, session_id: str) -> None:
         self._legacy_sessions.pop(session_id, None)
@@ -288,3 +278,12 @@ class AgentServer:
 
     def stop(self) -> None:
         self._http.stop()
+
+
+def _client_named(session: Any) -> str:
+    """The name a client gave in its initialize ("" if it gave none)."""
+    try:
+        params = session.client_params
+        return params.client_info.name if params is not None else ""
+    except AttributeError:
+        return ""
