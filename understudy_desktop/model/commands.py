@@ -299,11 +299,9 @@ def _set_matching(name: str) -> Handler:
 
 def _matching_scalar(ctx: Context, name: str, value: Any) -> Applied:
     matched = tables.count_matching(ctx.conn, ctx.view.filter, ctx.searches)
-    changed = tables.set_matching(
+    ids, before = tables.set_matching(
         ctx.conn, ctx.view.filter, name, value, ctx.want_before, ctx.searches
     )
-    ids = tuple(t for t, _ in changed)
-    before = tuple(b for _, b in changed) if ctx.want_before else None
     writes = [Write(name, value, ids, "set", before)] if ids else []
     return Applied({"matched": matched, "changed": len(ids)}, writes)
 

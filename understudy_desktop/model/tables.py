@@ -255,9 +255,10 @@ def set_matching(
     value: Any,
     want_before: bool,
     searches: Searches | None = None,
-) -> list[tuple[str, Any]]:
-    """Set a scalar field on every match that differs; returns (id, value before) of each
-    changed ticket (the value before only when asked: a run rolls back by transaction)."""
+) -> tuple[tuple[str, ...], tuple[Any, ...] | None]:
+    """Set a scalar field on every match that differs; returns the ids of the changed tickets
+    in queue order, and their values before (only when asked: a run rolls back by
+    transaction)."""
     assert field in SCALARS
     clause, params = where(flt, searches)
     differs = f"ticket_fields.{field} IS NOT ?"
@@ -269,14 +270,14 @@ def set_matching(
         f"SELECT {wanted} FROM ticket_fields WHERE {clause} AND {differs} ORDER BY n",
         [*params, value],
     ).fetchall()
-    if rows:
-        conn.execute(
-            f"UPDATE ticket_fields SET {field} = ? WHERE {clause} AND {differs}",
-            [value, *params, value],
-        )
-    if want_before:
-        return [(r[0], r[1]) for r in rows]
-    return [(r[0], None) for r in rows]
+    if not rows:
+        return (), (() if want_before else None)
+    conn.execute(
+        f"UPDATE ticket_fields SET {field} = ? WHERE {clause} AND {differs}",
+        [value, *params, value],
+    )
+    ids = tuple([r[0] for r in rows])
+    return ids, (tuple([r[1] for r in rows]) if want_before else None)
 
 
 _ADD_TAG = (
