@@ -23,6 +23,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from test_teach_e2e import approve_when_asked, teach_assign_refund, ticket
 from test_webmcp_conformance import CHROMIUM_ARGS, ensure_chromium
 
+from understudy_desktop.agent.builtins import listed_builtins
 from understudy_desktop.paths import web_assets_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -267,7 +268,8 @@ def test_an_agent_meets_the_same_tools_in_chromium_and_in_the_app(
     native_builtins = {t["name"]: t for t in browser["builtins"]}
     app_builtins = {t.name: t for t in app["builtins"]}
     assert sorted(native_builtins) == sorted(app_builtins)
-    assert len(native_builtins) >= 5
+    # Every tool the file lists, and only those (one it keeps for old agents is not listed).
+    assert sorted(native_builtins) == sorted(str(t["name"]) for t in listed_builtins())
     for name, tool in app_builtins.items():
         native = native_builtins[name]
         assert as_webmcp(tool) == {k: native[k] for k in ("name", "description", "inputSchema")}

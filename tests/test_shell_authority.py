@@ -33,7 +33,7 @@ from agent_helpers import (
 from mcp.shared.exceptions import MCPError
 from shiboken6 import isValid
 
-from understudy_desktop.agent.builtins import builtin_tools
+from understudy_desktop.agent.builtins import listed_builtins
 from understudy_desktop.definition import Definition
 from understudy_desktop.library.model import definition_hash
 from understudy_desktop.packs.export import build_pack, pack_bytes
@@ -145,8 +145,8 @@ def test_a_built_in_description_cannot_be_rewritten_from_the_page(shell):
     after = agents_see(shell)
     assert after == before
     listed = {t["name"]: t["description"] for t in after}
-    for name, tool in builtin_tools().items():
-        assert listed[name] == tool["description"]
+    for tool in listed_builtins():
+        assert listed[tool["name"]] == tool["description"]
 
 
 def test_the_main_world_can_only_ask_to_publish_enable_or_import(shell, qtbot):
