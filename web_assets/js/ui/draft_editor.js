@@ -5,7 +5,7 @@
 import { el } from './dom.js';
 import { generalize, GeneralizeError } from '../teach/generalize.js';
 import { compile, BUDGET } from '../teach/compile.js';
-import { doingWords, fieldWords, isSetBased, stepSentence, valueWords } from '../words.js';
+import { doingWords, fieldWords, isSetBased, listWords, stepSentence, valueWords } from '../words.js';
 import { drawerHeader } from './drawer.js';
 
 /**
@@ -54,7 +54,7 @@ export function suggestName(recording) {
 export function suggestTitle(recording) {
   const doing = [...new Set(recording.steps.map((s) => doingWords(s.command)).filter(Boolean))];
   if (!doing.length) return 'My routine';
-  const text = doing.length === 1 ? doing[0] : `${doing.slice(0, -1).join(', ')} and ${doing.at(-1)}`;
+  const text = listWords(doing);
   return (text.charAt(0).toUpperCase() + text.slice(1)).slice(0, BUDGET.title);
 }
 
