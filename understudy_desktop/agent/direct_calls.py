@@ -28,7 +28,6 @@ missing the lane steps aside and the SDK answers as before.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import math
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -40,6 +39,7 @@ from mcp_types import methods
 from mcp_types.jsonrpc import JSONRPCResponse
 from starlette.requests import Request
 
+from understudy_desktop.agent.http_edges import valid_id
 from understudy_desktop.agent.mcp_shapes import mcp_result
 
 log = logging.getLogger(__name__)
@@ -80,10 +80,11 @@ class DirectCalls:
         self.taken = 0  # calls answered here (tests and benchmarks read it)
 
     # --- taking a request ---------------------------------------------------------------
-    async def take(self, scope: Scope, body: bytes, send: Send) -> bool:
-        """Answer `body` here if it is a call this lane may take (see the module's text);
-        False: nothing was sent, the SDK answers it."""
-        request = self._request_of(body)
+    async def take(self, scope: Scope, message: dict[str, Any], send: Send) -> bool:
+        """Answer `message` (the POST's JSON, read once by http_edges.py) here if it is a
+        call this lane may take (see the module's text); False: nothing was sent, the SDK
+        answers it."""
+        request = self._request_of(message)
         if request is None:
             return False
         headers = dict(scope["headers"])
@@ -99,22 +100,15 @@ class DirectCalls:
         await self._answer(transport, session, version, request_id, name, arguments, client, send)
         return True
 
-    def _request_of(self, body: bytes) -> tuple[str | int, str, dict[str, Any]] | None:
-        if b'"tools/call"' not in body:
-            return None
-        try:
-            message = json.loads(body)
-        except ValueError:
-            return None
-        if not isinstance(message, dict) or message.keys() - REQUEST_KEYS:
+    def _request_of(self, message: dict[str, Any]) -> tuple[str | int, str, dict[str, Any]] | None:
+        if message.keys() - REQUEST_KEYS:
             return None
         request_id = message.get("id")
         params = message.get("params")
         if (
             message.get("jsonrpc") != "2.0"
             or message.get("method") != "tools/call"
-            or isinstance(request_id, bool)
-            or not isinstance(request_id, str | int)
+            or not valid_id(request_id)
             or not isinstance(params, dict)
             or params.keys() - PARAM_KEYS
         ):
@@ -207,22 +201,14 @@ class DirectCalls:
         )
         await send({"type": "http.response.body", "body": payload})
 
-    def cancel(self, session: str, body: bytes) -> None:
+    def cancel(self, session: str, message: dict[str, Any]) -> None:
         """A notifications/cancelled for a call this lane is answering stops it (the SDK
         gets the notification too, and answers it)."""
-        if not self._running or b"notifications/cancelled" not in body:
+        if not self._running or message.get("method") != "notifications/cancelled":
             return
-        try:
-            message = json.loads(body)
-        except ValueError:
-            return
-        params = message.get("params") if isinstance(message, dict) else None
-        if not isinstance(params, dict) or message.get("method") != "notifications/cancelled":
-            return
-        request_id = params.get("requestId")
-        if isinstance(request_id, bool) or not isinstance(request_id, str | int):
-            return
-        task = self._running.get((session, request_id))
+        params = message.get("params")
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        task = self._running.get((session, request_id)) if valid_id(request_id) else None
         if task is not None:
             task.cancel()
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -56,8 +56,8 @@ BATCH_VERSION = "2025-03-26"
 class Lane(Protocol):
     """Answers some POSTs itself (agent/direct_calls.py)."""
 
-    async def take(self, scope: Scope, body: bytes, send: Send) -> bool: ...
-    def cancel(self, session: str, body: bytes) -> None: ...
+    async def take(self, scope: Scope, message: dict[str, Any], send: Send) -> bool: ...
+    def cancel(self, session: str, message: dict[str, Any]) -> None: ...
 
 
 MAX_BODY = 4 * 1024 * 1024
@@ -176,21 +176,27 @@ def json_response(status: int, payload: Any) -> Captured:
     return out
 
 
-def has_invalid_id(body: bytes) -> bool:
-    """A single JSON-RPC request whose id MCP does not allow."""
-    if b'"id"' not in body:
-        return False
+NOT_JSON = object()  # what `parsed` gives for a body that is not JSON
+
+
+def parsed(body: bytes) -> Any:
+    """The POST body as JSON (read once here, for every check and the lane), or NOT_JSON."""
     try:
-        message = json.loads(body)
+        return json.loads(body)
     except ValueError:
-        return False
+        return NOT_JSON
+
+
+def valid_id(value: Any) -> TypeGuard[str | int]:
+    """MCP's request ids: a string or an integer (JSON-RPC's null and fractions are not)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def has_invalid_id(message: Any) -> bool:
+    """A single JSON-RPC request whose id MCP does not allow."""
     if not isinstance(message, dict) or "method" not in message or "id" not in message:
         return False
-    request_id = message["id"]
-    return not (
-        isinstance(request_id, str)
-        or (isinstance(request_id, int) and not isinstance(request_id, bool))
-    )
+    return not valid_id(message["id"])
 
 
 LIST_CHANGED_EVENT = (
@@ -239,18 +245,19 @@ class HttpEdges:
         except ValueError:
             await json_response(413, None).forward(send)
             return
-        if has_invalid_id(body):
+        message = parsed(body)
+        if has_invalid_id(message):
             await json_response(400, INVALID_ID_ANSWER).forward(send)
             return
         headers = dict(scope["headers"])
         session = headers.get(b"mcp-session-id", b"").decode()
         if body.lstrip()[:1] == b"[" and session and self._batches_allowed(session, headers):
-            await self._batch(scope, body, send)
+            await self._batch(scope, message, send)
             return
-        if self.lane is not None:
+        if self.lane is not None and isinstance(message, dict):
             if session:
-                self.lane.cancel(session, body)
-            if await self.lane.take(scope, body, send):
+                self.lane.cancel(session, message)
+            if await self.lane.take(scope, message, send):
                 return
         await self._forward(scope, body, receive, send)
 
@@ -316,10 +323,8 @@ class HttpEdges:
         name_invalid_requests(captured)
         return captured
 
-    async def _batch(self, scope: Scope, body: bytes, send: Send) -> None:
-        try:
-            messages = json.loads(body)
-        except ValueError:
+    async def _batch(self, scope: Scope, messages: Any, send: Send) -> None:
+        if messages is NOT_JSON:
             error = {"code": -32700, "message": "Parse error"}
             await json_response(400, {"jsonrpc": "2.0", "id": None, "error": error}).forward(send)
             return
@@ -329,11 +334,10 @@ class HttpEdges:
             return
         answers: list[Any] = []
         for message in messages:
-            encoded = json.dumps(message).encode()
-            if has_invalid_id(encoded):
+            if has_invalid_id(message):
                 answers.append(INVALID_ID_ANSWER)
                 continue
-            one = await self._one(scope, encoded)
+            one = await self._one(scope, json.dumps(message).encode())
             if one.status == 200 and one.body and not is_cancelled_answer(one.body):
                 try:
                     answers.append(json.loads(one.body))

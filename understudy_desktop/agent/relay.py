@@ -27,6 +27,7 @@ import httpx2
 from mcp_types import PROTOCOL_VERSION_META_KEY
 
 from understudy_desktop.agent.http_edges import MAX_BODY as HTTP_MAX_BODY
+from understudy_desktop.agent.http_edges import valid_id
 from understudy_desktop.agent.results import UNAVAILABLE, error_result
 from understudy_desktop.agent.runtime_file import AgentRuntime
 
@@ -361,11 +362,6 @@ def _past_space(text: str, at: int) -> int:
     while at < len(text) and text[at] in " \t\r\n":
         at += 1
     return at
-
-
-def valid_id(value: Any) -> bool:
-    """MCP's request ids: a string or an integer (JSON-RPC's null and fractions are not)."""
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def _rpc_error(request_id: Any, code: int, message: str) -> dict[str, Any]:
