@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 from typing import Any
 
 import mcp_types as types
@@ -52,9 +53,16 @@ def lean_title(title: str, description: str) -> str | None:
     """The title, unless every word of it is already in the description or is one a title
     suggested from the steps is made of ("Find, tag the matches and assign the matches"): the
     description says what the steps do. A person's own name for a tool seldom is."""
-    said = _words(description) + _words(current_catalogue().title_words())
+    said = _words(description) + _title_vocabulary()
     fresh = [w for w in _words(title) if not any(_same_stem(w, d) for d in said)]
     return title if title and fresh else None
+
+
+@cache
+def _title_vocabulary() -> list[str]:
+    """The words titles suggested from the steps are made of, read once (every list needs
+    them for every taught tool)."""
+    return _words(current_catalogue().title_words())
 
 
 def _same_stem(word: str, other: str) -> bool:
