@@ -11,9 +11,10 @@ from typing import Any
 import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from waiting import HANG_S
 
 
-def run_client(qtbot: Any, make: Callable[[], Awaitable[Any]], timeout_s: float = 30) -> Any:
+def run_client(qtbot: Any, make: Callable[[], Awaitable[Any]], timeout_s: float = HANG_S) -> Any:
     box: dict[str, Any] = {}
 
     def target() -> None:
@@ -99,14 +100,14 @@ def publish_definitions(console, definitions: list[dict]) -> None:
     """The person publishes tools, approving each in the native dialog (bench/harness.py)."""
     from harness import publish_definitions as publish
 
-    publish(console.session, definitions, lambda p: console.qtbot.waitUntil(p, timeout=15_000))
+    publish(console.session, definitions, lambda p: console.qtbot.waitUntil(p))
 
 
-def approve_in_dialog(console, timeout_ms: int = 10_000, full: bool = False):
+def approve_in_dialog(console, full: bool = False):
     """A person clicks Approve in the native consent dialog once it is open; returns its
     headline (or, with full, everything it says)."""
     gate = console.session.consent.gate
-    console.qtbot.waitUntil(lambda: bool(gate.open_dialogs()), timeout=timeout_ms)
+    console.qtbot.waitUntil(lambda: bool(gate.open_dialogs()))
     dialog = gate.open_dialogs()[0]
     text = dialog.text_shown() if full else dialog.headline.text()
     dialog.approve_button.click()

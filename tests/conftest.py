@@ -7,7 +7,9 @@ import logging
 import os
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +31,14 @@ if hasattr(os, "geteuid") and os.geteuid() == 0:
     os.environ["QTWEBENGINE_DISABLE_SANDBOX"] = "1"
 
 from js_text import js_call
+from pytestqt.qtbot import QtBot
+from waiting import HANG_MS
 
 from understudy_desktop.app import Session, open_session, prepare_qt
 from understudy_desktop.paths import DataPaths
 
 prepare_qt()
 
-JS_TIMEOUT_MS = 15_000
 READS = frozenset({"get_ticket", "list_templates", "list_assignees"})
 
 
@@ -75,6 +78,36 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "js_errors_expected: the page is expected to log errors")
 
 
+class PatientQtBot(QtBot):
+    """pytest-qt's bot whose waits, unless a test says otherwise, give up only at the one hang
+    deadline (tests/waiting.py), not at pytest-qt's 5 s, which a busy machine overruns. The
+    methods keep pytest-qt's names (hence noqa N802)."""
+
+    def waitUntil(self, callback: Any, *, timeout: int = HANG_MS) -> None:  # noqa: N802
+        super().waitUntil(callback, timeout=timeout)
+
+    def waitSignal(self, signal: Any, *, timeout: int = HANG_MS, **kwargs: Any) -> Any:  # noqa: N802
+        return super().waitSignal(signal, timeout=timeout, **kwargs)
+
+    def waitSignals(self, signals: Any, *, timeout: int = HANG_MS, **kwargs: Any) -> Any:  # noqa: N802
+        return super().waitSignals(signals, timeout=timeout, **kwargs)
+
+    def waitCallback(self, *, timeout: int = HANG_MS, **kwargs: Any) -> Any:  # noqa: N802
+        return super().waitCallback(timeout=timeout, **kwargs)
+
+    def waitExposed(self, widget: Any, *, timeout: int = HANG_MS) -> Any:  # noqa: N802
+        return super().waitExposed(widget, timeout=timeout)
+
+    def waitActive(self, widget: Any, *, timeout: int = HANG_MS) -> Any:  # noqa: N802
+        return super().waitActive(widget, timeout=timeout)
+
+
+@pytest.fixture
+def qtbot(qapp: Any, request: pytest.FixtureRequest) -> PatientQtBot:
+    """Every test's qtbot is the patient one (this replaces pytest-qt's own fixture)."""
+    return PatientQtBot(request)
+
+
 @pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own data dir; the user's real one is never touched."""
@@ -94,7 +127,7 @@ class Console:
 
     def js(self, script: str) -> Any:
         """Evaluate a synchronous expression in the page's main world and return its value."""
-        with self.qtbot.waitCallback(timeout=JS_TIMEOUT_MS) as callback:
+        with self.qtbot.waitCallback() as callback:
             self.page.runJavaScript(script, 0, callback)
         return callback.args[0]
 
@@ -110,11 +143,11 @@ class Console:
     def api_json(self, method: str, *args: Any) -> Any:
         return json.loads(self.api(method, *args))
 
-    def wait_for(self, start: Any, timeout_s: float = 30) -> Any:
+    def wait_for(self, start: Any) -> Any:
         """Run start(callback) (an asynchronous shell call) and return what it answers."""
         results: list[Any] = []
         start(results.append)
-        self.qtbot.waitUntil(lambda: bool(results), timeout=int(timeout_s * 1000) + 1000)
+        self.qtbot.waitUntil(lambda: bool(results))
         return results[0]
 
     # --- what the shell holds (the authority) ---------------------------------------------
@@ -144,7 +177,7 @@ class Console:
             self.drawn()
         return self.api_json("dispatch", command, payload, source)
 
-    def drawn(self, timeout_ms: int = 10_000) -> None:
+    def drawn(self) -> None:
         """Until the page shows every change the shell's database holds."""
         store = self.window.keeper.store
 
@@ -152,7 +185,28 @@ class Console:
             state = store.state()
             return state is None or self.api_json("saveState")["revision"] >= state.revision
 
-        self.qtbot.waitUntil(caught_up, timeout=timeout_ms)
+        self.qtbot.waitUntil(caught_up)
+
+    @contextmanager
+    def database_held(self) -> Iterator[threading.Event]:
+        """Keep the database's writer busy (a long write ahead of everything else) until the
+        block ends or the test sets the event: runs wait their turn there meanwhile."""
+        free = threading.Event()
+        self.session.db.submit(lambda _conn: free.wait(HANG_MS / 1000))
+        try:
+            yield free
+        finally:
+            free.set()
+
+    def settled(self) -> None:
+        """Until what was set off so far has had its chance, for a test that proves something
+        did NOT happen: the page has run what it had queued (a script's round trip), the
+        database's writer has done all it held, and no run waits or runs."""
+        self.js("true")
+        flushed = self.session.db.submit(lambda _conn: None)
+        self.qtbot.waitUntil(flushed.done)
+        runner = self.session.calls.runner
+        self.qtbot.waitUntil(lambda: not runner.running and runner.waiting == 0)
 
     def flush(self) -> None:
         result = self.wait_for(self.window.port.flush)
@@ -166,7 +220,7 @@ def start_console(
     session = open_session(DataPaths(data_root), agent_port=0 if agent else None)
     window = session.window
     window.resize(1400, 900)
-    with qtbot.waitSignal(window.port.ready_changed, timeout=JS_TIMEOUT_MS):
+    with qtbot.waitSignal(window.port.ready_changed):
         window.load_console()
         window.show()
     console = Console(session, qtbot)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import anyio
 import httpx2
@@ -22,6 +25,7 @@ from agent_helpers import (
 )
 from agent_helpers import definition as make_definition
 from mcp.shared.exceptions import MCPError
+from waiting import HANG_S
 
 from understudy_desktop.agent.runtime_file import read_runtime
 from understudy_desktop.agent.server import AgentServer
@@ -48,17 +52,22 @@ def endpoint(console):
     return server.url, server.token
 
 
-def block_the_page(console, seconds: float) -> None:
-    """Keep the page's one thread busy, as a long render or a frozen page would."""
-    console.page.runJavaScript(
-        f"(() => {{ const t = performance.now(); while (performance.now() - t < {seconds * 1000})"
-        " {} })()"
-    )
+@contextmanager
+def page_frozen(console) -> Iterator[None]:
+    """The page's renderer stopped outright (as a frozen page is) until the block ends: nothing
+    in the page runs meanwhile, however long the test takes."""
+    pid = console.page.renderProcessPid()
+    assert pid > 0
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(pid, signal.SIGCONT)
 
 
 def block_the_database(console, seconds: float) -> None:
-    """Keep the database's writer busy (a long write ahead of everything else): runs then
-    wait their turn there."""
+    """Keep the database's writer busy for `seconds` (a long write ahead of everything else),
+    for a test where time passing while a run waits is itself the point."""
     console.session.db.submit(lambda _conn: time.sleep(seconds))
 
 
@@ -187,14 +196,12 @@ def test_a_call_runs_while_the_page_is_frozen(agent, data_dir):
         async with mcp_client(url, token) as c:
             return await c.call_tool("close_ticket", {"ticket_id": "T-1006"})
 
-    block_the_page(agent, 4)
-    started = time.monotonic()
-    result = run_client(agent.qtbot, go)
-    took = time.monotonic() - started
-    assert result.is_error is False, result
-    assert took < 3, took  # well before the page is free again
-    assert stored_ticket(data_dir, "T-1006")["status"] == "closed"
-    agent.qtbot.waitUntil(lambda: ticket(agent, "T-1006")["status"] == "closed", timeout=10_000)
+    with page_frozen(agent):
+        result = run_client(agent.qtbot, go)
+        # Answered and stored while nothing in the page can run.
+        assert result.is_error is False, result
+        assert stored_ticket(data_dir, "T-1006")["status"] == "closed"
+    agent.qtbot.waitUntil(lambda: ticket(agent, "T-1006")["status"] == "closed")
 
 
 def test_a_run_that_cannot_start_in_time_times_out_and_never_runs_later(agent, data_dir):
@@ -206,13 +213,12 @@ def test_a_run_that_cannot_start_in_time_times_out_and_never_runs_later(agent, d
             return await c.call_tool("close_ticket", {"ticket_id": "T-1006"})
 
     before = stored_ticket(data_dir, "T-1006")
-    # The database is busy for longer than the call may wait (a long write ahead of it).
-    agent.session.db.submit(lambda _conn: time.sleep(2))
-    started = time.monotonic()
-    result = run_client(agent.qtbot, go)
-    assert result.is_error and result.structured_content["code"] == "timeout"
-    assert time.monotonic() - started < 1.8  # told at its deadline, not when the write ended
-    agent.qtbot.wait(2500)  # the database is free again: the late run must not happen now
+    # The database stays busy (a long write ahead of it) until the call has been answered:
+    # told at its deadline, not when the write ended.
+    with agent.database_held():
+        result = run_client(agent.qtbot, go)
+        assert result.is_error and result.structured_content["code"] == "timeout"
+    agent.settled()  # the database is free again: the late run must not happen now
     assert stored_ticket(data_dir, "T-1006") == before
 
 
@@ -347,7 +353,7 @@ def off_the_qt_thread(agent, work):
     box: dict = {}
     worker = threading.Thread(target=lambda: box.update(value=work()))
     worker.start()
-    agent.qtbot.waitUntil(lambda: not worker.is_alive(), timeout=30_000)
+    agent.qtbot.waitUntil(lambda: not worker.is_alive())
     return box["value"]
 
 
@@ -385,18 +391,19 @@ def test_a_cancelled_request_gets_no_response_and_never_runs(agent, version, way
         )
     )
     runner = agent.session.calls.runner
-    block_the_database(agent, 3.0)
-    first.start()
-    agent.qtbot.waitUntil(lambda: runner.running, timeout=10_000)  # the first is under way
-    worker = threading.Thread(target=post)
-    worker.start()
-    agent.qtbot.waitUntil(lambda: runner.waiting == 1, timeout=10_000)  # the second waits
-    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}}
-    assert httpx2.post(url, json=cancel, headers=headers).status_code == 202
-    agent.qtbot.waitUntil(lambda: not worker.is_alive() and not first.is_alive(), timeout=15_000)
+    with agent.database_held():
+        first.start()
+        agent.qtbot.waitUntil(lambda: runner.running)  # the first is under way
+        worker = threading.Thread(target=post)
+        worker.start()
+        agent.qtbot.waitUntil(lambda: runner.waiting == 1)  # the second waits
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}}
+        assert httpx2.post(url, json=cancel, headers=headers).status_code == 202
+        agent.qtbot.waitUntil(lambda: not worker.is_alive())
+    agent.qtbot.waitUntil(lambda: not first.is_alive())
     # The POST ends with no JSON-RPC message at all: no result and no error for id 7.
     assert out["status"] == 200 and '"id":7' not in str(out["body"])
-    agent.qtbot.wait(1500)
+    agent.settled()
     assert ticket(agent, "T-1008") == before
     assert agent.session.agent.direct.taken - taken == (2 if way == "direct" else 0)
     http.close()
@@ -460,8 +467,9 @@ def test_a_call_past_the_sdks_loop_keeps_its_session(agent):
         shortened.set()
 
     server._loop.call_soon_threadsafe(shorten)
-    assert shortened.wait(10)
-    block_the_database(agent, 2.0)  # the call waits its turn well past the idle time
+    assert shortened.wait(HANG_S)
+    # The call waits its turn well past the idle time (0.5 s): the time passing is the point.
+    block_the_database(agent, 2.0)
     taken = server.direct.taken
     call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call"}
     call["params"] = {"name": "close_ticket", "arguments": {"ticket_id": "T-1002"}}
@@ -587,26 +595,42 @@ def test_mcp_cancellation_of_a_waiting_call_means_it_never_runs(agent):
                 tg.start_soon(c.call_tool, "close_ticket", {"ticket_id": "T-1007"})
                 while not runner.running:  # the first call is under way; the database is busy
                     await anyio.sleep(0.02)
-                with anyio.move_on_after(0.5):
-                    await c.call_tool("close_ticket", {"ticket_id": "T-1008"})
+                await cancel_once_waiting(
+                    runner, lambda: c.call_tool("close_ticket", {"ticket_id": "T-1008"}), free
+                )
             return True
 
     before = ticket(agent, "T-1008")
     assert before["status"] != "closed"
     runner = agent.session.calls.runner
-    block_the_database(agent, 3.0)
-    run_client(agent.qtbot, go)
+    with agent.database_held() as free:
+        run_client(agent.qtbot, go)
     agent.qtbot.waitUntil(lambda: ticket(agent, "T-1007")["status"] == "closed")
-    agent.qtbot.wait(300)
+    agent.settled()
     assert ticket(agent, "T-1008") == before
     assert agent.library.usage("close_ticket").runs == 1
+
+
+async def cancel_once_waiting(runner, call, free: threading.Event) -> None:
+    """Make `call`, cancel it once it waits its turn, and free the database once the run
+    queue has let it go (so it cannot have run)."""
+    async with anyio.create_task_group() as second:
+        second.start_soon(call)
+        with anyio.fail_after(HANG_S):
+            while runner.waiting == 0:  # it waits its turn behind the first
+                await anyio.sleep(0.02)
+        second.cancel_scope.cancel()
+    with anyio.fail_after(HANG_S):
+        while runner.waiting:  # the cancellation reached the app
+            await anyio.sleep(0.02)
+    free.set()
 
 
 async def stream_open(console) -> None:
     """Until the endpoint holds a request of the client's open: its notification stream (the
     test's other requests have all been answered by then)."""
     activity = console.window._agent[0]
-    with anyio.fail_after(15):
+    with anyio.fail_after(HANG_S):
         while activity.snapshot().open_requests == 0:
             await anyio.sleep(0.02)
 
@@ -629,7 +653,7 @@ def test_a_newly_approved_tool_reaches_clients_as_list_changed_legacy(agent):
             # Published once the client listens (its stream open), not after a guessed delay.
             await stream_open(agent)
             call_on_main(lambda: publish_definitions(agent, [late]))
-            with anyio.fail_after(15):
+            with anyio.fail_after(HANG_S):
                 while not seen:
                     await anyio.sleep(0.05)
             return [t.name for t in (await c.list_tools()).tools]
@@ -652,7 +676,7 @@ def test_a_newly_approved_tool_reaches_clients_over_subscriptions_listen(agent):
             async with c.listen(tools_list_changed=True) as subscription:
                 await stream_open(agent)
                 call_on_main(lambda: publish_definitions(agent, [later]))
-                with anyio.fail_after(15):
+                with anyio.fail_after(HANG_S):
                     async for _event in subscription:
                         break
             return [t.name for t in (await c.list_tools()).tools]
@@ -684,9 +708,9 @@ def test_a_stream_asked_to_resume_opens_anew_and_says_the_list_may_have_changed(
 
     thread = threading.Thread(target=listen, daemon=True)
     thread.start()
-    agent.qtbot.waitUntil(lambda: len(events) == 1, timeout=15_000)
+    agent.qtbot.waitUntil(lambda: len(events) == 1)
     publish_definitions(agent, [later])
-    agent.qtbot.waitUntil(lambda: not thread.is_alive(), timeout=15_000)
+    agent.qtbot.waitUntil(lambda: not thread.is_alive())
     http.close()
     assert status == [200]
     assert events == ["notifications/tools/list_changed"] * 2
@@ -797,9 +821,9 @@ def test_the_status_bar_names_the_agent_and_its_last_tool(agent):
     async def go():
         async with mcp_client(url, token) as c:
             await c.call_tool("lookup_ticket", {"ticket_id": "T-1001"})
-            deadline = time.monotonic() + 10
-            while "last used" not in status.text() and time.monotonic() < deadline:
-                await anyio.sleep(0.05)
+            with anyio.move_on_after(HANG_S):
+                while "last used" not in status.text():
+                    await anyio.sleep(0.05)
             seen.append(status.text())
 
     run_client(agent.qtbot, go)
@@ -921,7 +945,8 @@ def test_connected_follows_the_clients_session_not_its_last_call(agent, monkeypa
     async def stays():
         async with mcp_client(url, token) as c:
             await c.list_tools()
-            await anyio.sleep(2.5)  # well past RECENT_S, with nothing said
+            # Time passing with nothing said is the point: well past RECENT_S.
+            await anyio.sleep(2.5)
             seen.append(status.text())
             # From here on only the end of its session can make it go within the test.
             monkeypatch.setattr(activity_module, "RECENT_S", 300.0)
@@ -929,14 +954,14 @@ def test_connected_follows_the_clients_session_not_its_last_call(agent, monkeypa
     run_client(agent.qtbot, stays)
     assert seen and seen[0].startswith("Agent connected: mcp")
     # It ended its session on leaving: not connected any more, at once.
-    agent.qtbot.waitUntil(lambda: status.text() == "No agent connected", timeout=5000)
+    agent.qtbot.waitUntil(lambda: status.text() == "No agent connected")
     monkeypatch.setattr(activity_module, "RECENT_S", 1.0)
     # A client that just stops calling, and never says goodbye, is let go when its time is up
     # with nothing else happening meanwhile.
     with httpx2.Client() as http:
         _raw_session(http, url, token, "quiet-client")
     agent.qtbot.waitUntil(lambda: status.text() == "Agent connected: quiet-client")
-    agent.qtbot.waitUntil(lambda: status.text() == "No agent connected", timeout=4000)
+    agent.qtbot.waitUntil(lambda: status.text() == "No agent connected")
 
 
 def test_a_session_ended_and_then_heard_of_is_not_brought_back(qapp):
@@ -1096,7 +1121,7 @@ def test_what_a_call_reaches_is_let_go_on_the_qt_thread(qapp, qtbot):
                     await client.call_tool("t", {})
 
         run_client(qtbot, calls)
-        qtbot.waitUntil(lambda: len(seen) == 3, timeout=10_000)
+        qtbot.waitUntil(lambda: len(seen) == 3)
     finally:
         server.stop()
     gc.collect()

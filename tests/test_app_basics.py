@@ -167,7 +167,7 @@ def test_bidi_controls_in_tickets_and_file_names_are_shown_not_obeyed(console, t
     }
     path = tmp_path / "spoof\u202etxt.json"
     path.write_text(json.dumps(queue), encoding="utf-8")
-    with console.qtbot.waitSignal(console.window.queue_loaded, timeout=30_000):
+    with console.qtbot.waitSignal(console.window.queue_loaded):
         console.window.open_queue(path, confirm=False)
     console.qtbot.waitUntil(lambda: console.js("Boolean(document.getElementById('row-B-1'))"))
     row = console.js("document.getElementById('row-B-1').textContent")

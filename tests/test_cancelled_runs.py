@@ -97,7 +97,7 @@ def test_a_cancel_before_commit_keeps_nothing(shell, data_dir, monkeypatch, poin
     assert hold.reached.wait(20), f"the run never got {point}"
     handle.cancel()
     hold.go.set()
-    shell.qtbot.waitUntil(lambda: bool(answers), timeout=20_000)
+    shell.qtbot.waitUntil(lambda: bool(answers))
     assert answers[0]["code"] == "cancelled", answers[0]
     assert answers[0]["kept"] == []
     shell.flush()
@@ -113,22 +113,22 @@ def test_a_cancel_after_the_last_look_is_recorded_and_told_next_time(shell, data
     assert hold.reached.wait(20)
     handle.cancel()
     hold.go.set()
-    shell.qtbot.waitUntil(lambda: bool(answers), timeout=20_000)
+    shell.qtbot.waitUntil(lambda: bool(answers))
     # Saved whole: the answer (which the cancelled caller never reads) says so.
     assert answers[0].get("ok") is True, answers[0]
     shell.flush()
     priority, status, tags = fields(data_dir, "T-1003")
     assert (priority, status, "review" in tags) == ("urgent", "pending", True)
-    shell.qtbot.waitUntil(lambda: bool(late_notes(data_dir)), timeout=10_000)
+    shell.qtbot.waitUntil(lambda: bool(late_notes(data_dir)))
     assert late_notes(data_dir) == [(f"cancelled after saving: run {THREE_STEPS['name']}", CALLER)]
     # The same agent's next call learns what happened; another agent's does not.
     other: list[dict[str, Any]] = []
     calls.call("lookup_ticket", {"ticket_id": "T-1001"}, "another agent", other.append)
-    shell.qtbot.waitUntil(lambda: bool(other), timeout=20_000)
+    shell.qtbot.waitUntil(lambda: bool(other))
     assert "earlier" not in other[0]
     nxt: list[dict[str, Any]] = []
     calls.call("lookup_ticket", {"ticket_id": "T-1001"}, CALLER, nxt.append)
-    shell.qtbot.waitUntil(lambda: bool(nxt), timeout=20_000)
+    shell.qtbot.waitUntil(lambda: bool(nxt))
     assert nxt[0]["earlier"] == [
         f"Your earlier call to {THREE_STEPS['name']} was cancelled after its changes to "
         "1 ticket had been saved, so they were kept. Change them back with another call if "
@@ -137,7 +137,7 @@ def test_a_cancel_after_the_last_look_is_recorded_and_told_next_time(shell, data
     # Told once.
     again: list[dict[str, Any]] = []
     calls.call("lookup_ticket", {"ticket_id": "T-1001"}, CALLER, again.append)
-    shell.qtbot.waitUntil(lambda: bool(again), timeout=20_000)
+    shell.qtbot.waitUntil(lambda: bool(again))
     assert "earlier" not in again[0]
 
 
@@ -145,12 +145,12 @@ def test_a_cancel_after_the_answer_is_recorded_and_told_even_in_a_refusal(shell,
     calls = shell.session.calls
     answers: list[dict[str, Any]] = []
     handle = calls.call(THREE_STEPS["name"], {"ticket_id": "T-1004"}, CALLER, answers.append)
-    shell.qtbot.waitUntil(lambda: bool(answers), timeout=20_000)
+    shell.qtbot.waitUntil(lambda: bool(answers))
     assert answers[0].get("ok") is True
     handle.cancel()  # the answer was on its way when the caller gave up
-    shell.qtbot.waitUntil(lambda: bool(late_notes(data_dir)), timeout=10_000)
+    shell.qtbot.waitUntil(lambda: bool(late_notes(data_dir)))
     refused: list[dict[str, Any]] = []
     calls.call(THREE_STEPS["name"], {"ticket_id": "nope"}, CALLER, refused.append)
-    shell.qtbot.waitUntil(lambda: bool(refused), timeout=20_000)
+    shell.qtbot.waitUntil(lambda: bool(refused))
     assert refused[0]["code"] == "invalid_input"
     assert "was cancelled after its changes to 1 ticket had been saved" in refused[0]["message"]

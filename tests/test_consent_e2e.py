@@ -317,12 +317,12 @@ def test_approving_after_the_hold_publishes_and_says_so(console):
     draft = consent.drafts.add(checked, [], "agent", client="a test agent")
     answers: list[dict] = []
     consent.publish(draft.id, "a test agent", 0.2, False, answers.append)
-    console.qtbot.waitUntil(lambda: bool(answers), timeout=10_000)
+    console.qtbot.waitUntil(lambda: bool(answers))
     assert answers[0]["status"] == "awaiting_approval"
     said: list[str] = []
     consent.done_later.connect(said.append)
     approve_in_dialog(console)
-    console.qtbot.waitUntil(lambda: bool(said), timeout=10_000)
+    console.qtbot.waitUntil(lambda: bool(said))
     assert said[0].startswith("Approved: late_close is in your tools")
     assert "late_close" in console.listed()
     again: list[dict] = []

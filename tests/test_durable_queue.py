@@ -190,19 +190,19 @@ def test_a_helpdesk_csv_round_trips_exactly_across_a_restart(console_factory, da
     source = FIXTURES / "helpdesk_semicolon.csv"
     assert source.read_bytes().startswith(b"\xef\xbb\xbf")  # a BOM, extra columns, multi-line
     first = console_factory(data_dir)
-    with first.qtbot.waitSignal(first.window.queue_loaded, timeout=60_000):
+    with first.qtbot.waitSignal(first.window.queue_loaded):
         first.window.open_queue(source, confirm=False)
     tid = load_queue_file(source).tickets[0].id
     assert first.dispatch("set_ticket_priority", {"ticket_id": tid, "priority": "urgent"}, "ui")
     before = tmp_path / "before.csv"
-    with first.qtbot.waitSignal(first.window.queue_saved, timeout=30_000):
+    with first.qtbot.waitSignal(first.window.queue_saved):
         first.window.save_queue(before)
     first.session.close()
     second = console_factory(data_dir)
     # The window still knows the file the queue came from.
     second.qtbot.waitUntil(lambda: "helpdesk_semicolon.csv" in second.window._status.text())
     after = tmp_path / "after.csv"
-    with second.qtbot.waitSignal(second.window.queue_saved, timeout=30_000):
+    with second.qtbot.waitSignal(second.window.queue_saved):
         second.window.save_queue(after)
     assert after.read_bytes() == before.read_bytes()
     assert after.read_bytes().startswith(b"\xef\xbb\xbf")

@@ -34,6 +34,6 @@ def test_a_cycle_made_on_the_qt_thread_is_freed_there_even_when_another_thread_a
     worker = threading.Thread(target=allocate, name="endpoint")
     worker.start()
     worker.join()
-    qtbot.waitUntil(lambda: bool(seen), timeout=5_000)
+    qtbot.waitUntil(lambda: bool(seen))
     assert seen == [threading.main_thread().name]
     kept.clear()

@@ -28,8 +28,6 @@ from understudy_desktop.store.database import Database
 from understudy_desktop.store.queue_store import write_queue
 from understudy_desktop.text import FSI, PDI
 
-WAIT_MS = 30_000
-
 
 def held(db: Database) -> list[str]:
     return [str(r[0]) for r in db.read("SELECT id FROM ticket_text ORDER BY n")]
@@ -173,11 +171,9 @@ def test_in_the_app_a_moved_ticket_leaves_the_page_and_the_person_is_told(
     rt_server.rest("PUT", f"ticket/{desk.ids[0]}", {"Queue": elsewhere})
     menu = console.window.helpdesk_menu
     menu.link.refresh()
-    qtbot.waitUntil(
-        lambda: not console.js(f"!!document.getElementById('row-{moved}')"), timeout=WAIT_MS
-    )
+    qtbot.waitUntil(lambda: not console.js(f"!!document.getElementById('row-{moved}')"))
     assert console.js("document.querySelectorAll('.row').length") == 1
-    qtbot.waitUntil(lambda: "1 ticket left the queue" in menu.notice.text(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: "1 ticket left the queue" in menu.notice.text())
     said = console.window.statusBar().full_message  # shown whole, or ending in "…" with a tooltip
     assert "was moved to another queue in Request Tracker" in said
     # An agent asking for it hears it is not there; nothing is sent anywhere.
@@ -189,9 +185,7 @@ def test_in_the_app_a_moved_ticket_leaves_the_page_and_the_person_is_told(
     assert not internals(text)
     clear = next(b for b in dialog.findChildren(type(menu.notice)) if b.text() == "Clear this list")
     clear.click()
-    qtbot.waitUntil(
-        lambda: menu.notice.text() == "All changes are in Request Tracker", timeout=WAIT_MS
-    )
+    qtbot.waitUntil(lambda: menu.notice.text() == "All changes are in Request Tracker")
     dialog.reject()
     assert desk.changes_to(desk.ids[0], "Priority") == []
 

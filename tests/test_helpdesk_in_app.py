@@ -17,7 +17,6 @@ from understudy_desktop.shell.helpdesk_choices import ChoicesDialog
 from understudy_desktop.shell.helpdesk_dialog import HelpdeskDialog
 
 pytestmark = [pytest.mark.slow, needs_rt]
-WAIT_MS = 30_000
 
 
 def connect(console, qtbot, desk, token=None) -> HelpdeskDialog:
@@ -32,11 +31,9 @@ def connect(console, qtbot, desk, token=None) -> HelpdeskDialog:
 def connected(console, qtbot, desk) -> None:
     dialog = connect(console, qtbot, desk)
     dialog.connect_button.click()
-    qtbot.waitUntil(lambda: dialog.result_state is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: dialog.result_state is not None)
     first = f"RT-{desk.ids[0]}"
-    qtbot.waitUntil(
-        lambda: console.js(f"!!document.getElementById('row-{first}')"), timeout=WAIT_MS
-    )
+    qtbot.waitUntil(lambda: console.js(f"!!document.getElementById('row-{first}')"))
 
 
 def rt_priority(desk, index: int) -> str:
@@ -52,7 +49,7 @@ def test_testing_the_connection_says_what_it_can_do_in_words(console, qtbot, rt_
     desk = make_desk(rt_server, tickets=1)
     dialog = connect(console, qtbot, desk)
     dialog.test_button.click()
-    qtbot.waitUntil(lambda: dialog.said.text().startswith("Connected"), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: dialog.said.text().startswith("Connected"))
     said = dialog.said.text()
     assert f"queue {desk.queue}" in said
     assert "change their status, priority, who it is assigned to and tags" in said
@@ -60,7 +57,7 @@ def test_testing_the_connection_says_what_it_can_do_in_words(console, qtbot, rt_
     assert not internals(widget_text(dialog))
     dialog.secret.setText("1-99-not-a-token")
     dialog.test_button.click()
-    qtbot.waitUntil(lambda: "sign-in" in dialog.said.text(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: "sign-in" in dialog.said.text())
     assert "not-a-token" not in dialog.said.text()
     dialog.address.setText("http://rt.example.com")
     dialog.test_button.click()
@@ -74,9 +71,9 @@ def test_a_connected_queue_sends_changes_and_shows_rts(console, qtbot, rt_server
     first, second = f"RT-{desk.ids[0]}", f"RT-{desk.ids[1]}"
     assert console.js("document.querySelectorAll('.row').length") == 3
     console.dispatch("set_ticket_priority", {"ticket_id": first, "priority": "high"})
-    qtbot.waitUntil(lambda: rt_priority(desk, 0) == "100", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: rt_priority(desk, 0) == "100")
     notice = console.window.helpdesk_menu.notice
-    qtbot.waitUntil(lambda: notice.text() == "All changes are in Request Tracker", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: notice.text() == "All changes are in Request Tracker")
     assert detail_line(console, first) == "In Request Tracker"
     # A colleague assigns a ticket in RT: it shows here after a refresh.
     rt_server.rest("PUT", f"ticket/{desk.ids[1]}", {"Owner": "alice"})
@@ -86,7 +83,6 @@ def test_a_connected_queue_sends_changes_and_shows_rts(console, qtbot, rt_server
             console.dispatch("get_ticket", {"ticket_id": second})["result"]["assignee"]
             == "rt:alice"
         ),
-        timeout=WAIT_MS,
     )
     # The sign-in is kept apart: in a file only this person can read (no keyring here),
     # never in the database or the log.
@@ -106,7 +102,7 @@ def test_a_change_made_in_rt_meanwhile_is_the_persons_choice(console, qtbot, rt_
     rt_server.rest("PUT", f"ticket/{desk.ids[0]}", {"Priority": 50})  # not synced yet
     console.dispatch("set_ticket_priority", {"ticket_id": first, "priority": "urgent"})
     notice = console.window.helpdesk_menu.notice
-    qtbot.waitUntil(lambda: notice.text() == "1 change to choose", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: notice.text() == "1 change to choose")
     assert rt_priority(desk, 0) == "50", "RT's change was not overwritten"
     assert detail_line(console, first) == "Changed in Request Tracker too: choose which to keep"
     dialog = console.window.helpdesk_menu.show_choices()
@@ -117,8 +113,8 @@ def test_a_change_made_in_rt_meanwhile_is_the_persons_choice(console, qtbot, rt_
     assert not internals(words)
     keep = next(b for b in dialog.findChildren(QPushButton) if b.text() == "Keep mine")
     keep.click()
-    qtbot.waitUntil(lambda: rt_priority(desk, 0) == "100", timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: notice.text() == "All changes are in Request Tracker", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: rt_priority(desk, 0) == "100")
+    qtbot.waitUntil(lambda: notice.text() == "All changes are in Request Tracker")
     assert link.choices() == []
     dialog.close()
 
@@ -134,7 +130,7 @@ def test_the_connection_carries_on_after_a_restart(console_factory, qtbot, rt_se
     assert link.connected and link.title == "Request Tracker"
     second = f"RT-{desk.ids[1]}"
     again.dispatch("set_ticket_status", {"ticket_id": second, "status": "pending"})
-    qtbot.waitUntil(lambda: desk.ticket(desk.ids[1])["Status"] == "stalled", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: desk.ticket(desk.ids[1])["Status"] == "stalled")
     # Opening another queue ends the connection: nothing of it is sent to RT.
     link.disconnect_queue()
     assert not link.connected
@@ -160,12 +156,11 @@ def test_a_runs_result_says_whether_its_changes_reached_rt(console, qtbot, rt_se
     assert not answer.get("isError"), answer
     words = answer["helpdesk"]
     assert words.startswith("The changes are saved here and on their way to Request Tracker")
-    qtbot.waitUntil(lambda: desk.ticket(desk.ids[0])["Status"] == "resolved", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: desk.ticket(desk.ids[0])["Status"] == "resolved")
     qtbot.waitUntil(
         lambda: (
             console.session.helpdesk.run_note([ticket]) == "The changes are in Request Tracker."
         ),
-        timeout=WAIT_MS,
     )
 
 

@@ -14,7 +14,6 @@ from test_helpdesk_in_app import connect, connected, rt_priority
 from test_plain_words import internals, widget_text
 
 pytestmark = [pytest.mark.slow, needs_rt]
-WAIT_MS = 30_000
 
 
 def refused_sign_in(console, qtbot, desk) -> tuple[str, str]:
@@ -26,7 +25,7 @@ def refused_sign_in(console, qtbot, desk) -> tuple[str, str]:
     console.dispatch("set_ticket_priority", {"ticket_id": first, "priority": "high"})
     console.dispatch("set_ticket_status", {"ticket_id": second, "status": "pending"})
     notice = console.window.helpdesk_menu.notice
-    qtbot.waitUntil(lambda: notice.text().startswith("2 changes waiting"), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: notice.text().startswith("2 changes waiting"))
     assert link.waiting() == 2
     assert rt_priority(desk, 0) != "100"
     return first, second
@@ -60,14 +59,14 @@ def test_connecting_again_with_a_new_key_keeps_and_sends_the_waiting_changes(
     asked: list[str] = []
     answer_when_asked(qtbot, dialog, "Keep", asked)
     dialog.connect_button.click()
-    qtbot.waitUntil(lambda: dialog.signed_in_again or bool(asked), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: dialog.signed_in_again or bool(asked))
     assert asked == [], "the same helpdesk and queue is a new sign-in: nothing to ask"
     assert dialog.result_state is None, "the queue was not read anew"
     # Sent at once, not after the refused key's back-off.
-    qtbot.waitUntil(lambda: rt_priority(desk, 0) == "100", timeout=10_000)
-    qtbot.waitUntil(lambda: desk.ticket(desk.ids[1])["Status"] == "stalled", timeout=10_000)
+    qtbot.waitUntil(lambda: rt_priority(desk, 0) == "100")
+    qtbot.waitUntil(lambda: desk.ticket(desk.ids[1])["Status"] == "stalled")
     notice = console.window.helpdesk_menu.notice
-    qtbot.waitUntil(lambda: notice.text() == "All changes are in Request Tracker", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: notice.text() == "All changes are in Request Tracker")
     assert link.waiting() == 0
     assert console.js("document.querySelectorAll('.row').length") == rows_before
 
@@ -81,7 +80,7 @@ def to_another_queue(console, qtbot, rt_server, answer: str):
     seen: list[str] = []
     answer_when_asked(qtbot, dialog, answer, seen)
     dialog.connect_button.click()
-    qtbot.waitUntil(lambda: bool(seen), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: bool(seen))
     return desk, other, dialog, seen
 
 
@@ -107,7 +106,7 @@ def test_discarding_is_what_the_person_chose_and_nothing_else_is_lost(console, q
     discard = "Disconnect and discard 2 waiting changes"
     desk, other, dialog, _seen = to_another_queue(console, qtbot, rt_server, discard)
     link = console.session.helpdesk
-    qtbot.waitUntil(lambda: dialog.result_state is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: dialog.result_state is not None)
     assert link.settings.queue == other.queue
     assert link.waiting() == 0
     assert rt_priority(desk, 0) != "100", "a discarded change never reaches the old queue"
@@ -138,13 +137,13 @@ def test_opening_a_file_while_connected_asks_and_then_ends_the_link(
     queue = Path(__file__).parent / "fixtures" / "queues" / "helpdesk_comma.csv"
     seen: list[str] = []
     answer_when_asked(qtbot, menu, "Stay with Request Tracker", seen)
-    with qtbot.waitSignal(console.window.queue_failed, timeout=WAIT_MS):
+    with qtbot.waitSignal(console.window.queue_failed):
         console.window.open_queue(queue, confirm=True)
     assert "Opening helpdesk_comma.csv ends the connection to Request Tracker" in seen[0]
     assert "the file's tickets are not Request Tracker's" in seen[0]
     assert link.connected
     answer_when_asked(qtbot, menu, "Open the file", seen)
-    with qtbot.waitSignal(console.window.queue_loaded, timeout=WAIT_MS):
+    with qtbot.waitSignal(console.window.queue_loaded):
         console.window.open_queue(queue, confirm=True)
     assert not link.connected and not menu.notice.isVisible()
     assert "Request Tracker" not in detail_line(console, "1002")
@@ -160,7 +159,6 @@ def connect_at(console, qtbot, desk, url: str):
         lambda: (
             dialog.signed_in_again or bool(asked) or "Nothing was changed" in dialog.said.text()
         ),
-        timeout=WAIT_MS,
     )
     return dialog, asked
 
@@ -186,7 +184,7 @@ def test_the_same_helpdesk_at_a_new_address_keeps_and_sends_the_waiting_changes(
         dialog, asked = connect_at(console, qtbot, desk, proxy.url + path)
         assert asked == [] and dialog.signed_in_again
         assert dialog.result_state is None, "the queue was not read anew"
-        qtbot.waitUntil(lambda: rt_priority(desk, 0) == "100", timeout=10_000)
+        qtbot.waitUntil(lambda: rt_priority(desk, 0) == "100")
         link = console.session.helpdesk
         assert link.settings.url.startswith(proxy.url)
         assert proxy.asked_since(0) > 0, "the changes went to the new address"

@@ -147,7 +147,7 @@ def test_invalid_values_never_reach_the_database_and_the_queue_still_saves(
     assert all_tickets(data_dir) == before
     # Save queue as… still writes the queue (nothing invalid was stored).
     out = tmp_path / "queue.json"
-    with shell.qtbot.waitSignal(shell.window.queue_saved, timeout=30_000):
+    with shell.qtbot.waitSignal(shell.window.queue_saved):
         shell.window.save_queue(out)
     saved = json.loads(out.read_text("utf-8"))
     assert {t["priority"] for t in saved["tickets"]} <= {"low", "normal", "high", "urgent"}
@@ -258,7 +258,7 @@ def in_own_world(console, script: str):
     page's, so a person's mouse and keys (what this stands for) are untouched by them."""
     from understudy_desktop.web.scripts import BRIDGE_WORLD
 
-    with console.qtbot.waitCallback(timeout=15_000) as callback:
+    with console.qtbot.waitCallback() as callback:
         console.page.runJavaScript(script, BRIDGE_WORLD, callback)
     return callback.args[0]
 
@@ -323,7 +323,7 @@ def calls_in_flight(shell, *ticket_ids: str):
         t.start()
 
     def finished() -> dict[str, object]:
-        shell.qtbot.waitUntil(lambda: not any(t.is_alive() for t in threads), timeout=30_000)
+        shell.qtbot.waitUntil(lambda: not any(t.is_alive() for t in threads))
         return results
 
     return finished
@@ -337,7 +337,7 @@ def test_waiting_runs_end_when_their_tool_is_turned_off_or_revoked(shell, data_d
     before = {t: stored_ticket(data_dir, t) for t in ("T-1007", "T-1008")}
     shell.session.db.submit(lambda _conn: time.sleep(2))  # the database is busy a moment
     finished = calls_in_flight(shell, "T-1007", "T-1008")
-    shell.qtbot.waitUntil(lambda: runner.running and runner.waiting == 1, timeout=10_000)
+    shell.qtbot.waitUntil(lambda: runner.running and runner.waiting == 1)
     if action == "turn off":
         shell.library.disable("close_ticket", lambda _e: None)
     else:
@@ -361,7 +361,7 @@ def test_a_run_approved_in_its_dialog_after_its_tool_was_turned_off_does_not_run
     gate = shell.session.consent.gate
     before = stored_ticket(data_dir, "T-1010")
     finished = calls_in_flight(shell, "T-1010")
-    shell.qtbot.waitUntil(lambda: len(gate.open_dialogs()) == 1, timeout=10_000)
+    shell.qtbot.waitUntil(lambda: len(gate.open_dialogs()) == 1)
     # While the dialog is open, the person turns the tool off; then approves the run.
     shell.library.disable("close_ticket", lambda _e: None)
     shell.qtbot.waitUntil(lambda: shell.library.get("close_ticket").status == "disabled")
@@ -438,7 +438,7 @@ def test_a_script_submitting_the_run_form_is_asked_about_in_the_native_dialog(sh
       form.requestSubmit();
     """
     page_script(shell, submit)
-    shell.qtbot.waitUntil(lambda: len(gate.open_dialogs()) == 1, timeout=10_000)
+    shell.qtbot.waitUntil(lambda: len(gate.open_dialogs()) == 1)
     dialog = gate.open_dialogs()[0]
     assert dialog.headline.text().startswith("Run tool")
     dialog.reject_button.click()
@@ -448,9 +448,7 @@ def test_a_script_submitting_the_run_form_is_asked_about_in_the_native_dialog(sh
     # The person's own yes runs it.
     page_script(shell, submit)
     assert approve_in_dialog(shell).startswith("Run tool")
-    shell.qtbot.waitUntil(
-        lambda: stored_ticket(data_dir, "T-1012")["status"] == "closed", timeout=10_000
-    )
+    shell.qtbot.waitUntil(lambda: stored_ticket(data_dir, "T-1012")["status"] == "closed")
 
 
 def test_a_page_registering_tools_one_by_one_is_listed_a_few_times_not_once_per_tool(shell):

@@ -42,7 +42,7 @@ def test_a_quick_open_shows_no_progress_window(console, tmp_path):
     timer = QTimer()
     timer.timeout.connect(lambda: shown.append(progress_window() is not None))
     timer.start(20)
-    with console.qtbot.waitSignal(console.window.queue_loaded, timeout=30_000):
+    with console.qtbot.waitSignal(console.window.queue_loaded):
         console.window.open_queue(path, confirm=False)
     timer.stop()
     assert not any(shown)
@@ -131,14 +131,14 @@ def test_stop_ends_a_long_open_with_the_queue_as_it_was(console, tmp_path):
     ended: list[str] = []
     console.window.queue_files.failed.connect(ended.append)
     console.window.open_queue(path, confirm=False)
-    console.qtbot.waitUntil(lambda: progress_window() is not None, timeout=30_000)
+    console.qtbot.waitUntil(lambda: progress_window() is not None)
     window = progress_window()
     assert window is not None and window.windowTitle() == "Opening a queue"
-    console.qtbot.waitUntil(lambda: "tickets so far" in window.labelText(), timeout=30_000)
+    console.qtbot.waitUntil(lambda: "tickets so far" in window.labelText())
     stop = [b for b in window.findChildren(QPushButton) if b.text() == "Stop"]
     assert len(stop) == 1
     console.qtbot.mouseClick(stop[0], Qt.MouseButton.LeftButton)
-    console.qtbot.waitUntil(lambda: ended == ["cancelled"], timeout=30_000)
+    console.qtbot.waitUntil(lambda: ended == ["cancelled"])
     assert progress_window() is None
     assert console.window.statusBar().currentMessage() == (
         "Opening the file was stopped. The queue you had is unchanged."
@@ -146,7 +146,7 @@ def test_stop_ends_a_long_open_with_the_queue_as_it_was(console, tmp_path):
     assert console.api_json("summary")["tickets"] == before
     # Open queue works again at once, and the next file opens in full.
     small = big_csv(tmp_path / "small.csv", 7)
-    with console.qtbot.waitSignal(console.window.queue_loaded, timeout=30_000):
+    with console.qtbot.waitSignal(console.window.queue_loaded):
         console.window.open_queue(small, confirm=False)
     assert console.api_json("summary")["tickets"] == 7
 
@@ -168,7 +168,7 @@ def test_a_big_files_preview_reads_a_changed_choice_again_while_the_window_answe
     # Held still and said while the file is read again, and the window keeps answering.
     assert not dialog.open_button.isEnabled() and not dialog.mapping_table.isEnabled()
     assert dialog.message_label.text() == "Reading the file again with your choice…"
-    qtbot.waitUntil(lambda: dialog.open_button.isEnabled(), timeout=60_000)
+    qtbot.waitUntil(lambda: dialog.open_button.isEnabled())
     timer.stop()
     assert len(ticks) > 1  # the timer fired while the file was read
     assert dialog.mapping_table.isEnabled() and not dialog.message_label.isVisible()

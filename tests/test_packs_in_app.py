@@ -31,7 +31,7 @@ EXAMPLES = sorted((Path(__file__).parent.parent / "packs").glob("*.understudy-pa
 
 def import_and_wait(console, path: Path, replace: bool = False) -> list[str]:
     packs = console.window.packs
-    with console.qtbot.waitSignal(packs.imported, timeout=20_000) as blocker:
+    with console.qtbot.waitSignal(packs.imported) as blocker:
         packs.import_pack(path, confirm=False, replace=replace)
     return blocker.args[0]
 
@@ -40,7 +40,7 @@ def refused(console, path: Path) -> str:
     packs = console.window.packs
     shown: list[str] = []
     packs._show_problem = lambda title, message: shown.append(message)
-    with console.qtbot.waitSignal(packs.import_failed, timeout=20_000) as blocker:
+    with console.qtbot.waitSignal(packs.import_failed) as blocker:
         packs.import_pack(path, confirm=False)
     assert shown, "a refusal is shown to the person"
     return blocker.args[0]
@@ -54,7 +54,7 @@ def test_export_then_import_into_a_fresh_data_dir_runs_the_same(console_factory,
     first.qtbot.waitUntil(lambda: len(first.taught()) == 1)
     pack_path = tmp_path / "shared.understudy-pack.json"
     first.window.packs.set_author("Dana Ortiz")
-    with first.qtbot.waitSignal(first.window.packs.exported, timeout=20_000):
+    with first.qtbot.waitSignal(first.window.packs.exported):
         first.window.packs.export_pack(pack_path, ["assign_refund"])
     data = pack_path.read_bytes()
     assert b"T-1006" not in data and b"Derek" not in data
@@ -150,7 +150,7 @@ def preview_of(console, path: Path, choose: dict[str, str] | None = None) -> str
     original = ImportPackDialog.exec
     ImportPackDialog.exec = read_and_import
     try:
-        with console.qtbot.waitSignal(console.window.packs.imported, timeout=20_000):
+        with console.qtbot.waitSignal(console.window.packs.imported):
             console.window.packs.import_pack(path, confirm=True)
     finally:
         ImportPackDialog.exec = original
@@ -278,7 +278,7 @@ def test_dropping_a_pack_on_the_window_imports_it_after_the_preview(console, mon
         Qt.MouseButton.LeftButton,
         Qt.KeyboardModifier.NoModifier,
     )
-    with console.qtbot.waitSignal(console.window.packs.imported, timeout=20_000) as blocker:
+    with console.qtbot.waitSignal(console.window.packs.imported) as blocker:
         console.window.dropEvent(drop)
     assert blocker.args[0] == ["assign_refund"]
     assert shown and "Assign refund\n" in shown[0]

@@ -114,7 +114,7 @@ def test_a_page_flooding_changes_is_held_to_the_pace_and_agents_still_run(agent_
     caller = threading.Thread(target=in_the_middle, daemon=True)
     caller.start()
     page_script(console, FLOOD)
-    console.qtbot.waitUntil(lambda: not caller.is_alive(), timeout=30_000)
+    console.qtbot.waitUntil(lambda: not caller.is_alive())
     sent = int(console.js("window.__sent"))
     assert agent["result"].is_error is False, agent
     assert stored_ticket(data_dir, "T-1012")["status"] == "closed"
@@ -122,7 +122,7 @@ def test_a_page_flooding_changes_is_held_to_the_pace_and_agents_still_run(agent_
     pace = console.window.bridge.pace
     # What waited its turn goes on at the pace, then stops: every ask not refused was made
     # (a careful script loses nothing), and a few seconds' worth at most, however many came.
-    console.qtbot.waitUntil(lambda: pace.waiting == 0, timeout=30_000)
+    console.qtbot.waitUntil(lambda: pace.waiting == 0)
     console.flush()
     made = person_rows() - before
     assert pace.refused > 0 and pace.held > 0

@@ -15,7 +15,7 @@ from understudy_desktop.web.scheme import START_URL
 def still_connected(console, data_dir) -> None:
     """A person's edit is saved (the footer's "Saving…" ends), and an agent's change is drawn."""
     console.dispatch("set_ticket_priority", {"ticket_id": "T-1001", "priority": "urgent"}, "ui")
-    console.qtbot.waitUntil(lambda: console.api_json("saveState")["unsaved"] == 0, timeout=10_000)
+    console.qtbot.waitUntil(lambda: console.api_json("saveState")["unsaved"] == 0)
     assert stored_ticket(data_dir, "T-1001")["priority"] == "urgent"
     answer = console.run_tool("close_ticket", {"ticket_id": "T-1002"}, by="agent")
     assert answer["ok"], answer
@@ -96,14 +96,14 @@ def test_the_person_clicking_many_links_is_asked_one_at_a_time(console, monkeypa
     view = console.window.view.focusProxy()
     for _ in range(50):
         QTest.mouseClick(view, Qt.MouseButton.LeftButton, pos=QPoint(x, y))
-    console.qtbot.waitUntil(lambda: console.page.opener.box is not None, timeout=5000)
+    console.qtbot.waitUntil(lambda: console.page.opener.box is not None)
     console.qtbot.wait(500)
     box = console.page.opener.box
     assert opened == []
     assert box.informativeText() == "https://example.com/0"
     assert not internals(widget_text(box))
     box.button(box.StandardButton.Open).click()
-    console.qtbot.waitUntil(lambda: opened == ["https://example.com/0"], timeout=5000)
+    console.qtbot.waitUntil(lambda: opened == ["https://example.com/0"])
     console.qtbot.wait(500)
     assert console.page.opener.box is None
     assert opened == ["https://example.com/0"]
@@ -122,7 +122,7 @@ def test_a_missing_app_address_is_answered_at_once(console, path):
         " (e) => { window.__fetched = 'failed'; }); true"
     )
     # runJavaScript gives null back as "" or None.
-    console.qtbot.waitUntil(lambda: console.js("window.__fetched") not in (None, ""), timeout=3000)
+    console.qtbot.waitUntil(lambda: console.js("window.__fetched") not in (None, ""))
     assert console.js("window.__fetched") in ("status 404", "failed")
 
 
@@ -190,14 +190,14 @@ def test_a_reload_or_a_dead_renderer_in_the_middle_of_edits_loses_nothing(
     went: list[bool] = []
     port.ready_changed.connect(lambda ready: went.append(ready))
     console.js(EDITS)
-    console.qtbot.waitUntil(lambda: console.value("window.__acked") is not None, timeout=10_000)
+    console.qtbot.waitUntil(lambda: console.value("window.__acked") is not None)
     acked = console.value("window.__acked")
     console.qtbot.wait(20)  # more edits on their way
     if how == "reload":
         console.window.page.triggerAction(console.window.page.WebAction.Reload)
     else:
         os.kill(console.page.renderProcessPid(), signal.SIGKILL)
-    console.qtbot.waitUntil(lambda: False in went and port.ready, timeout=30_000)
+    console.qtbot.waitUntil(lambda: False in went and port.ready)
     console.drawn()
     if how == "renderer killed":
         assert console.window.statusBar().currentMessage() == (
@@ -227,7 +227,7 @@ def test_a_renderer_that_keeps_dying_is_not_restarted_for_ever(console):
     page.renderProcessTerminated.emit(status.NormalTerminationStatus, 0)
     for _ in range(4):
         page.renderProcessTerminated.emit(status.CrashedTerminationStatus, 11)
-    console.qtbot.waitUntil(lambda: len(said) == 4, timeout=5000)
+    console.qtbot.waitUntil(lambda: len(said) == 4)
     assert restarts == [1, 1, 1]
     assert sorted(said) == sorted([RESTARTED] * 3 + [GIVEN_UP])
     assert not internals(GIVEN_UP) and not internals(RESTARTED)
@@ -261,7 +261,7 @@ def test_every_kind_of_request_for_a_missing_address_ends_at_once(console, reque
         "window.__ended = null; const done = (how) => { window.__ended = how; };"
         f" {request_js} true"
     )
-    console.qtbot.waitUntil(lambda: console.js("window.__ended") not in (None, ""), timeout=3000)
+    console.qtbot.waitUntil(lambda: console.js("window.__ended") not in (None, ""))
     assert console.js("window.__ended") in ("failed", "status 404", "status 403")
 
 
@@ -274,7 +274,7 @@ def test_an_answer_meant_for_the_document_before_a_reload_is_dropped(agent_conso
     console = agent_console
     publish_definitions(console, [TEST_TOOLS["close_ticket"]])
     stale = '{"type": 10, "id": 7, "data": null}'  # 10: a response, in Qt's channel protocol
-    with console.qtbot.waitCallback(timeout=10_000) as done:
+    with console.qtbot.waitCallback() as done:
         console.page.runJavaScript(
             f"setTimeout(() => qt.webChannelTransport.onmessage({{data: '{stale}'}})); true",
             BRIDGE_WORLD,

@@ -143,7 +143,7 @@ def test_every_screen_a_person_meets_is_in_plain_words(console_factory, tmp_path
         return 0
 
     monkeypatch.setattr(ImportPackDialog, "exec", read_import)
-    with console.qtbot.waitSignal(console.window.packs.import_failed, timeout=20_000):
+    with console.qtbot.waitSignal(console.window.packs.import_failed):
         console.window.packs.import_pack(pack_path, confirm=True)
 
     # Opening a helpdesk file: the preview, then the console with it open.

@@ -15,12 +15,12 @@ FIXTURES = Path(__file__).parent / "fixtures" / "queues"
 
 
 def open_and_wait(console, path: Path) -> None:
-    with console.qtbot.waitSignal(console.window.queue_loaded, timeout=60_000):
+    with console.qtbot.waitSignal(console.window.queue_loaded):
         console.window.open_queue(path, confirm=False)
 
 
 def open_and_fail(console, path: Path, confirm: bool = False) -> str:
-    with console.qtbot.waitSignal(console.window.queue_failed, timeout=60_000) as blocker:
+    with console.qtbot.waitSignal(console.window.queue_failed) as blocker:
         console.window.open_queue(path, confirm=confirm)
     return str(blocker.args[0])
 
@@ -51,7 +51,7 @@ def test_triaged_csv_saves_back_in_the_same_format(console, tmp_path):
     assert console.dispatch("set_ticket_status", {"ticket_id": "1001", "status": "solved"})["ok"]
     assert console.dispatch("add_ticket_tag", {"ticket_id": "1001", "tag": "vip"})["ok"]
     target = tmp_path / "triaged.csv"
-    with console.qtbot.waitSignal(console.window.queue_saved, timeout=30_000):
+    with console.qtbot.waitSignal(console.window.queue_saved):
         console.window.save_queue(target)
     again = load_queue_file(target)
     by_id = {t.id: t for t in again.tickets}
@@ -175,7 +175,7 @@ def test_the_demo_queue_saves_as_json_and_csv_and_opens_again(console_factory, t
     first = console_factory(tmp_path / "a")
     first.dispatch("apply_template", {"ticket_id": "T-1006", "template_id": "refund_approved"})
     for name in ("saved.json", "saved.csv"):
-        with first.qtbot.waitSignal(first.window.queue_saved, timeout=30_000):
+        with first.qtbot.waitSignal(first.window.queue_saved):
             first.window.save_queue(tmp_path / name)
     from_json = load_queue_file(tmp_path / "saved.json")
     assert len(from_json.tickets) == 40
@@ -209,7 +209,7 @@ def test_a_helpdesks_columns_and_values_are_chosen_once_and_remembered(console, 
     monkeypatch.setattr(QueuePreviewDialog, "exec", choose)
     path = FIXTURES / "freshdesk_export.csv"
     for _ in range(2):
-        with console.qtbot.waitSignal(console.window.queue_loaded, timeout=60_000):
+        with console.qtbot.waitSignal(console.window.queue_loaded):
             console.window.open_queue(path, confirm=True)
         ticket = console.dispatch("get_ticket", {"ticket_id": "4101"})["result"]
         assert ticket["body"].startswith("Hi, the reset link says it has expired.")
@@ -265,7 +265,7 @@ def test_an_empty_queue_says_it_is_empty_not_that_filters_match_nothing(console,
     path.write_text(
         json.dumps({"format": "understudy-queue", "version": 1, "tickets": []}), encoding="utf-8"
     )
-    with console.qtbot.waitSignal(console.window.queue_loaded, timeout=30_000):
+    with console.qtbot.waitSignal(console.window.queue_loaded):
         console.window.open_queue(path, confirm=False)
     console.qtbot.waitUntil(
         lambda: console.js("document.getElementById('queue-empty').hidden") is False
@@ -291,7 +291,7 @@ def test_an_empty_queue_says_it_is_empty_not_that_filters_match_nothing(console,
         json.dumps({"format": "understudy-queue", "version": 1, "tickets": [one]}),
         encoding="utf-8",
     )
-    with console.qtbot.waitSignal(console.window.queue_loaded, timeout=30_000):
+    with console.qtbot.waitSignal(console.window.queue_loaded):
         console.window.open_queue(full, confirm=False)
     console.dispatch("filter_tickets", {"text": "nothing like this"}, "ui")
     console.qtbot.waitUntil(

@@ -139,24 +139,24 @@ def test_tables_and_buttons_have_accessible_names(dialog: QueuePreviewDialog) ->
 
 
 def test_escape_cancels(qtbot: Any, dialog: QueuePreviewDialog) -> None:
-    with qtbot.waitSignal(dialog.finished, timeout=2000):
+    with qtbot.waitSignal(dialog.finished):
         qtbot.keyClick(dialog.tickets_table, Qt.Key.Key_Escape)
     assert dialog.result() == QDialog.DialogCode.Rejected
 
 
 def test_enter_opens_even_from_a_table(qtbot: Any, dialog: QueuePreviewDialog) -> None:
     dialog.tickets_table.setFocus()
-    with qtbot.waitSignal(dialog.finished, timeout=2000):
+    with qtbot.waitSignal(dialog.finished):
         qtbot.keyClick(dialog.tickets_table, Qt.Key.Key_Return)
     assert dialog.result() == QDialog.DialogCode.Accepted
 
 
 def test_buttons_accept_and_reject(qtbot: Any, dialog: QueuePreviewDialog) -> None:
-    with qtbot.waitSignal(dialog.finished, timeout=2000):
+    with qtbot.waitSignal(dialog.finished):
         qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
     assert dialog.result() == QDialog.DialogCode.Rejected
     dialog.show()
-    with qtbot.waitSignal(dialog.finished, timeout=2000):
+    with qtbot.waitSignal(dialog.finished):
         qtbot.mouseClick(dialog.open_button, Qt.MouseButton.LeftButton)
     assert dialog.result() == QDialog.DialogCode.Accepted
 
@@ -286,7 +286,7 @@ def test_changing_choices_reads_the_file_again_and_returns_them(
     assert choices.values == {"status": {"Escalated to L2": "pending"}}
     assert ImportChoices.from_json(choices.to_json()) == choices
 
-    with qtbot.waitSignal(freshdesk.finished, timeout=2000):
+    with qtbot.waitSignal(freshdesk.finished):
         qtbot.mouseClick(freshdesk.open_button, Qt.MouseButton.LeftButton)
     assert freshdesk.result() == QDialog.DialogCode.Accepted
     # What to open: the whole file as read with the final choices.

@@ -136,7 +136,7 @@ def settle(qtbot, start) -> LibraryError | None:
     """Run a library call and wait for its answer."""
     answers: list[LibraryError | None] = []
     start(answers.append)
-    qtbot.waitUntil(lambda: bool(answers), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(answers))
     return answers[0]
 
 
@@ -475,7 +475,7 @@ def consent(qtbot, library):
 def answer_of(qtbot, start) -> dict[str, Any]:
     answers: list[dict[str, Any]] = []
     start(answers.append)
-    qtbot.waitUntil(lambda: bool(answers), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(answers))
     return answers[0]
 
 

@@ -34,7 +34,7 @@ def type_reply(console, ticket: str, words: str) -> None:
     # The window has the focus back (an approval dialog had it), as after the person's click.
     console.window.activateWindow()
     console.window.view.setFocus()
-    console.qtbot.waitUntil(lambda: console.js("document.hasFocus()") is True, timeout=5000)
+    console.qtbot.waitUntil(lambda: console.js("document.hasFocus()") is True)
     console.js("document.getElementById('reply-draft').focus(); true")
     QTest.keyClicks(console.window.view.focusProxy(), words)
     console.qtbot.waitUntil(
@@ -49,11 +49,11 @@ def test_an_agents_reply_leaves_the_one_being_typed_alone(console, data_dir, mon
     model = console.session.model
     # Typing marks the reply as the person's; leaving the box ends that.
     type_reply(console, "T-1006", "Just a moment")
-    console.qtbot.waitUntil(lambda: model.reply_typed() == "T-1006", timeout=5000)
+    console.qtbot.waitUntil(lambda: model.reply_typed() == "T-1006")
     console.js("document.getElementById('reply-draft').blur(); true")
-    console.qtbot.waitUntil(lambda: model.reply_typed() is None, timeout=5000)
+    console.qtbot.waitUntil(lambda: model.reply_typed() is None)
     type_reply(console, "T-1003", "Hello, I am looking")
-    console.qtbot.waitUntil(lambda: model.reply_typed() == "T-1003", timeout=5000)
+    console.qtbot.waitUntil(lambda: model.reply_typed() == "T-1003")
     answer = call(console, {"ticket_id": "T-1003", "text": "Dear customer, refund done."})
     assert answer["ok"] is True
     assert answer["reply_left_alone"] == ["T-1003"]

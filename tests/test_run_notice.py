@@ -17,14 +17,14 @@ def test_an_agents_run_is_told_while_the_person_types_a_reply(agent_console):
     console.dispatch("select_ticket", {"ticket_id": "T-1001"}, "ui")
     console.window.activateWindow()
     console.window.view.setFocus()
-    console.qtbot.waitUntil(lambda: console.js("document.hasFocus()") is True, timeout=5000)
+    console.qtbot.waitUntil(lambda: console.js("document.hasFocus()") is True)
     console.js("document.getElementById('reply-draft').focus(); true")
     view = console.window.view.focusProxy()
     typist = QTimer()
     typist.setInterval(12)  # xdotool's pace
     typist.timeout.connect(lambda: QTest.keyClick(view, Qt.Key.Key_A))
     typist.start()
-    console.qtbot.waitUntil(lambda: len(typed(console)) > 20, timeout=10_000)
+    console.qtbot.waitUntil(lambda: len(typed(console)) > 20)
     url, token = endpoint(console)
 
     async def call():
@@ -35,10 +35,10 @@ def test_an_agents_run_is_told_while_the_person_types_a_reply(agent_console):
         assert run_client(console.qtbot, call).is_error is False
         # Told while the keys still come: a notice held until the person stops typing would
         # never show here.
-        console.qtbot.waitUntil(lambda: console.js(f"{NOTICE}.hidden") is False, timeout=30_000)
+        console.qtbot.waitUntil(lambda: console.js(f"{NOTICE}.hidden") is False)
         notice = console.js(f"{NOTICE}.textContent")
         at_notice = len(typed(console))
-        console.qtbot.waitUntil(lambda: len(typed(console)) > at_notice + 10, timeout=10_000)
+        console.qtbot.waitUntil(lambda: len(typed(console)) > at_notice + 10)
     finally:
         typist.stop()
     assert notice.startswith("Close ticket (an agent) — step ")

@@ -27,9 +27,9 @@ def selected(console) -> list[str]:
     )
 
 
-def dialog(console, timeout_ms: int = 10_000):
+def dialog(console):
     gate = console.session.consent.gate
-    console.qtbot.waitUntil(lambda: bool(gate.open_dialogs()), timeout=timeout_ms)
+    console.qtbot.waitUntil(lambda: bool(gate.open_dialogs()))
     return gate.open_dialogs()[0]
 
 

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 
 import anyio
 import mcp_types as types
@@ -16,6 +15,7 @@ import pytest
 from agent_helpers import TEST_TOOLS, definition, publish_definitions, run_client, step
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from test_agent_endpoint import stream_open
+from waiting import HANG_S, until
 
 from understudy_desktop.agent.runtime_file import read_runtime
 from understudy_desktop.qt_thread import call_on_main
@@ -55,7 +55,7 @@ def test_the_proxy_lists_calls_and_forwards_list_changed(agent_console, data_dir
             # Published once the relay holds its notification stream open, not after a guess.
             await stream_open(agent_console)
             call_on_main(lambda: publish_definitions(agent_console, [extra]))
-            with anyio.fail_after(20):
+            with anyio.fail_after(HANG_S):
                 while not seen:
                     await anyio.sleep(0.05)
             later = [t.name for t in (await session.list_tools()).tools]
@@ -64,7 +64,7 @@ def test_the_proxy_lists_calls_and_forwards_list_changed(agent_console, data_dir
     extra = definition(
         "via_proxy", "Read a ticket.", [step("get_ticket", ticket_id=("param", "ticket_id"))]
     )
-    names, called, bad, later = run_client(agent_console.qtbot, go, timeout_s=60)
+    names, called, bad, later = run_client(agent_console.qtbot, go)
     assert [n for n in names if not n.startswith("understudy_")] == [
         "close_ticket",
         "lookup_ticket",
@@ -83,7 +83,7 @@ def test_the_proxy_lists_calls_and_forwards_list_changed(agent_console, data_dir
 
 def test_a_call_cancelled_through_the_proxy_never_runs(agent_console, data_dir):
     """The relay passes the client's notifications/cancelled on, in the same session."""
-    from test_agent_endpoint import block_the_database, ticket
+    from test_agent_endpoint import cancel_once_waiting, ticket
 
     publish_definitions(agent_console, [TEST_TOOLS["close_ticket"]])
 
@@ -93,22 +93,25 @@ def test_a_call_cancelled_through_the_proxy_never_runs(agent_console, data_dir):
             ClientSession(read, write) as session,
         ):
             await session.initialize()
-            # The database is kept busy from now on (the proxy took a moment to start).
-            call_on_main(lambda: block_the_database(agent_console, 2.5))
             async with anyio.create_task_group() as tg:
                 tg.start_soon(session.call_tool, "close_ticket", {"ticket_id": "T-1007"})
                 while not runner.running:  # the first call is under way; the database is busy
                     await anyio.sleep(0.02)
-                with anyio.move_on_after(0.5):
-                    await session.call_tool("close_ticket", {"ticket_id": "T-1008"})
+                await cancel_once_waiting(
+                    runner,
+                    lambda: session.call_tool("close_ticket", {"ticket_id": "T-1008"}),
+                    free,
+                )
             return True
 
     before = ticket(agent_console, "T-1008")
     assert before["status"] != "closed"
     runner = agent_console.session.calls.runner
-    run_client(agent_console.qtbot, go, timeout_s=60)
+    # The database is kept busy until the second call has been let go.
+    with agent_console.database_held() as free:
+        run_client(agent_console.qtbot, go)
     agent_console.qtbot.waitUntil(lambda: ticket(agent_console, "T-1007")["status"] == "closed")
-    agent_console.qtbot.wait(300)
+    agent_console.settled()
     assert ticket(agent_console, "T-1008") == before
     assert agent_console.library.usage("close_ticket").runs == 1
 
@@ -136,7 +139,7 @@ def raw_proxy(data_dir) -> subprocess.Popen:
     )
 
 
-def converse(console, child, lines: list[bytes], answers: list, expect: int, timeout_s: int):
+def converse(console, child, lines: list[bytes], answers: list, expect: int):
     """Write every line, then read `expect` answers (on a thread: the Qt loop keeps going)."""
 
     def talk() -> None:
@@ -150,10 +153,10 @@ def converse(console, child, lines: list[bytes], answers: list, expect: int, tim
     try:
         thread = threading.Thread(target=talk, daemon=True)
         thread.start()
-        console.qtbot.waitUntil(lambda: not thread.is_alive(), timeout=timeout_s * 1000)
+        console.qtbot.waitUntil(lambda: not thread.is_alive())
     finally:
         child.kill()
-        child.wait(10)
+        child.wait(HANG_S)
 
 
 def test_the_proxy_answers_a_line_that_is_not_json_and_goes_on(agent_console, data_dir):
@@ -168,7 +171,7 @@ def test_the_proxy_answers_a_line_that_is_not_json_and_goes_on(agent_console, da
     ]
     answers: list[dict] = []
 
-    converse(agent_console, child, [line.encode() for line in lines], answers, 3, 30)
+    converse(agent_console, child, [line.encode() for line in lines], answers, 3)
     by_id = {a.get("id"): a for a in answers}
     assert by_id[1]["result"]["protocolVersion"] == "2025-06-18"
     assert by_id[None]["error"]["code"] == -32700
@@ -204,7 +207,7 @@ def test_the_proxy_answers_oversize_requests_and_lives_through_any_line(agent_co
     ]
     answers: list[dict] = []
 
-    converse(agent_console, child, lines, answers, 9, 120)
+    converse(agent_console, child, lines, answers, 9)
     by_id = {json.dumps(a.get("id")): a for a in answers}
     assert by_id["7"]["error"]["code"] == -32600
     assert "larger than Understudy takes (4 MB)" in by_id["7"]["error"]["message"]
@@ -230,7 +233,7 @@ def test_the_proxy_says_plainly_when_the_app_is_not_running(tmp_path):
         ],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,
         check=False,
     )
     assert done.returncode == 1
@@ -250,16 +253,13 @@ def test_the_proxy_starts_the_app_when_none_is_running(qtbot, tmp_path):
             return [t.name for t in (await session.list_tools()).tools]
 
     try:
-        names = run_client(qtbot, go, timeout_s=120)
+        names = run_client(qtbot, go)
         runtime = read_runtime(data_dir)
         assert runtime is not None and runtime.pid != os.getpid()
         assert "understudy_draft_tool" in names  # the console's own meta-tools
         os.kill(runtime.pid, signal.SIGTERM)
-        deadline = time.monotonic() + 30
-        while read_runtime(data_dir) is not None and time.monotonic() < deadline:
-            time.sleep(0.2)
         # A polite stop removes agent.json: the next proxy will not trust a dead endpoint.
-        assert read_runtime(data_dir) is None
+        until(lambda: read_runtime(data_dir) is None, "the stopped app removes agent.json")
     finally:
         stop_whoever_runs(data_dir)
 
@@ -270,13 +270,15 @@ def stop_whoever_runs(data_dir) -> None:
     if runtime is None:
         return
     os.kill(runtime.pid, signal.SIGTERM)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+
+    def gone() -> bool:
         try:
             os.kill(runtime.pid, 0)
         except ProcessLookupError:
-            return
-        time.sleep(0.2)
+            return True
+        return False
+
+    until(gone, "the app it started has stopped")
 
 
 def start_app_process(data_dir) -> subprocess.Popen:
@@ -287,24 +289,27 @@ def start_app_process(data_dir) -> subprocess.Popen:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
+
+    def started() -> bool:
         runtime = read_runtime(data_dir)
-        if runtime is not None and runtime.pid == child.pid:
-            return child
         assert child.poll() is None, "the app stopped while starting"
-        time.sleep(0.2)
-    child.kill()
-    raise AssertionError("the app did not start")
+        return runtime is not None and runtime.pid == child.pid
+
+    try:
+        until(started, "the app has started and written agent.json")
+    except AssertionError:
+        child.kill()
+        raise
+    return child
 
 
 def stop_app_process(child: subprocess.Popen) -> None:
     child.send_signal(signal.SIGTERM)
     try:
-        child.wait(30)
+        child.wait(HANG_S)
     except subprocess.TimeoutExpired:
         child.kill()
-        child.wait(10)
+        child.wait(HANG_S)
 
 
 @pytest.mark.slow
@@ -370,17 +375,19 @@ def test_a_listening_client_is_answered_through_the_proxy(agent_console, data_di
         async with Client(stdio_client(proxy_params(data_dir)), mode="auto") as c:
             version = c.protocol_version
             async with c.listen(tools_list_changed=True) as subscription:
-                with anyio.fail_after(20):
+                with anyio.fail_after(HANG_S):
                     during = [t.name for t in (await c.list_tools()).tools]
+                    # Published once the relay holds the stream open, not at a guess.
+                    await stream_open(agent_console)
                     call_on_main(lambda: publish_definitions(agent_console, [later]))
                     async for _event in subscription:
                         break
-            with anyio.fail_after(20):
+            with anyio.fail_after(HANG_S):
                 after = await c.call_tool("understudy_list_recordings", {})
                 names = [t.name for t in (await c.list_tools()).tools]
             return version, during, after, names
 
-    version, during, after, names = run_client(agent_console.qtbot, go, timeout_s=90)
+    version, during, after, names = run_client(agent_console.qtbot, go)
     assert version == "2026-07-28"
     assert "understudy_run_tool" in during
     assert after.is_error is False

@@ -31,16 +31,15 @@ def test_saving_resumes_by_itself_when_space_returns(qtbot, small_disk):
         console.session.db.read("PRAGMA wal_checkpoint(TRUNCATE)")
         fill(small_disk)
         console.dispatch("set_ticket_priority", {"ticket_id": "T-1005", "priority": "low"}, "ui")
-        qtbot.waitUntil(lambda: footer(console).startswith("Not saved"), timeout=20_000)
+        qtbot.waitUntil(lambda: footer(console).startswith("Not saved"))
         said = footer(console)
         assert "full" in said, said
         assert not any(raw in said.lower() for raw in ("sqlite", "i/o error", "database or"))
         (small_disk / "filler").unlink()
-        qtbot.waitUntil(lambda: footer(console) == "All changes saved", timeout=20_000)
+        qtbot.waitUntil(lambda: footer(console) == "All changes saved")
         console.dispatch("set_ticket_priority", {"ticket_id": "T-1005", "priority": "urgent"})
         qtbot.waitUntil(
             lambda: console.window.keeper.store.rows(["T-1005"])["T-1005"]["priority"] == "urgent",
-            timeout=10_000,
         )
     finally:
         console.session.close()

@@ -228,7 +228,7 @@ def test_the_publish_call_times_out_to_awaiting_approval_then_approval_publishes
     # The dialog stayed open after the agent's call returned; the person approves now.
     assert approve_in_dialog(console) == "Publish tool “Assign refund b”"
     # What the person approved is done then, not left for the agent's retry to do.
-    console.qtbot.waitUntil(lambda: console.taught() == ["assign_refund_b"], timeout=10_000)
+    console.qtbot.waitUntil(lambda: console.taught() == ["assign_refund_b"])
     assert console.session.consent.gate.ledger.pending() == 0
 
     async def retry():
@@ -373,7 +373,7 @@ def test_a_broken_step_is_repaired_and_the_rest_kept(console, tmp_path):
     }
     path = tmp_path / "next.json"
     path.write_text(json.dumps(queue), encoding="utf-8")
-    with console.qtbot.waitSignal(console.window.queue_loaded, timeout=30_000):
+    with console.qtbot.waitSignal(console.window.queue_loaded):
         console.window.open_queue(path, confirm=False)
     assert console.library.usage("assign_refund").runs == 0
     # Run it from the library form: it fails at step 2 and changes nothing.

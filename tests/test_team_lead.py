@@ -32,8 +32,8 @@ def states(console) -> dict[str, str]:
     return {t.tool: t.state for t in console.session.team.view.tools}
 
 
-def wait_state(console, tool: str, state: str, timeout: int = 15_000) -> None:
-    console.qtbot.waitUntil(lambda: states(console).get(tool) == state, timeout=timeout)
+def wait_state(console, tool: str, state: str) -> None:
+    console.qtbot.waitUntil(lambda: states(console).get(tool) == state)
 
 
 def item(console, tool: str):
@@ -71,7 +71,7 @@ def test_the_leads_rules_who_shares_a_second_review_and_a_switch_for_everyone(
     assert lee.session.team.write_policy([lee_key, dana_key], True, [])
     assert lee.session.team.is_lead() and len(shared_files(folder, "policy")) == 1
     for m in (dana, sam):
-        m.qtbot.waitUntil(lambda m=m: len(m.session.team.view.policies) == 1, timeout=15_000)
+        m.qtbot.waitUntil(lambda m=m: len(m.session.team.view.policies) == 1)
         m.session.team.follow_lead(lee_key)
         assert m.session.team.view.policy is not None
 
@@ -81,7 +81,7 @@ def test_the_leads_rules_who_shares_a_second_review_and_a_switch_for_everyone(
     assert sam.session.team.view.offered == []
     wait_state(lee, "assign_refund", "new")
     review_and_accept(lee, item(lee, "assign_refund"))
-    lee.qtbot.waitUntil(lambda: len(shared_files(folder, "reviews")) == 1, timeout=10_000)
+    lee.qtbot.waitUntil(lambda: len(shared_files(folder, "reviews")) == 1)
     # Reviewed by someone other than its author: now Sam is offered it.
     wait_state(sam, "assign_refund", "untrusted")
     review_and_accept(sam, item(sam, "assign_refund"))
@@ -92,7 +92,7 @@ def test_the_leads_rules_who_shares_a_second_review_and_a_switch_for_everyone(
     # Someone the lead does not let share: their app says so, and nobody is offered it.
     mallory = member(console_factory, tmp_path / "mallory", folder, "Mallory")
     import_and_wait(mallory, GOOD)
-    mallory.qtbot.waitUntil(lambda: len(mallory.session.team.view.policies) == 1, timeout=15_000)
+    mallory.qtbot.waitUntil(lambda: len(mallory.session.team.view.policies) == 1)
     mallory.session.team.follow_lead(lee_key)
     shown: list[str] = []
     mallory.session.team._show_problem = lambda _t, message: shown.append(message)
@@ -119,10 +119,10 @@ def test_the_leads_rules_who_shares_a_second_review_and_a_switch_for_everyone(
     told: list[str] = []
     lee.session.team._notify = told.append
     assert lee.session.team.turn_off_for_team(item(lee, "assign_refund"))
-    lee.qtbot.waitUntil(lambda: bool(told), timeout=10_000)
+    lee.qtbot.waitUntil(lambda: bool(told))
     assert any("You turned “Assign refund” off for the whole team" in t for t in told), told
     assert not any("Your team lead" in t for t in told)
-    sam.qtbot.waitUntil(lambda: sam.library.callable("assign_refund") is None, timeout=15_000)
+    sam.qtbot.waitUntil(lambda: sam.library.callable("assign_refund") is None)
     held = sam.library.get("assign_refund")
     assert held.held == "team_off" and "team lead turned it off" in held.review_reason
     answer = agent_call(sam, tool, {"ticket_id": "T-1012"})
@@ -147,7 +147,7 @@ def test_the_leads_rules_who_shares_a_second_review_and_a_switch_for_everyone(
     # On again: it comes back for Sam to review (not silently on).
     off_item = next(t for t in lee.session.team.view.tools if t.state == "turned_off")
     assert lee.session.team.turn_off_for_team(off_item, off=False)
-    sam.qtbot.waitUntil(lambda: sam.library.get("assign_refund").held == "", timeout=15_000)
+    sam.qtbot.waitUntil(lambda: sam.library.get("assign_refund").held == "")
     back = sam.library.get("assign_refund")
     assert back.status == "needs_review" and "turned it back on" in back.review_reason
     # The lead's own screens, in plain words, at the smallest screen size.
@@ -182,7 +182,7 @@ def test_an_agent_is_told_a_withdrawn_tool_was_withdrawn_by_its_author(console_f
     gone = dana.library.get("assign_refund")
     grant = command_line_grant(REVOKE_TOOL.name, tool_args(gone))
     dana.wait_for(lambda done: dana.library.revoke("assign_refund", grant, done))
-    sam.qtbot.waitUntil(lambda: sam.library.callable("assign_refund") is None, timeout=15_000)
+    sam.qtbot.waitUntil(lambda: sam.library.callable("assign_refund") is None)
     answer = agent_call(sam, tool, {"ticket_id": "T-1011"})
     assert answer.get("isError")
     assert "withdrawn from the team library by its author" in answer["message"]
@@ -202,11 +202,9 @@ def test_a_new_key_vouched_for_by_the_old_one_spares_colleagues_a_warning(
     new_key = dana.session.team.identity.public_key
     assert new_key != old_key and len(shared_files(folder, "keys")) == 1
     # Sam's app learns of it from the folder, and trusts the new key under her name.
-    sam.qtbot.waitUntil(
-        lambda: sam.session.team.decisions.trusted().get(new_key) == "Dana Ortiz", timeout=15_000
-    )
+    sam.qtbot.waitUntil(lambda: sam.session.team.decisions.trusted().get(new_key) == "Dana Ortiz")
     # Her own earlier share is still hers.
-    dana.qtbot.waitUntil(lambda: states(dana).get("assign_refund") == "mine", timeout=15_000)
+    dana.qtbot.waitUntil(lambda: states(dana).get("assign_refund") == "mine")
     # Her next tool, signed with the new key, is offered as hers, with no warning.
     import_and_wait(dana, _variant(tmp_path), False)
     dana.session.team.share(["assign_refund_2"], "Dana Ortiz")
@@ -229,7 +227,7 @@ def test_a_new_key_vouched_for_by_the_old_one_spares_colleagues_a_warning(
     # Stop trusting Dana (by her old key): her new key goes too, and what came from her stops.
     sam.session.team.distrust(old_key)
     trusted = sam.session.team.decisions.trusted
-    sam.qtbot.waitUntil(lambda: not {old_key, new_key} & set(trusted()), timeout=10_000)
+    sam.qtbot.waitUntil(lambda: not {old_key, new_key} & set(trusted()))
     assert sam.library.callable("assign_refund") is None
 
 
@@ -246,7 +244,7 @@ def test_a_link_planted_in_the_folder_is_not_written_through(console_factory, tm
     assert dana.session.team.share(["assign_refund"], "Dana Ortiz") == 0
     assert shown and shown[0].startswith(LINK_WORDS)
     assert list(outside.iterdir()) == []
-    dana.qtbot.waitUntil(lambda: dana.session.team.view.links == ["tools"], timeout=10_000)
+    dana.qtbot.waitUntil(lambda: dana.session.team.view.links == ["tools"])
 
 
 def _key_of(console) -> str:
@@ -291,7 +289,7 @@ def test_the_lead_revokes_a_members_key_for_the_whole_team(console_factory, tmp_
     assert RulesDialog(lee.session.team, lee.window).second.isChecked()
     assert lee.session.team.write_policy(None, False, [])
     assert not RulesDialog(lee.session.team, lee.window).second.isChecked()
-    sam.qtbot.waitUntil(lambda: len(sam.session.team.view.policies) == 2, timeout=15_000)
+    sam.qtbot.waitUntil(lambda: len(sam.session.team.view.policies) == 2)
     sam.session.team.follow_lead(lee_key)
     dana.session.team.share(["assign_refund"], "Dana Ortiz")
     wait_state(sam, "assign_refund", "untrusted")
@@ -309,7 +307,7 @@ def test_the_lead_revokes_a_members_key_for_the_whole_team(console_factory, tmp_
     rules.revoke_button.click()
     assert len(asked) == 1 and not any("(you)" in x for x in asked[0])  # never one's own
     assert dana_key in lee.session.team.view.policy.revokedKeys  # at once, here
-    lee.qtbot.waitUntil(lambda: len(shared_files(folder, "policy")) == 3, timeout=10_000)
+    lee.qtbot.waitUntil(lambda: len(shared_files(folder, "policy")) == 3)
     wait_state(sam, "assign_refund", "revoked")
     assert sam.session.team.view.offered == []
     assert dana_key in (sam.session.team.view.policy.revokedKeys or [])
@@ -320,4 +318,4 @@ def test_the_lead_revokes_a_members_key_for_the_whole_team(console_factory, tmp_
     again._save()
     assert lee.session.team.view.policy.sequence == 4
     assert dana_key in lee.session.team.view.policy.revokedKeys
-    lee.qtbot.waitUntil(lambda: len(shared_files(folder, "policy")) == 4, timeout=10_000)
+    lee.qtbot.waitUntil(lambda: len(shared_files(folder, "policy")) == 4)

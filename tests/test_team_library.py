@@ -34,7 +34,7 @@ pytestmark = pytest.mark.slow
 
 
 def import_and_wait(console, path: Path, replace: bool = False) -> list[str]:
-    with console.qtbot.waitSignal(console.window.packs.imported, timeout=20_000) as blocker:
+    with console.qtbot.waitSignal(console.window.packs.imported) as blocker:
         console.window.packs.import_pack(path, confirm=False, replace=replace)
     return blocker.args[0]
 
@@ -69,7 +69,7 @@ def dana_shares_and_sam_accepts(console_factory, tmp_path: Path):
 
 def offered(console, count: int) -> list:
     team = console.session.team
-    console.qtbot.waitUntil(lambda: len(team.view.offered) == count, timeout=15_000)
+    console.qtbot.waitUntil(lambda: len(team.view.offered) == count)
     return team.view.offered
 
 
@@ -91,7 +91,7 @@ def review_and_accept(console, item, click: bool = True) -> str:
     packs = console.window.packs
     try:
         signal = packs.imported if click else packs.import_failed
-        with console.qtbot.waitSignal(signal, timeout=20_000):
+        with console.qtbot.waitSignal(signal):
             console.session.team.review(item)
     finally:
         ImportPackDialog.exec = original
@@ -181,7 +181,7 @@ def test_one_changed_byte_is_refused_and_an_unsigned_pack_is_labelled(console_fa
         states = {t.state for t in sam.session.team.view.tools}
         return states == {"changed", "unsigned"}
 
-    sam.qtbot.waitUntil(both_seen, timeout=15_000)
+    sam.qtbot.waitUntil(both_seen)
     states = {t.state: t for t in sam.session.team.view.tools}
     changed, unsigned = states["changed"], states["unsigned"]
     assert not changed.offered and "Changed after signing" in team_words.describe(changed)
@@ -196,7 +196,7 @@ def test_one_changed_byte_is_refused_and_an_unsigned_pack_is_labelled(console_fa
     packs = sam.window.packs
     shown: list[str] = []
     packs._show_problem = lambda _title, message: shown.append(message)
-    with sam.qtbot.waitSignal(packs.import_failed, timeout=10_000) as failed:
+    with sam.qtbot.waitSignal(packs.import_failed) as failed:
         packs.import_data(
             (folder / "tools" / changed.file.name).read_bytes(), changed.file.name, confirm=False
         )
@@ -210,7 +210,7 @@ def test_one_changed_byte_is_refused_and_an_unsigned_pack_is_labelled(console_fa
     # Accepted, it is in the library and is never offered as new again.
     review_and_accept(sam, unsigned)
     assert sam.library.get("assign_refund") is not None
-    sam.qtbot.waitUntil(lambda: not sam.session.team.view.offered, timeout=10_000)
+    sam.qtbot.waitUntil(lambda: not sam.session.team.view.offered)
     (accepted,) = [t for t in sam.session.team.view.tools if t.file.digest == unsigned.file.digest]
     assert accepted.state == "current"
     # Removed from the library later, it is still not offered as new: it was accepted once.
@@ -223,7 +223,7 @@ def test_one_changed_byte_is_refused_and_an_unsigned_pack_is_labelled(console_fa
     # Remembered in the database: the same after a restart.
     sam.session.close()
     again = console_factory(tmp_path / "sam")
-    again.qtbot.waitUntil(lambda: bool(again.session.team.view.tools), timeout=15_000)
+    again.qtbot.waitUntil(lambda: bool(again.session.team.view.tools))
     (kept,) = [t for t in again.session.team.view.tools if t.file.digest == unsigned.file.digest]
     assert kept.state == "declined" and not again.session.team.view.offered
 
@@ -255,7 +255,7 @@ def test_a_known_name_with_a_new_key_is_warned_before_anything_else(console_fact
         original = ImportPackDialog.exec
         ImportPackDialog.exec = read
         try:
-            with sam.qtbot.waitSignal(sam.window.packs.import_failed, timeout=10_000):
+            with sam.qtbot.waitSignal(sam.window.packs.import_failed):
                 sam.session.team.review(item)
         finally:
             ImportPackDialog.exec = original
@@ -274,14 +274,12 @@ def test_a_withdrawal_propagates_and_the_folder_can_go_and_come_back(console_fac
     # The folder disappears (unmounted, offline): a calm line, nothing lost or turned off.
     away = tmp_path / "team-away"
     folder.rename(away)
-    sam.qtbot.waitUntil(lambda: sam.session.team.status == UNREACHABLE, timeout=15_000)
+    sam.qtbot.waitUntil(lambda: sam.session.team.status == UNREACHABLE)
     assert "not reachable" in sam.window.team_menu.notice.text()
     assert sam.library.callable("assign_refund") is not None
     assert sam.run_tool("assign_refund", {"ticket_id": "T-1011"})["ok"] is True
     away.rename(folder)
-    sam.qtbot.waitUntil(
-        lambda: sam.session.team.status == "Team library: nothing new", timeout=15_000
-    )
+    sam.qtbot.waitUntil(lambda: sam.session.team.status == "Team library: nothing new")
     assert sam.library.callable("assign_refund") is not None
 
     # Dana retires her tool: the withdrawal is a signed file; Sam's copy is turned off.
@@ -289,7 +287,7 @@ def test_a_withdrawal_propagates_and_the_folder_can_go_and_come_back(console_fac
     grant = command_line_grant(REVOKE_TOOL.name, tool_args(tool))
     dana.wait_for(lambda done: dana.library.revoke("assign_refund", grant, done))
     dana.qtbot.waitUntil(lambda: len(shared_files(folder, "withdrawn")) == 1)
-    sam.qtbot.waitUntil(lambda: sam.library.callable("assign_refund") is None, timeout=15_000)
+    sam.qtbot.waitUntil(lambda: sam.library.callable("assign_refund") is None)
     held = sam.library.get("assign_refund")
     assert held.status == "needs_review" and "Dana Ortiz withdrew it" in held.review_reason
     assert "assign_refund" not in sam.listed()
@@ -350,19 +348,19 @@ def test_stale_tools_are_flagged_and_usage_counts_are_shared(console_factory, tm
     sam.library.usage_changed.emit()
     sam.window.library_action.trigger()
     panel = "document.getElementById('library-panel').textContent"
-    sam.qtbot.waitUntil(lambda: "Not used for 40 days" in sam.js(panel), timeout=10_000)
+    sam.qtbot.waitUntil(lambda: "Not used for 40 days" in sam.js(panel))
     assert "freshness 43%" in sam.js(panel) and "retire it" in sam.js(panel)
     assert "Retire…" in sam.js(panel) and "Revoke…" not in sam.js(panel)
     usage.last_used = time.time()
     (view,) = library_view(sam.library).tools
     assert view.stale is False and view.freshness == 1.0
     sam.library.usage_changed.emit()
-    sam.qtbot.waitUntil(lambda: "Revoke…" in sam.js(panel), timeout=10_000)
+    sam.qtbot.waitUntil(lambda: "Revoke…" in sam.js(panel))
     assert "Not used for" not in sam.js(panel)
 
     # Sam shares counts (numbers only); Dana's team window shows them on her tool.
     sam.session.team.set_share_usage(True)
-    sam.qtbot.waitUntil(lambda: len(shared_files(folder, "usage")) == 1, timeout=10_000)
+    sam.qtbot.waitUntil(lambda: len(shared_files(folder, "usage")) == 1)
     counts = json.loads(shared_files(folder, "usage")[0].read_bytes())
     assert counts["tools"][0]["runs"] == 1 and counts["tools"][0]["failures"] == 0
     assert "T-1011" not in json.dumps(counts) and "priya" not in json.dumps(counts)
@@ -372,22 +370,21 @@ def test_stale_tools_are_flagged_and_usage_counts_are_shared(console_factory, tm
         return bool(mine) and mine[0].usage.runs == 1 and mine[0].usage.people == 1
 
     # Dana does not trust Sam's key yet: his counts are left out, and the view says so.
-    dana.qtbot.waitUntil(lambda: dana.session.team.view.usage_ignored == 1, timeout=15_000)
+    dana.qtbot.waitUntil(lambda: dana.session.team.view.usage_ignored == 1)
     assert not dana_sees()
     assert "from 1 person you do not trust are not counted" in " ".join(
         team_words.notes(dana.session.team.view)
     )
     dana.session.team.trust(sam.session.team.identity.public_key, "Sam Lee")
-    dana.qtbot.waitUntil(dana_sees, timeout=15_000)
+    dana.qtbot.waitUntil(dana_sees)
     mine = next(t for t in dana.session.team.view.tools if t.state == "mine")
     assert "used 1 time by 1 person you trust" in team_words.describe(mine)
     # A newer snapshot replaces Sam's older one.
     sam.run_tool("assign_refund", {"ticket_id": "T-1012"})
-    sam.qtbot.waitUntil(lambda: sam.session.team.publish_usage(), timeout=10_000)
-    sam.qtbot.waitUntil(lambda: len(shared_files(folder, "usage")) == 1, timeout=10_000)
+    sam.qtbot.waitUntil(lambda: sam.session.team.publish_usage())
+    sam.qtbot.waitUntil(lambda: len(shared_files(folder, "usage")) == 1)
     dana.qtbot.waitUntil(
         lambda: next(t for t in dana.session.team.view.tools if t.state == "mine").usage.runs == 2,
-        timeout=15_000,
     )
 
 
@@ -471,7 +468,7 @@ def test_retiring_while_the_folder_is_offline_withdraws_it_once_the_folder_is_ba
 
     away = tmp_path / "team-away"
     folder.rename(away)
-    dana.qtbot.waitUntil(lambda: dana.session.team.status == UNREACHABLE, timeout=15_000)
+    dana.qtbot.waitUntil(lambda: dana.session.team.status == UNREACHABLE)
     told: list[str] = []
     dana.window.notify = told.append  # type: ignore[method-assign]
     dana.session.team._notify = told.append
@@ -486,8 +483,8 @@ def test_retiring_while_the_folder_is_offline_withdraws_it_once_the_folder_is_ba
 
     away.rename(folder)
     again = console_factory(tmp_path / "dana")
-    again.qtbot.waitUntil(lambda: len(shared_files(folder, "withdrawn")) == 1, timeout=15_000)
-    sam.qtbot.waitUntil(lambda: sam.library.callable("assign_refund") is None, timeout=15_000)
+    again.qtbot.waitUntil(lambda: len(shared_files(folder, "withdrawn")) == 1)
+    sam.qtbot.waitUntil(lambda: sam.library.callable("assign_refund") is None)
     assert "Dana Ortiz withdrew it" in sam.library.get("assign_refund").review_reason
     # Written once: a later scan does not withdraw it again.
     again.session.team.watcher.scan_now()
@@ -509,7 +506,7 @@ def test_a_bare_mount_point_is_not_taken_for_an_empty_team_library(console_facto
 
     folder.rename(tmp_path / "team-away")
     folder.mkdir()  # the bare mount point
-    dana.qtbot.waitUntil(lambda: team.status == UNREACHABLE, timeout=15_000)
+    dana.qtbot.waitUntil(lambda: team.status == UNREACHABLE)
     shown: list[str] = []
     team._show_problem = lambda _title, message: shown.append(message)
     assert team.share(["assign_refund_2"], "Dana Ortiz") == 0

@@ -29,7 +29,7 @@ SET_PRIORITY = definition(
 def keys(console):
     console.window.activateWindow()
     console.window.view.setFocus()
-    console.qtbot.waitUntil(lambda: console.js("document.hasFocus()") is True, timeout=5000)
+    console.qtbot.waitUntil(lambda: console.js("document.hasFocus()") is True)
     console.js("document.getElementById('queue-list').focus(); true")
     return console.window.view.focusProxy()
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from waiting import HANG_MS
 
 from understudy_desktop.paths import web_assets_dir
 
@@ -37,7 +38,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 MIN_CASES = 200
-SUITE_TIMEOUT_MS = 240_000
+# The whole suite of cases is one wait in the page: twice the one hang deadline.
+SUITE_TIMEOUT_MS = 2 * HANG_MS
 
 # Runs in a page (native or shimmed): a same-origin iframe gets a ModelContext of its own,
 # made in its own realm, and shares the page's tools both ways, as native WebMCP does.
@@ -182,9 +184,7 @@ def native_report(native_browser: Any, asset_server: str) -> dict[str, Any]:
 
 def load_probe(console: Any) -> None:
     console.page.load("understudy://app/probe.html")
-    console.qtbot.waitUntil(
-        lambda: console.js("typeof window.runConformance") == "function", timeout=10_000
-    )
+    console.qtbot.waitUntil(lambda: console.js("typeof window.runConformance") == "function")
 
 
 def run_shim(console: Any, only: list[str] | None = None) -> dict[str, Any]:
@@ -329,7 +329,7 @@ def test_a_same_origin_iframe_gets_its_own_model_context_under_the_shim(console)
     console.js(
         f"window.__frame = undefined; {IFRAME_CHECK}.then((r) => {{ window.__frame = r; }}); 1"
     )
-    console.qtbot.waitUntil(lambda: console.js("typeof window.__frame") == "string", timeout=20_000)
+    console.qtbot.waitUntil(lambda: console.js("typeof window.__frame") == "string")
     assert json.loads(console.js("window.__frame")) == IFRAME_EXPECTED
 
 
@@ -349,7 +349,7 @@ def test_only_the_shim_runs_in_subframes(console):
         "  mainShellMark: document.documentElement.dataset.shell ?? null }); };"
         " document.body.append(f); 1"
     )
-    console.qtbot.waitUntil(lambda: console.js("typeof window.__frame") == "string", timeout=10_000)
+    console.qtbot.waitUntil(lambda: console.js("typeof window.__frame") == "string")
     assert json.loads(console.js("window.__frame")) == {
         "modelContext": "object",
         "shellHandle": True,
@@ -402,22 +402,20 @@ def test_the_agent_hook_runs_tools_as_an_agent(console):
     page = QWebEnginePage(console.page.profile())
 
     def evaluate(script: str) -> Any:
-        with console.qtbot.waitCallback(timeout=10_000) as callback:
+        with console.qtbot.waitCallback() as callback:
             page.runJavaScript(script, 0, callback)
         return callback.args[0]
 
     try:
         shim = [s for s in bridge_scripts(True) if s.name == "understudy-webmcp-shim"]
         install(page.scripts(), shim)
-        with console.qtbot.waitSignal(page.loadFinished, timeout=10_000):
+        with console.qtbot.waitSignal(page.loadFinished):
             page.load("understudy://app/probe_frame.html")
         evaluate(
             f"window.__hook = undefined; {AGENT_HOOK_CHECK}"
             ".then((r) => { window.__hook = r; }); 1"
         )
-        console.qtbot.waitUntil(
-            lambda: evaluate("typeof window.__hook") == "string", timeout=10_000
-        )
+        console.qtbot.waitUntil(lambda: evaluate("typeof window.__hook") == "string")
         outcome = json.loads(evaluate("window.__hook"))
     finally:
         # Gone before the console's profile is released (Qt warns of "troubles" otherwise).
