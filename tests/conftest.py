@@ -203,10 +203,19 @@ class Console:
         did NOT happen: the page has run what it had queued (a script's round trip), the
         database's writer has done all it held, and no run waits or runs."""
         self.js("true")
+        self.flush()  # a round trip on the page's own channel to the shell, behind its messages
         flushed = self.session.db.submit(lambda _conn: None)
         self.qtbot.waitUntil(flushed.done)
         runner = self.session.calls.runner
         self.qtbot.waitUntil(lambda: not runner.running and runner.waiting == 0)
+
+    def scan_team_folder(self) -> None:
+        """Scan the team folder now, and wait until that scan, begun after every change so far,
+        is done (a scan already under way began before them: it ends first)."""
+        watcher = self.session.team.watcher
+        self.qtbot.waitUntil(lambda: not watcher._busy)
+        with self.qtbot.waitSignal(watcher.scanned):
+            watcher.scan_now()
 
     def flush(self) -> None:
         result = self.wait_for(self.window.port.flush)

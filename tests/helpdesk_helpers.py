@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 import httpx2
 import pytest
 from rt_server import RTServer, rt_available
+from waiting import until
 
 from understudy_desktop.helpdesk import sync
 from understudy_desktop.helpdesk.rt import RequestTracker
@@ -113,15 +113,8 @@ def connected_db(root: Path, desk: Desk) -> tuple[Database, sync.FirstSync]:
     return db, first
 
 
-def wait_for(check: Callable[[], Any], timeout_s: float = 20.0, what: str = "") -> Any:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what or check}")
-        time.sleep(0.05)
+def wait_for(check: Callable[[], Any], what: str = "") -> Any:
+    return until(check, what or str(check))
 
 
 class FlakyTransport(httpx2.BaseTransport):

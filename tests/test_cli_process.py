@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from waiting import HANG_S, until
 
 FIXTURES = Path(__file__).parent / "fixtures" / "queues"
 
@@ -64,17 +65,14 @@ def test_a_second_start_on_the_same_data_dir_hands_over_and_exits(tmp_path):
         env=env,
     )
     try:
-        deadline = time.monotonic() + 60
-        while read_runtime(data) is None and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert read_runtime(data) is not None, "the first app did not start"
+        until(lambda: read_runtime(data) is not None, "the first app has started")
         second = run_app(str(FIXTURES / "helpdesk_comma.csv"), data_dir=data)
         assert second.returncode == 0, second.stderr[-1500:]
         assert "already running" in second.stdout
         assert first.poll() is None  # the first one keeps running, untouched
     finally:
         first.terminate()
-        _out, err = first.communicate(timeout=30)
+        _out, err = first.communicate(timeout=HANG_S)
     assert first.returncode == 0, err[-1500:]
     assert not (data / "agent.json").exists()
 
@@ -95,9 +93,7 @@ def test_after_a_crash_the_next_start_cleans_up_and_its_socket_is_private(tmp_pa
         stderr=subprocess.DEVNULL,
         env=env,
     )
-    deadline = time.monotonic() + 60
-    while read_runtime(data) is None and time.monotonic() < deadline:
-        time.sleep(0.2)
+    until(lambda: read_runtime(data) is not None, "the app has started")
     socket_path = Path(tempfile.gettempdir()) / server_name(data.resolve())
     assert socket_path.exists()
     assert stat.S_IMODE(socket_path.stat().st_mode) & 0o077 == 0  # this user's alone
@@ -152,11 +148,12 @@ def test_agents_can_connect_while_a_pack_given_at_start_waits_for_the_person(tmp
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 90
-        while not (data / "agent.json").exists() and time.monotonic() < deadline:
+
+        def endpoint_up() -> bool:
             assert child.poll() is None, "the app stopped"
-            time.sleep(0.2)
-        assert (data / "agent.json").exists(), "the endpoint waited for the dialog"
+            return (data / "agent.json").exists()
+
+        until(endpoint_up, "the endpoint is up while the dialog waits")
         assert child.poll() is None, "the preview is still waiting for the person"
     finally:
         child.terminate()

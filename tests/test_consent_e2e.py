@@ -134,7 +134,7 @@ def test_a_page_script_cannot_grant_through_the_bridge(console):
             "document.dispatchEvent(new CustomEvent('understudy-bridge:push',"
             f" {{detail: {json.dumps(json.dumps(body))}}})); true"
         )
-    console.qtbot.wait(300)
+    console.settled()
     assert gate.ledger.pending() == 0
     assert gate.open_dialogs() == []
     # A forged request of a known kind can only ask: a publish of a tool made from no known
@@ -153,7 +153,7 @@ def test_a_page_script_cannot_grant_through_the_bridge(console):
         "document.dispatchEvent(new CustomEvent('understudy-bridge:push',"
         f" {{detail: {detail}}})); true"
     )
-    console.qtbot.wait(300)
+    console.settled()
     assert gate.ledger.pending() == 0
     assert gate.open_dialogs() == []
     assert console.taught() == []

@@ -14,6 +14,9 @@ import pytest
 from fault_proxy import FaultProxy, Mode
 from helpdesk_helpers import make_desk, needs_rt
 from test_helpdesk_in_app import rt_priority
+from waiting import HANG_S
+
+from understudy_desktop.helpdesk import outbox as outbox_module
 
 pytestmark = [pytest.mark.slow, needs_rt]
 
@@ -39,6 +42,16 @@ def proxied(console, qtbot, rt_server):
 
 def status_line(console) -> str:
     return console.window.helpdesk_menu.notice.text()
+
+
+def back_with_a_long_pause(console, proxy) -> None:
+    """RT answers again while the sender's pause lasts far past the hang deadline: what is
+    sent after this was woken, not sent when its pause ran out, however slow the machine."""
+    sender = console.session.helpdesk._sender
+    with outbox_module._ONE_AT_A_TIME:  # not inside a request, whose failure sets the pause
+        if sender.offline_since is not None:  # (a wake ends the pause only then)
+            sender._paused_until = time.time() + 10 * HANG_S
+        proxy.mode = Mode()
 
 
 def change(console, desk, index: int, priority: str) -> None:
@@ -69,18 +82,18 @@ def test_a_bad_answer_waits_says_which_trouble_and_catches_up(console, qtbot, pr
             status_line(console).startswith("1 change waiting · ") and words in status_line(console)
         ),
     )
-    qtbot.wait(10_000)  # what the sender does over 10 s of a helpdesk that stays unwell
+    # Time passing is the point: what the sender does over 10 s of a helpdesk that stays
+    # unwell (a slower machine asks less often, never more).
+    qtbot.wait(10_000)
     asked = proxy.asked_since(began)
     # Growing pauses (1, 2, 5 s… spread a little), the syncs' own tries every 20 s: a handful,
     # where a sender that asks again at once makes hundreds.
     assert asked <= 12, f"{asked} requests in 10 s"
     assert rt_priority(desk, 0) != "100"
     # RT answers again: a new change (here, Refresh) sends what waited at once.
-    proxy.mode = Mode()
-    back = time.monotonic()
+    back_with_a_long_pause(console, proxy)
     console.window.helpdesk_menu.refresh_action.trigger()
-    qtbot.waitUntil(lambda: rt_priority(desk, 0) == "100")
-    assert time.monotonic() - back < 10, "not left to wait out a long pause"
+    qtbot.waitUntil(lambda: rt_priority(desk, 0) == "100")  # not left to wait out the pause
     qtbot.waitUntil(lambda: status_line(console) == "All changes are in Request Tracker")
 
 
@@ -92,15 +105,13 @@ def test_the_sender_wakes_at_once_when_the_helpdesk_answers_again(console, qtbot
     proxy.mode = Mode("reset")
     change(console, desk, 0, "high")
     qtbot.waitUntil(lambda: "offline since" in status_line(console))
-    qtbot.wait(20_000)
-    proxy.mode = Mode()
-    back = time.monotonic()
+    qtbot.wait(20_000)  # time passing is the point: the pause grows meanwhile
+    back_with_a_long_pause(console, proxy)
     if wake == "Refresh":
         console.window.helpdesk_menu.refresh_action.trigger()
     else:
         change(console, desk, 1, "high")
-    qtbot.waitUntil(lambda: rt_priority(desk, 0) == "100")
-    assert time.monotonic() - back < 6, f"{time.monotonic() - back:.1f} s after it answered"
+    qtbot.waitUntil(lambda: rt_priority(desk, 0) == "100")  # not left to wait out the pause
 
 
 def test_a_look_that_finds_nothing_new_draws_nothing(console, qtbot, proxied):
@@ -167,7 +178,7 @@ def test_a_sync_told_to_wait_waits_that_long_and_goes_on_from_its_cursor(console
     told = time.monotonic()
     asked = proxy.asked_since(told)
     desk.rt.rest("PUT", f"ticket/{desk.ids[2]}", {"Priority": 100})
-    qtbot.wait(4000)
+    qtbot.wait(4000)  # time passing is the point: nothing is asked while it does
     assert proxy.asked_since(told) == asked, "asked again before the helpdesk's Retry-After"
     proxy.mode = Mode()
     third = f"RT-{desk.ids[2]}"

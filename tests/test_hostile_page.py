@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from pathlib import Path
 
 import pytest
@@ -197,7 +196,7 @@ def test_recordings_cannot_be_forged_and_agents_read_only_the_shells(shell, monk
         QMessageBox, "question", lambda *_a, **_k: QMessageBox.StandardButton.Discard
     )
     dialog.reject_button.click()
-    shell.qtbot.wait(300)
+    shell.settled()
     assert shell.library.recordings() == known
     assert run_client(shell.qtbot, listed) == before
     assert "rec-forged" not in [r["id"] for r in shell.api_json("recordings")]
@@ -219,7 +218,7 @@ def test_a_script_cannot_turn_a_tool_off_without_the_person(shell):
     )
     shell.qtbot.waitUntil(lambda: len(gate.open_dialogs()) == 1)
     gate.open_dialogs()[0].reject_button.click()
-    shell.qtbot.wait(300)
+    shell.settled()
     assert shell.library.get("close_ticket").status == "active"
     assert agents_see(shell) == before
 
@@ -335,20 +334,21 @@ def calls_in_flight(shell, *ticket_ids: str):
 def test_waiting_runs_end_when_their_tool_is_turned_off_or_revoked(shell, data_dir, action, code):
     runner = shell.session.calls.runner
     before = {t: stored_ticket(data_dir, t) for t in ("T-1007", "T-1008")}
-    shell.session.db.submit(lambda _conn: time.sleep(2))  # the database is busy a moment
-    finished = calls_in_flight(shell, "T-1007", "T-1008")
-    shell.qtbot.waitUntil(lambda: runner.running and runner.waiting == 1)
-    if action == "turn off":
-        shell.library.disable("close_ticket", lambda _e: None)
-    else:
-        from understudy_desktop.consent.ledger import command_line_grant
-        from understudy_desktop.consent.manifest import REVOKE_TOOL
-        from understudy_desktop.library.library import tool_args
+    with shell.database_held():  # busy until both calls have been answered
+        finished = calls_in_flight(shell, "T-1007", "T-1008")
+        shell.qtbot.waitUntil(lambda: runner.running and runner.waiting == 1)
+        if action == "turn off":
+            shell.library.disable("close_ticket", lambda _e: None)
+        else:
+            from understudy_desktop.consent.ledger import command_line_grant
+            from understudy_desktop.consent.manifest import REVOKE_TOOL
+            from understudy_desktop.library.library import tool_args
 
-        tool = shell.library.get("close_ticket")
-        grant = command_line_grant(REVOKE_TOOL.name, tool_args(tool))  # the person said yes
-        shell.library.revoke("close_ticket", grant, lambda _e: None)
-    results = finished()
+            tool = shell.library.get("close_ticket")
+            grant = command_line_grant(REVOKE_TOOL.name, tool_args(tool))  # the person said yes
+            shell.library.revoke("close_ticket", grant, lambda _e: None)
+        results = finished()
+    shell.settled()
     for ticket_id in ("T-1007", "T-1008"):
         result = results[ticket_id]
         assert result.is_error and result.structured_content["code"] == code, result
@@ -376,7 +376,7 @@ def test_a_run_whose_tool_was_turned_off_in_the_database_meanwhile_does_not_run(
     is on, but the database turned it off just before the run began."""
     before = stored_ticket(data_dir, "T-1011")
     db = shell.session.db
-    db.submit(lambda _conn: time.sleep(1.0))  # the database is busy a moment
+    # The UPDATE is ahead of the run on the database's one writer.
     db.submit(
         lambda conn: conn.execute(
             "UPDATE tools SET status = 'disabled' WHERE name = 'close_ticket'"
@@ -442,7 +442,7 @@ def test_a_script_submitting_the_run_form_is_asked_about_in_the_native_dialog(sh
     dialog = gate.open_dialogs()[0]
     assert dialog.headline.text().startswith("Run tool")
     dialog.reject_button.click()
-    shell.qtbot.wait(500)
+    shell.settled()
     assert stored_ticket(data_dir, "T-1012") == before
     assert [c for _a, c, _ch in journal(data_dir) if "close_ticket" in c] == []
     # The person's own yes runs it.

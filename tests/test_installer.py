@@ -10,11 +10,11 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from agent_helpers import mcp_client
+from waiting import HANG_S, until
 
 from understudy_desktop import __version__
 from understudy_desktop.agent.runtime_file import read_runtime
@@ -68,7 +68,6 @@ def test_the_frozen_app_starts_imports_a_pack_and_serves_agents(built, tmp_path)
     }
     if os.geteuid() == 0:
         env["QTWEBENGINE_DISABLE_SANDBOX"] = "1"
-    started = time.monotonic()
     proc = subprocess.Popen(
         [str(app), "--data-dir", str(data), "--yes", str(PACK)],
         stdout=subprocess.PIPE,
@@ -78,21 +77,23 @@ def test_the_frozen_app_starts_imports_a_pack_and_serves_agents(built, tmp_path)
         cwd=tmp_path,
     )
     try:
-        while (runtime := read_runtime(data)) is None:
+
+        def started() -> object:
             assert proc.poll() is None, proc.stderr.read()[-2000:] if proc.stderr else ""
-            assert time.monotonic() - started < 120, "the frozen app did not start"
-            time.sleep(0.1)
-        deadline = time.monotonic() + 60
-        while True:
+            return read_runtime(data)
+
+        runtime = until(started, "the frozen app has started")
+
+        def pack_listed() -> object:
             names, result = asyncio.run(use_the_app(runtime.url, runtime.token))
-            if "assign_refund" in names or time.monotonic() > deadline:
-                break
-            time.sleep(0.3)
+            return (names, result) if "assign_refund" in names else None
+
+        names, result = until(pack_listed, "the pack's tool is listed")
         assert "understudy_draft_tool" in names and "assign_refund" in names
         assert result["is_error"] is False, result
     finally:
         proc.send_signal(signal.SIGTERM)
-        _out, err = proc.communicate(timeout=60)
+        _out, err = proc.communicate(timeout=HANG_S)
     assert proc.returncode == 0, err[-2000:]
     offscreen_chatter = (
         "plugin does not support",
@@ -288,9 +289,7 @@ def test_the_connect_dialog_s_command_works_with_the_frozen_app(built, tmp_path)
             os.kill(runtime.pid, signal.SIGTERM)
             # Until the process is gone, not only its runtime file: it lets go of its lock
             # file after that, and a file vanishing mid-walk is no finding.
-            deadline = time.monotonic() + 60
-            while _alive(runtime.pid) and time.monotonic() < deadline:
-                time.sleep(0.2)
+            until(lambda: not _alive(runtime.pid), "the app has stopped")
     loose = [
         p.name for p in [data, *data.rglob("*")] if not p.is_symlink() and p.stat().st_mode & 0o077
     ]

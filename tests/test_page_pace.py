@@ -12,6 +12,7 @@ from typing import Any
 
 from agent_helpers import TEST_TOOLS, mcp_client, publish_definitions, stored_ticket
 from test_shell_authority import page_script
+from waiting import until
 
 from understudy_desktop.bridge.page_pace import PagePace
 from understudy_desktop.rules import rules
@@ -106,7 +107,7 @@ def test_a_page_flooding_changes_is_held_to_the_pace_and_agents_still_run(agent_
             return await c.call_tool("close_ticket", {"ticket_id": "T-1012"})
 
     def in_the_middle() -> None:
-        time.sleep(1.0)
+        until(lambda: console.window.bridge.pace.held > 0, "the flood is being held to the pace")
         start = time.monotonic()
         agent["result"] = asyncio.run(call())
         agent["took"] = time.monotonic() - start

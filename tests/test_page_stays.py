@@ -38,7 +38,7 @@ def test_a_navigation_is_refused_and_the_console_stays_connected(agent_console, 
     port = console.window.port
     assert port.ready
     page_script(console, script)
-    console.qtbot.wait(1000)  # what a refused load sets off has time to arrive
+    console.settled()  # what a refused load sets off has arrived
     box = console.page.opener.box
     if box is not None:  # an address outside the app: asked about, never opened unasked
         assert "example.com" in box.informativeText()
@@ -66,7 +66,7 @@ def test_a_script_cannot_open_addresses_in_the_browser_unasked(console, monkeypa
         " for (let i = 0; i < 50; i++) { const a = document.createElement('a');"
         " a.href = 'https://example.com/a' + i; document.body.append(a); a.click(); }",
     )
-    console.qtbot.wait(1000)
+    console.settled()
     assert asked == [] and console.page.opener.box is None
     assert opened == []
 
@@ -97,14 +97,14 @@ def test_the_person_clicking_many_links_is_asked_one_at_a_time(console, monkeypa
     for _ in range(50):
         QTest.mouseClick(view, Qt.MouseButton.LeftButton, pos=QPoint(x, y))
     console.qtbot.waitUntil(lambda: console.page.opener.box is not None)
-    console.qtbot.wait(500)
+    console.settled()  # the other clicks have reached the shell too
     box = console.page.opener.box
     assert opened == []
     assert box.informativeText() == "https://example.com/0"
     assert not internals(widget_text(box))
     box.button(box.StandardButton.Open).click()
     console.qtbot.waitUntil(lambda: opened == ["https://example.com/0"])
-    console.qtbot.wait(500)
+    console.settled()
     assert console.page.opener.box is None
     assert opened == ["https://example.com/0"]
 
@@ -192,7 +192,9 @@ def test_a_reload_or_a_dead_renderer_in_the_middle_of_edits_loses_nothing(
     console.js(EDITS)
     console.qtbot.waitUntil(lambda: console.value("window.__acked") is not None)
     acked = console.value("window.__acked")
-    console.qtbot.wait(20)  # more edits on their way
+    # More edits on their way: any moment will do (the page must survive a reload at any
+    # point), so this short pause is not waiting for anything.
+    console.qtbot.wait(20)
     if how == "reload":
         console.window.page.triggerAction(console.window.page.WebAction.Reload)
     else:
@@ -276,9 +278,17 @@ def test_an_answer_meant_for_the_document_before_a_reload_is_dropped(agent_conso
     stale = '{"type": 10, "id": 7, "data": null}'  # 10: a response, in Qt's channel protocol
     with console.qtbot.waitCallback() as done:
         console.page.runJavaScript(
-            f"setTimeout(() => qt.webChannelTransport.onmessage({{data: '{stale}'}})); true",
+            "setTimeout(() => {"
+            f" qt.webChannelTransport.onmessage({{data: '{stale}'}}); window.__staleGiven = true;"
+            " }); true",
             BRIDGE_WORLD,
             done,
         )
-    console.qtbot.wait(200)  # the timer runs, and an error would be logged by now
+
+    def given() -> bool:
+        with console.qtbot.waitCallback() as seen:
+            console.page.runJavaScript("window.__staleGiven === true", BRIDGE_WORLD, seen)
+        return seen.args[0] is True
+
+    console.qtbot.waitUntil(given)  # the timer ran: an error would be logged by now
     still_connected(console, data_dir)

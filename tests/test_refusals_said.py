@@ -251,7 +251,7 @@ def test_an_agents_typo_in_a_ticket_id_does_not_count_against_the_tool(shell):
         "example T-1001). Nothing had changed yet.",
     )
     assert answer["badInput"] is True
-    shell.qtbot.wait(200)
+    shell.settled()
     after = shell.library.usage("close_ticket")
     assert (after.runs, after.successes, after.last_failure) == (
         before.runs,

@@ -85,5 +85,4 @@ def test_a_typing_notice_expires_on_its_own(console, monkeypatch):
     model.person_typing("T-1005")
     assert model.reply_typed() == "T-1005"
     monkeypatch.setattr(service, "TYPING_HOLD_S", 0.0)
-    console.qtbot.wait(10)
-    assert model.reply_typed() is None
+    console.qtbot.waitUntil(lambda: model.reply_typed() is None)

@@ -192,7 +192,7 @@ def test_a_script_that_selects_and_picks_still_meets_the_dialog(console, data_di
         " document.querySelector('#selection-tools button').click();",
     )
     box = dialog(console)
-    console.qtbot.wait(300)
+    console.settled()
     assert statuses(data_dir, ["T-1001", "T-1002"]) == before
     box.reject_button.click()
     console.qtbot.waitUntil(lambda: "did not run" in toast(console))

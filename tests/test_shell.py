@@ -97,7 +97,7 @@ def test_a_clicked_external_link_opens_in_the_system_browser_once_the_person_say
     )
     # A script's click() raises no question at all; the person's own click does.
     console.js("document.getElementById('help-link').click(); true")
-    console.qtbot.wait(500)
+    console.settled()
     assert console.page.opener.box is None
     x, y = (int(float(v)) for v in rect.split())
     QTest.mouseClick(console.window.view.focusProxy(), Qt.MouseButton.LeftButton, pos=QPoint(x, y))
@@ -284,8 +284,8 @@ def test_the_status_bar_and_about_say_only_the_apps_own_words(console, monkeypat
 def test_a_long_status_message_ends_in_dots_before_the_labels_on_the_right(console):
     window = console.window
     window.resize(1024, 640)
-    console.qtbot.wait(100)
     bar = window.statusBar()
+    console.qtbot.waitUntil(lambda: bar.width() <= 1024)  # laid out at the new size
     long = "“Refund for the billing lead” did not change the reply you are typing on " + ", ".join(
         f"T-{n}" for n in range(1000, 1040)
     )

@@ -81,7 +81,7 @@ def page_script(console, source: str) -> None:
         " window.__attack = 'done'; })(); true"
     )
     console.qtbot.waitUntil(lambda: console.js("window.__attack") == "done")
-    console.qtbot.wait(300)  # let anything the script set off reach the shell
+    console.settled()  # anything the script set off has reached the shell
 
 
 PUSH = (
@@ -179,7 +179,7 @@ def test_the_main_world_can_only_ask_to_publish_enable_or_import(shell, qtbot):
     """,
     )
     # Messages forged on the page's DOM never reach the shell (its channel is private).
-    qtbot.wait(500)
+    shell.settled()
     assert gate.open_dialogs() == []
     assert shell.library.recording("rec-forged") is None
     # What a script can do is what a person's click does: ask, which opens the native dialog.
@@ -410,6 +410,7 @@ def test_tools_and_approvals_never_disagree_when_the_app_is_killed_mid_import(tm
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        # A moment chosen at random is the point: the crash may come at any step.
         time.sleep(rng.uniform(0.3, 2.0))
         child.send_signal(signal.SIGKILL)
         child.wait()
@@ -467,7 +468,7 @@ def write(conn):
         store.write_tool(conn, new_tool(approved, Origin(by="pack")))
         if i == 2:
             print("three written", flush=True)
-            time.sleep(60)
+            time.sleep(60)  # held mid-transaction until the test kills it
 db.write(write)
 """,
         ],

@@ -9,11 +9,11 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 from agent_helpers import mcp_client, run_client
 from test_teach_e2e import publish_from_editor, teach_assign_refund
+from waiting import until
 
 from understudy_desktop.consent.seal import load_seal
 from understudy_desktop.library.library import Library
@@ -60,11 +60,10 @@ def test_a_write_killed_half_way_leaves_the_old_file_intact(tmp_path):
     """),
         ]
     )
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and not any(
-        p.name != "big.json" for p in target.parent.iterdir()
-    ):
-        time.sleep(0.01)
+    until(
+        lambda: any(p.name != "big.json" for p in target.parent.iterdir()),
+        "the new copy is being written beside the old",
+    )
     child.kill()
     child.wait()
     assert json.loads(target.read_text()) == {"old": True}

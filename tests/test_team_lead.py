@@ -137,8 +137,7 @@ def test_the_leads_rules_who_shares_a_second_review_and_a_switch_for_everyone(
     for path in shared_files(folder, "policy"):
         path.unlink()
     for m in (sam, lee):
-        m.session.team.watcher.scan_now()
-        m.qtbot.wait(1000)
+        m.scan_team_folder()
         assert m.session.team.view.policy is not None
         assert len(m.session.team.view.policies) == kept_rules
     assert sam.library.get("assign_refund").held == "team_off"

@@ -328,7 +328,7 @@ def test_two_shares_at_once_both_land_and_conflict_copies_are_ignored(console_fa
 
     items = offered(sam, 2)
     assert sorted(i.author for i in items) == ["Dana Ortiz", "Priya Raman"]
-    sam.qtbot.wait(800)  # another poll: still two, the copies ignored
+    sam.scan_team_folder()  # another look: still two, the copies ignored
     assert len(sam.session.team.view.tools) == 2
     assert sam.session.team.watcher.last_scan.skipped == 3
 
@@ -487,8 +487,7 @@ def test_retiring_while_the_folder_is_offline_withdraws_it_once_the_folder_is_ba
     sam.qtbot.waitUntil(lambda: sam.library.callable("assign_refund") is None)
     assert "Dana Ortiz withdrew it" in sam.library.get("assign_refund").review_reason
     # Written once: a later scan does not withdraw it again.
-    again.session.team.watcher.scan_now()
-    again.qtbot.wait(800)
+    again.scan_team_folder()
     assert len(shared_files(folder, "withdrawn")) == 1
 
 

@@ -8,12 +8,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from agent_helpers import mcp_client, run_client
 from test_team_library import GOOD, import_and_wait, member
+from waiting import until
 
 from understudy_desktop.agent.runtime_file import read_runtime
 
@@ -31,11 +31,8 @@ def start_app(data: Path, *args: str) -> subprocess.Popen[bytes]:
     )
 
 
-def wait_for(check, seconds: float = 60, pause: float = 0.1) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(pause)
+def wait_for(check) -> None:
+    until(check, str(check))
 
 
 def log_says(data: Path, text: str) -> bool:
@@ -68,7 +65,7 @@ def test_another_app_process_sees_a_share_lists_nothing_from_it_and_survives_a_k
         wait_for(lambda: (r := read_runtime(sam_data)) is not None and r.pid == sam.pid)
         wait_for(lambda: log_says(sam_data, "team library status: Team library: nothing new"))
         assert dana.session.team.share(["assign_refund"], "Dana Ortiz") == 1
-        wait_for(lambda: log_says(sam_data, "1 new tool from someone you do not trust yet"), 30)
+        wait_for(lambda: log_says(sam_data, "1 new tool from someone you do not trust yet"))
         # Seen, not callable: nothing from the folder reaches agents before Sam accepts it.
         names = listed_names(dana, sam_data)
         assert names and all(n.startswith(BUILTIN_PREFIX) for n in names)

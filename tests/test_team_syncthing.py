@@ -83,7 +83,6 @@ def test_share_review_withdraw_and_planted_files_over_real_syncthing(console_fac
             path.unlink()
         pair.wait_in_sync()
         sam.qtbot.waitUntil(lambda: not list((b_dir / "withdrawn").glob("*.json")))
-        team.watcher.scan_now()
-        sam.qtbot.wait(1500)
+        sam.scan_team_folder()
         assert [t.state for t in team.view.tools if t.tool == "assign_refund"] == ["withdrawn"]
         assert sam.library.get("assign_refund").held == "withdrawn"

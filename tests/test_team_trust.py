@@ -595,7 +595,7 @@ def test_an_unchanged_folder_is_not_listed_again(tmp_path, monkeypatch):
     second = reader.scan(tmp_path)
     assert second.same_as_before and listed == [] and second.files == first.files
     # A new file changes the folder's time: listed, and only it is read.
-    time.sleep(0.01)
+    time.sleep(0.01)  # time passing is the point: the folder's time becomes a new one
     folder.write_shared(tmp_path, "tools", pack(ALICE, name="tool_new"))
     third = reader.scan(tmp_path)
     assert listed and len(third.files) == 51 and not third.same_as_before
