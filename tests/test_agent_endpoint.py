@@ -387,7 +387,7 @@ def test_a_cancelled_request_gets_no_response_and_never_runs(agent, version, way
                 "params": {**call["params"], "arguments": {"ticket_id": "T-1007"}},
             },
             headers=headers,
-            timeout=30,
+            timeout=HANG_S,
         )
     )
     runner = agent.session.calls.runner

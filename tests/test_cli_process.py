@@ -18,7 +18,7 @@ def run_app(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-m", "understudy_desktop", "--data-dir", str(data_dir), *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
         env=env,
         check=False,
     )
@@ -119,7 +119,7 @@ def test_everything_it_writes_is_private_and_inside_the_data_folder(tmp_path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
         preexec_fn=lambda: os.umask(0o022),
     )
     assert done.returncode == 0, done.stderr[-2000:]
@@ -157,7 +157,7 @@ def test_agents_can_connect_while_a_pack_given_at_start_waits_for_the_person(tmp
         assert child.poll() is None, "the preview is still waiting for the person"
     finally:
         child.terminate()
-        child.wait(30)
+        child.wait(HANG_S)
 
 
 def test_the_relay_s_files_are_private_too(tmp_path):
@@ -167,7 +167,7 @@ def test_the_relay_s_files_are_private_too(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "understudy_desktop.agent.stdio_proxy", "--data-dir", str(data),
          "--no-start"],
-        capture_output=True, text=True, timeout=120, preexec_fn=lambda: os.umask(0o022),
+        capture_output=True, text=True, timeout=HANG_S, preexec_fn=lambda: os.umask(0o022),
         stdin=subprocess.DEVNULL, check=False,
     )  # fmt: skip
     assert done.returncode == 1 and "understudy-mcp:" in done.stderr
@@ -187,10 +187,13 @@ def test_both_commands_say_their_version_and_options():
         ("understudy_desktop.agent.stdio_proxy", "understudy-mcp"),
     ):
         version = subprocess.run(
-            [sys.executable, "-m", module, "--version"], capture_output=True, text=True, timeout=60
+            [sys.executable, "-m", module, "--version"],
+            capture_output=True,
+            text=True,
+            timeout=HANG_S,
         )
         assert version.stdout.strip() == f"{prog} {__version__}", version.stderr
         shown = subprocess.run(
-            [sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=60
+            [sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=HANG_S
         )
         assert shown.returncode == 0 and "--data-dir" in shown.stdout

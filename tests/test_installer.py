@@ -161,7 +161,7 @@ def check_apparmor(deb: Path, root: Path, scripts: Path) -> None:
     profile = root / "etc/apparmor.d/understudy"
 
     def script(name: str, *args: str) -> None:
-        subprocess.run([str(scripts / name), *args], env=env, check=True, timeout=60)
+        subprocess.run([str(scripts / name), *args], env=env, check=True, timeout=HANG_S)
 
     script("postinst", "configure")
     assert not profile.exists()  # an AppArmor without ABI 4.0 (Debian 12) has no restriction

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from model_helpers import MemoryModel
+from waiting import HANG_S
 
 WORKER = Path(__file__).resolve().parent.parent / "web_assets" / "tests" / "model_worker.js"
 PEOPLE = [
@@ -64,7 +65,7 @@ def page_model():
 
     yield ask
     process.terminate()
-    process.wait(10)
+    process.wait(HANG_S)
 
 
 text = st.builds(

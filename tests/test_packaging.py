@@ -14,6 +14,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from waiting import HANG_S
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
@@ -88,13 +89,13 @@ def test_the_app_starts_from_the_wheel(wheel, tmp_path):
     env.pop("UNDERSTUDY_WEB_ASSETS", None)
     probe = subprocess.run(
         [sys.executable, "-c", "import understudy_desktop.paths as p; print(p.web_assets_dir())"],
-        env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path,
+        env=env, capture_output=True, text=True, timeout=HANG_S, cwd=tmp_path,
     )  # fmt: skip
     assert probe.stdout.strip() == str(unpacked / "understudy_desktop" / "web_assets")
     done = subprocess.run(
         [sys.executable, "-m", "understudy_desktop", "--data-dir", str(tmp_path / "data"),
          "--quit-after-load", "--no-agent"],
-        env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        env=env, capture_output=True, text=True, timeout=HANG_S, cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
 

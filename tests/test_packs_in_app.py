@@ -14,6 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLabel
 from test_teach_e2e import publish_from_editor, teach_assign_refund
+from waiting import HANG_S
 
 from understudy_desktop.catalogue import current_catalogue
 from understudy_desktop.consent.ledger import ConsentLedger
@@ -244,7 +245,7 @@ def test_a_pack_on_the_command_line_is_imported(tmp_path):
         ],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
         env=env,
         check=False,
     )

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from waiting import HANG_S
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "installer"))
@@ -107,7 +108,7 @@ def mac_minimum_of(name: str, version: str) -> dict[str, tuple[int, ...]]:
         f"https://pypi.org/simple/{name}/",
         headers={"Accept": "application/vnd.pypi.simple.v1+json"},
     )
-    with urllib.request.urlopen(request, timeout=60) as answer:
+    with urllib.request.urlopen(request, timeout=HANG_S) as answer:
         files = [f["filename"] for f in json.load(answer)["files"]]
     stem = re.sub(r"[-_.]+", "_", name).lower()
     wheels = [

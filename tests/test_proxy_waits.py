@@ -112,7 +112,7 @@ def _proxy(data_dir, *extra: str) -> subprocess.CompletedProcess[str]:
         ],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
         check=False,
         env=dict(os.environ, QT_QPA_PLATFORM="offscreen"),
     )

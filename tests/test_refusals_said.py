@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from agent_helpers import TEST_TOOLS, publish_definitions
+from waiting import HANG_S
 
 from understudy_desktop.agent import builtins
 from understudy_desktop.bridge.protocol import LibraryAsk, PublishAsk, TeachAsk
@@ -144,7 +145,7 @@ def test_a_run_cancelled_before_it_began_is_told_so_and_changes_nothing(shell):
     before = shell.dispatch("get_ticket", {"ticket_id": "T-1002"})["result"]["status"]
     # The writer is busy, so the first run has not begun its transaction and the second waits.
     held = threading.Event()
-    busy = db.submit(lambda _conn: held.wait(10))
+    busy = db.submit(lambda _conn: held.wait(HANG_S))
     first: list[RunResult] = []
     second: list[RunResult] = []
     running = runner.submit(job(shell, first))

@@ -9,6 +9,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from waiting import HANG_S
+
 from understudy_desktop.catalogue import current_catalogue
 from understudy_desktop.packs.lint import lint_schema
 from understudy_desktop.paths import web_assets_dir
@@ -86,7 +88,7 @@ def page_verdicts(corpus: dict[str, Any]) -> dict[str, Any]:
         capture_output=True,
         text=True,
         check=True,
-        timeout=60,
+        timeout=HANG_S,
         cwd=Path(runner).parent,
     )
     verdicts: dict[str, Any] = json.loads(done.stdout)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect
+from waiting import HANG_S
 
 from understudy_desktop.app import open_session
 from understudy_desktop.paths import DataPaths
@@ -165,7 +166,7 @@ def test_every_dialog_fits_a_small_screen_with_no_words_cut(tmp_path, physical, 
     )
     done = subprocess.run(
         [sys.executable, str(Path(__file__).parent / "dialog_fit_probe.py")],
-        env=env, capture_output=True, text=True, timeout=180,
+        env=env, capture_output=True, text=True, timeout=2 * HANG_S,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])

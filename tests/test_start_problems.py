@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from small_disk import fill, mounted
+from waiting import HANG_S
 
 from understudy_desktop.start_problems import StartProblemError, problem_of
 
@@ -22,7 +23,7 @@ def start(data: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     return subprocess.run(
         [sys.executable, "-m", "understudy_desktop", "--data-dir", str(data), "--quit-after-load"],
-        env=env, capture_output=True, text=True, timeout=120,
+        env=env, capture_output=True, text=True, timeout=HANG_S,
     )  # fmt: skip
 
 
@@ -117,7 +118,7 @@ def test_an_incomplete_page_is_said_so_instead_of_an_empty_window(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "understudy_desktop", "--data-dir", str(tmp_path / "data"),
          "--quit-after-load"],
-        env=env, capture_output=True, text=True, timeout=120,
+        env=env, capture_output=True, text=True, timeout=HANG_S,
     )  # fmt: skip
     words = said(done)
     assert "some of its own files are missing" in words and "Install Understudy again" in words
@@ -167,14 +168,14 @@ def test_a_data_folder_it_may_not_read_is_said_so_and_left_as_it_was(tmp_path):
     try:
         probe = subprocess.run(
             [*as_nobody, sys.executable, "-c", "import understudy_desktop"],
-            env=env, capture_output=True, timeout=60,
+            env=env, capture_output=True, timeout=HANG_S,
         )  # fmt: skip
         if probe.returncode != 0:
             pytest.skip("this checkout cannot be read by another user")
         done = subprocess.run(
             [*as_nobody, sys.executable, "-m", "understudy_desktop", "--data-dir", str(data),
              "--quit-after-load"],
-            env=env, capture_output=True, text=True, timeout=120,
+            env=env, capture_output=True, text=True, timeout=HANG_S,
         )  # fmt: skip
         words = said(done)
         assert "may not read or write its data folder" in words

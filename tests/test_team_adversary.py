@@ -24,6 +24,7 @@ from test_team_trust import (
     signed,
     view,
 )
+from waiting import HANG_S
 
 from understudy_desktop.shell import team_words
 from understudy_desktop.team import documents, inbox, signing
@@ -384,7 +385,7 @@ def test_a_fifo_or_a_device_in_the_folder_never_blocks_a_scan_or_a_review(tmp_pa
 
     worker = threading.Thread(target=scan, daemon=True)
     worker.start()
-    worker.join(5)
+    worker.join(HANG_S)
     assert not worker.is_alive(), "a FIFO in the folder blocked the read"
     assert [f.tool for f in out["scan"].files] == ["refund_two"]
     assert out["load"] is None

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from agent_helpers import mcp_client, run_client
 from test_team_library import GOOD, import_and_wait, member
-from waiting import until
+from waiting import HANG_S, until
 
 from understudy_desktop.agent.runtime_file import read_runtime
 
@@ -71,7 +71,7 @@ def test_another_app_process_sees_a_share_lists_nothing_from_it_and_survives_a_k
         assert names and all(n.startswith(BUILTIN_PREFIX) for n in names)
 
         sam.send_signal(signal.SIGKILL)  # a crash
-        sam.wait(timeout=30)
+        sam.wait(timeout=HANG_S)
         log = sam_data / "logs" / "understudy.log"
         before = log.read_text(encoding="utf-8").count(
             "1 new tool from someone you do not trust yet"
@@ -91,4 +91,4 @@ def test_another_app_process_sees_a_share_lists_nothing_from_it_and_survives_a_k
         assert dana.library.callable("assign_refund") is not None
     finally:
         sam.terminate()
-        sam.wait(timeout=30)
+        sam.wait(timeout=HANG_S)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from waiting import HANG_S
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
@@ -58,7 +59,7 @@ def look(tmp_path: Path, theme: str) -> dict:
     script = PROBE.format(bench=str(ROOT / "bench"), data=str(tmp_path / theme))
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", UNDERSTUDY_THEME=theme)
     done = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=HANG_S
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
