@@ -203,11 +203,17 @@ class Console:
         did NOT happen: the page has run what it had queued (a script's round trip), the
         database's writer has done all it held, and no run waits or runs."""
         self.js("true")
-        self.flush()  # a round trip on the page's own channel to the shell, behind its messages
-        flushed = self.session.db.submit(lambda _conn: None)
-        self.qtbot.waitUntil(flushed.done)
+        # A round trip on the page's own channel to the shell, behind what the page sent on it
+        # (a read: flush would wait for the page's saving too, which a flood makes long).
+        self.wait_for(self.window.port.summary)
+        self.written()
         runner = self.session.calls.runner
         self.qtbot.waitUntil(lambda: not runner.running and runner.waiting == 0)
+
+    def written(self) -> None:
+        """Until the database's one writer has done everything handed to it so far."""
+        flushed = self.session.db.submit(lambda _conn: None)
+        self.qtbot.waitUntil(flushed.done)
 
     def scan_team_folder(self) -> None:
         """Scan the team folder now, and wait until that scan, begun after every change so far,

@@ -114,6 +114,7 @@ def test_a_page_flooding_changes_is_held_to_the_pace_and_agents_still_run(agent_
 
     caller = threading.Thread(target=in_the_middle, daemon=True)
     caller.start()
+    flood_began = time.monotonic()
     page_script(console, FLOOD)
     console.qtbot.waitUntil(lambda: not caller.is_alive())
     sent = int(console.js("window.__sent"))
@@ -122,13 +123,15 @@ def test_a_page_flooding_changes_is_held_to_the_pace_and_agents_still_run(agent_
     limits = rules().pageAsks
     pace = console.window.bridge.pace
     # What waited its turn goes on at the pace, then stops: every ask not refused was made
-    # (a careful script loses nothing), and a few seconds' worth at most, however many came.
+    # (a careful script loses nothing), and no more than the pace lets through, however many
+    # came: its burst and its rate over the time it all took, as long as a busy machine makes
+    # that (measured, not guessed: the flood is 3 s of the page's time, however slow).
     console.qtbot.waitUntil(lambda: pace.waiting == 0)
-    console.flush()
+    took = time.monotonic() - flood_began
+    console.written()  # every ask let through is in the journal (the page may still be saving)
     made = person_rows() - before
-    assert pace.refused > 0 and pace.held > 0
+    assert pace.refused > 0 and pace.held > 0  # the flood was more than the pace lets through
     assert made == sent - pace.refused
-    most = limits.burst + limits.waiting + limits.perSecond * 4  # 3 s of flood, and slack
-    assert sent > most, "the script did not even send more than the pace lets through"
-    assert made <= most, made
+    most = limits.burst + limits.perSecond * took
+    assert made <= most, (made, most)
     print(f"sent {sent}, made {made}, agent answered in {agent['took']:.2f} s")
