@@ -263,10 +263,10 @@ def test_an_incremental_sync_reads_only_what_changed_in_any_timezone(rt_server, 
     all (every ticket matches): the cursor must mean the same instant whatever the user's."""
     desk = make_desk(rt_server, tickets=3)
     a, b, c = (str(i) for i in desk.ids)
-    time.sleep(1.1)
+    time.sleep(1.1)  # time passing is the point: RT keeps whole seconds
     rt_server.rest("PUT", f"ticket/{a}", {"Priority": 50})
     cursor = sync.read_all(desk.adapter, desk.queue).cursor
-    time.sleep(1.1)
+    time.sleep(1.1)  # (as above)
     rt_server.rest("PUT", f"ticket/{b}", {"Priority": 50})
     rt_server.run_perl(SET_TIMEZONE, timezone)
     try:

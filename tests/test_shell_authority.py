@@ -32,6 +32,7 @@ from agent_helpers import (
 )
 from mcp.shared.exceptions import MCPError
 from shiboken6 import isValid
+from waiting import HANG_S
 
 from understudy_desktop.agent.builtins import listed_builtins
 from understudy_desktop.definition import Definition
@@ -316,9 +317,15 @@ def test_a_cancelled_request_closes_its_dialog_and_grants_nothing(shell):
 
     async def go():
         async with mcp_client(server.url, server.token) as c:
-            with anyio.move_on_after(1.0):
-                await c.call_tool("understudy_publish_tool", {"draft_id": draft.id})
-            await anyio.sleep(0.5)  # the cancellation reaches the app
+            async with anyio.create_task_group() as call:
+                call.start_soon(c.call_tool, "understudy_publish_tool", {"draft_id": draft.id})
+                with anyio.fail_after(HANG_S):
+                    while not opened:  # cancelled while its dialog is open
+                        await anyio.sleep(0.02)
+                call.cancel_scope.cancel()
+            with anyio.fail_after(HANG_S):
+                while gate.open_dialogs():  # the cancellation reached the app
+                    await anyio.sleep(0.02)
             return True
 
     opened: list = []

@@ -92,6 +92,7 @@ NOT_TIME_SENSITIVE: tuple[tuple[str, str], ...] = (
     ("tests/test_stress_list.py", "names these means in its pattern; waits on nothing"),
     ("tests/test_theme.py", "one process drawing the console"),
     ("tests/test_ticket_tools.py", "waits only for the page to draw"),
+    ("tests/test_waits_said.py", "reads the tests' source; waits on nothing"),
     ("tests/test_webmcp_conformance.py", "native Chromium for minutes: the whole suite runs it"),
 )
 
