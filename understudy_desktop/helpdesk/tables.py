@@ -1,4 +1,5 @@
-"""The helpdesk's tables in the app's database, and the SQL on them.
+"""The helpdesk's tables in the app's database, and the SQL on them (the migrations create
+them and the outbox's triggers: store/helpdesk_tables.py).
 
 - helpdesk_link: the one connected queue (which helpdesk, which generation of the queue, the
   fields it sends), and `quiet`, set only inside a sync's own transaction so that what the
