@@ -10,11 +10,11 @@ from typing import Any
 from understudy_desktop.catalogue import current_catalogue
 from understudy_desktop.model import commands
 from understudy_desktop.model.commands import CommandError, Context, People
-from understudy_desktop.model.tables import TICKET_JSON
 from understudy_desktop.model.views import View
 from understudy_desktop.queue_io.models import Ticket
 from understudy_desktop.store.database import migrate
 from understudy_desktop.store.queue_store import ticket_row, write_queue
+from understudy_desktop.store.ticket_tables import TICKET_JSON
 
 
 def normalised(ticket: dict[str, Any]) -> Ticket:

@@ -354,7 +354,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "page's Run… skips ask-every-time",
-        "understudy_desktop/bridge/console_asks.py",
+        "understudy_desktop/shell/console_asks.py",
         "        if not tool.ask_every_time:\n",
         "        if True:\n",
         ("tests/test_hostile_page.py", "-k", "run_form"),

@@ -32,7 +32,6 @@ from understudy_desktop.agent.runtime_file import (
 )
 from understudy_desktop.approval.gate import ConsentGate
 from understudy_desktop.approval.service import ConsentService
-from understudy_desktop.bridge.console_asks import ConsoleAsks
 from understudy_desktop.bridge.library_view import ConsoleLibraryView
 from understudy_desktop.chromium_flags import apply_chromium_flags
 from understudy_desktop.consent.ledger import ConsentLedger
@@ -49,6 +48,7 @@ from understudy_desktop.model.service import ConsoleModel
 from understudy_desktop.packs.adding import looks_like_pack
 from understudy_desktop.paths import DataPaths, key_dir, web_assets_dir
 from understudy_desktop.qt_thread import call_on_main, init_main_thread_dispatch
+from understudy_desktop.shell.console_asks import ConsoleAsks
 from understudy_desktop.shell.file_open import FileOpenEvents, UnderstudyApplication
 from understudy_desktop.shell.helpdesk_link import HelpdeskLink
 from understudy_desktop.shell.helpdesk_menu import HelpdeskMenu

@@ -20,7 +20,6 @@ from typing import Any
 from PySide6.QtCore import QObject
 
 from understudy_desktop.agent import builtins
-from understudy_desktop.agent.schema_check import argument_problems
 from understudy_desktop.approval import wording
 from understudy_desktop.approval.gate import Ticket
 from understudy_desktop.approval.service import Answer, ConsentService, error
@@ -42,6 +41,7 @@ from understudy_desktop.library.model import PUBLIC_FIELDS, TaughtTool
 from understudy_desktop.library.refs import Known
 from understudy_desktop.library.runner import RunJob, RunResult, ToolRunner, tool_state
 from understudy_desktop.rules import rules
+from understudy_desktop.schema_check import argument_problems
 
 log = logging.getLogger(__name__)
 # Characters an agent receives per call (rules.json; agent/results.py cuts to the same). Read

@@ -16,7 +16,6 @@ from typing import Any
 from PySide6.QtCore import QObject
 
 from understudy_desktop.agent.calls import ToolCalls
-from understudy_desktop.agent.schema_check import argument_problems
 from understudy_desktop.approval.service import PERSON, ConsentService, error
 from understudy_desktop.approval.wording import SelectionPreview
 from understudy_desktop.bridge.console_port import ConsolePort
@@ -30,6 +29,7 @@ from understudy_desktop.library.refs import Known
 from understudy_desktop.library.trial import example_input, trial_sentence
 from understudy_desktop.model.runs import RunOutcome, RunRequest
 from understudy_desktop.model.service import ConsoleModel
+from understudy_desktop.schema_check import argument_problems
 from understudy_desktop.text import count_of
 
 log = logging.getLogger(__name__)
