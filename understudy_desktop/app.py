@@ -323,6 +323,15 @@ def hand_over(guard: InstanceGuard, paths: DataPaths, open_file: Path | None) ->
     return 3
 
 
+def second_start(window: MainWindow, message: dict[str, str]) -> None:
+    """The app was started again on this data folder: come to the front, open its file."""
+    window.showNormal()
+    window.raise_()
+    window.activateWindow()
+    if message.get("file"):
+        window.open_file(Path(message["file"]))
+
+
 def quit_on_signals(app: QApplication) -> None:
     """Ctrl+C in a terminal, or SIGTERM from a session manager, closes the app the normal way
     (agent.json removed, profile released after the view). Python only sees signals while it
@@ -403,14 +412,7 @@ def run(
     if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
         log.info("running offscreen: the window is not visible")
 
-    def second_start(message: dict[str, str]) -> None:
-        window.showNormal()
-        window.raise_()
-        window.activateWindow()
-        if message.get("file"):
-            window.open_file(Path(message["file"]))
-
-    guard.on_message(second_start)
+    guard.on_message(lambda message: second_start(window, message))
     code = app.exec()
     session.close()
     remove_starting(paths.root, os.getpid())
