@@ -12,7 +12,9 @@ them and the outbox's triggers: store/helpdesk_tables.py).
 - outbox: every change to a sent field of a connected ticket, one row per changed ticket and
   field, written by triggers on ticket_fields. A trigger runs inside the statement that
   changed the field, so the row is in the same transaction as the change whatever made it (a
-  person's click, an agent's run, an undo, a bulk change): no path can forget it.
+  person's click, an agent's run, an undo, a bulk change): no path can forget it. The
+  triggers exist only while the link does: writing or forgetting the link makes or drops
+  them in the same transaction (watch_changes).
 
 Rows leave the outbox in order (outbox.py); `state` says where each stands.
 """
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from understudy_desktop.helpdesk.base import RemoteTicket
-from understudy_desktop.store.helpdesk_tables import SENT_FIELDS
+from understudy_desktop.store.helpdesk_tables import SENT_FIELDS, watch_changes
 from understudy_desktop.store.ticket_tables import remove_ticket
 
 OPEN_STATES = ("waiting", "refused", "conflict")
@@ -85,6 +87,7 @@ def write_link(
         " VALUES (1, ?, ?, ?, ?, ?)",
         (kind, generation, json.dumps(settings), "," + ",".join(fields) + ",", cursor),
     )
+    watch_changes(conn)
 
 
 def move_link(conn: sqlite3.Connection, settings: dict[str, Any]) -> None:
@@ -101,6 +104,7 @@ def forget_link(conn: sqlite3.Connection) -> None:
         conn.execute(f"DELETE FROM {table}")
     # What never reached the helpdesk is kept, settled, for the record (journal has it too).
     conn.execute("UPDATE outbox SET state = 'settled' WHERE state != 'sent'")
+    watch_changes(conn)
 
 
 def set_cursor(conn: sqlite3.Connection, cursor: str) -> None:

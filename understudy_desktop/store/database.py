@@ -206,6 +206,8 @@ MIGRATIONS: tuple[Migration, ...] = (
         seen_at REAL NOT NULL
     )
     """,
+    # 11: the outbox's triggers only while a helpdesk is linked (helpdesk_tables.py says why).
+    helpdesk_tables.watch_changes,
 )
 
 
