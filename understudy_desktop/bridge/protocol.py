@@ -24,10 +24,9 @@ from understudy_desktop.rules import rules
 
 class Op(StrEnum):
     """What the shell may ask of the page. None of it decides anything: the page draws what
-    the shell applied, and compiles drafts the shell checks again."""
+    the shell applied."""
 
     FEED = "feed"  # what a commit changed, to draw (no answer needed)
-    DRAFT = "draft"  # compile a recording into a draft (pure; changes nothing)
     LIBRARY = "library"  # here is the library to show and mirror (no answer needed)
     REPLY = "reply"  # the answer to one of the page's asks
     SUMMARY = "summary"
@@ -205,15 +204,6 @@ def parse_push(raw: Any) -> Push | None:
 
 
 # --- answers: page -> shell, to a request ---------------------------------------------------
-class DraftAnswer(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    definition: dict[str, Any] | None = None
-    problems: list[str] = Field(default_factory=list, max_length=50)
-    warnings: list[str] = Field(default_factory=list, max_length=50)
-    error: str = ""
-
-
 class Summary(BaseModel):
     model_config = ConfigDict(extra="ignore")
 

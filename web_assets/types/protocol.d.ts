@@ -106,35 +106,6 @@ declare namespace Protocol {
     ref?: Ref;
   };
 
-  export type DraftAnswer = {
-    definition?: { [key: string]: unknown } | null;
-    problems?: string[];
-    warnings?: string[];
-    error?: string;
-  };
-
-  export type DraftMeta = {
-    name: string;
-    title: string;
-    description: string;
-    parameters: { [key: string]: DraftParameter };
-  };
-
-  /** What the agent chose for one recorded value. */
-  export type DraftParameter = {
-    description?: string;
-    bind?: boolean;
-    rename?: string;
-  };
-
-  /** Compile a recording (or a pair) into a definition; answered with a DraftAnswer. */
-  export type DraftRequest = {
-    op: "draft";
-    recording: Recording;
-    pairWith: Recording | null;
-    meta: DraftMeta;
-  };
-
   /** The values of ErrorCode. */
   export type ErrorCode =
     | "invalid_input"
@@ -282,7 +253,6 @@ declare namespace Protocol {
   /** What the page answers each request with (null: nothing the shell waits for). */
   export type PageAnswers = {
     feed: null;
-    draft: DraftAnswer;
     library: null;
     teaching: null;
     helpdesk: null;
@@ -445,7 +415,6 @@ declare namespace Protocol {
   /** Every request the shell sends the page. */
   export type ShellRequest =
     | FeedRequest
-    | DraftRequest
     | LibraryRequest
     | TeachingRequest
     | HelpdeskRequest
@@ -461,7 +430,6 @@ declare namespace Protocol {
   /** Each request, by its op. */
   export type ShellRequests = {
     feed: FeedRequest;
-    draft: DraftRequest;
     library: LibraryRequest;
     teaching: TeachingRequest;
     helpdesk: HelpdeskRequest;

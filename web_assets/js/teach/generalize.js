@@ -185,7 +185,8 @@ export function generalizePair(first, second, { catalogue = CATALOGUE } = {}) {
     const provenance = {};
     for (const field of Object.keys(step.payload)) {
       // What differs between the two runs is what changes from one run to the next: asked.
-      provenance[field] = sameValue(step.payload[field], other.payload[field]) && !catalogue[step.command].entityFields.includes(field)
+      // (A command this console no longer has is refused by generalize, in words.)
+      provenance[field] = sameValue(step.payload[field], other.payload[field]) && !(catalogue[step.command]?.entityFields ?? []).includes(field)
         ? 'constant' : (step.provenance?.[field] === 'context' ? 'context' : 'varies');
     }
     step.provenance = provenance;
