@@ -29,6 +29,10 @@ from understudy_desktop.library.lint import lint_schema
 from understudy_desktop.rules import rules
 
 
+class UnknownChoiceError(GeneralizeError):
+    """A choice was made for a value the recording does not have."""
+
+
 @dataclass(frozen=True)
 class Compiled:
     """A compiled draft: the definition as approved, hashed and stored, and what to fix."""
@@ -156,7 +160,7 @@ def _choose(procedure: Procedure, parameters: Mapping[str, Any]) -> None:
         if param is None:
             could = ", ".join(p.name for p in procedure.params)
             # The name given is not said back: an agent's text never comes back in an error.
-            raise GeneralizeError(
+            raise UnknownChoiceError(
                 "The recording has no value by one of those names that could be asked."
                 f" What could be asked: {could}."
             )
