@@ -187,7 +187,7 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
     settings = Settings(db)
     window.attach_queue(keeper, RememberedChoices(settings))
     runner = ToolRunner(model, library, window)
-    calls = ToolCalls(library, drafts, runner, consent, window.port, window, keeper.known)
+    calls = ToolCalls(library, drafts, runner, consent, window, keeper.known)
     person = PersonCommands(model, window.port, keeper, library, consent, window)
     window.attach_person(person)
     ConsoleAsks(

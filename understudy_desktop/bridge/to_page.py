@@ -29,7 +29,6 @@ from pydantic import (
 )
 
 from understudy_desktop.bridge.protocol import (
-    DraftAnswer,
     Op,
     Provenance,
     QueueLoaded,
@@ -148,31 +147,6 @@ def recording(raw: Mapping[str, Any]) -> Recording | None:
     except ValidationError as exc:
         log.warning("a recording does not fit the protocol: %s", exc.errors()[:1])
         return None
-
-
-# --- drafting -------------------------------------------------------------------------------
-class DraftParameter(_AsGiven):
-    """What the agent chose for one recorded value."""
-
-    description: str = ""
-    bind: bool = False  # let whoever runs it choose
-    rename: str = ""
-
-
-class DraftMeta(_Complete):
-    name: str
-    title: str
-    description: str
-    parameters: dict[str, DraftParameter]
-
-
-class DraftRequest(_Complete):
-    """Compile a recording (or a pair) into a definition; answered with a DraftAnswer."""
-
-    op: Literal[Op.DRAFT] = Op.DRAFT
-    recording: Recording
-    pairWith: Recording | None  # noqa: N815
-    meta: DraftMeta
 
 
 # --- the library ----------------------------------------------------------------------------
@@ -461,7 +435,6 @@ class ReplyRequest(_Complete):
 
 ShellRequest = (
     FeedRequest
-    | DraftRequest
     | LibraryRequest
     | TeachingRequest
     | HelpdeskRequest
@@ -477,7 +450,6 @@ ShellRequest = (
 # Every request, in the order docs/protocol.md lists them.
 REQUESTS: tuple[type[BaseModel], ...] = (
     FeedRequest,
-    DraftRequest,
     LibraryRequest,
     TeachingRequest,
     HelpdeskRequest,
@@ -495,7 +467,6 @@ REQUESTS: tuple[type[BaseModel], ...] = (
 # What the page answers a request with (protocol.py's models parse it); a request not named
 # here is answered with null, which the shell does not wait for.
 ANSWERS: dict[Op, object] = {
-    Op.DRAFT: DraftAnswer,
     Op.SUMMARY: Summary,
     Op.LOAD_QUEUE: QueueLoaded,
     Op.FLUSH: Literal[True],

@@ -33,8 +33,18 @@
  * @typedef {{ isError?: boolean, code?: string, message?: string, ok?: boolean, changed?: string[], changed_more?: number, status?: string, repaired?: boolean, seq?: number | null }} LibraryReply
  */
 /**
- * A publish: a new tool from a recording, or a repair of one step of a tool.
- * @typedef {{ definition: import('./compile.js').Definition, recordingId?: string, replaces?: string, repairStep?: number, draftId?: string }} PublishRequest
+ * A publish: a new tool from a recording (or a pair), or a repair of one step of a tool. The
+ * definition is the page's own compile: the page's own library publishes it, while the shell
+ * compiles a new tool itself from its recordings with the person's words and choices.
+ * @typedef {object} PublishRequest
+ * @property {import('./compile.js').Definition} definition
+ * @property {string} [recordingId]
+ * @property {string} [pairWith] the recording it was paired with
+ * @property {Protocol.ToolWords} [words] what the person called it and said it does
+ * @property {Record<string, Protocol.AskChoice>} [asks] each value that could be asked: asked or kept, and described how
+ * @property {string} [replaces]
+ * @property {number} [repairStep]
+ * @property {string} [draftId]
  */
 /**
  * The library the views drive: the shell's (this module) or the page's own
@@ -74,7 +84,7 @@ export function createShellLibrary({ shell, onChange = () => {} }) {
      * { definition, recordingId } or a repair { definition, replaces, repairStep }
      * @param {PublishRequest} request
      */
-    publish: (request) => shell.ask({ kind: 'publish', ...request }),
+    publish: ({ definition, ...request }) => shell.ask({ kind: 'publish', ...request, ...(request.replaces ? { definition } : {}) }),
     /**
      * @param {Protocol.LibraryAsk['action']} action
      * @param {string} name
