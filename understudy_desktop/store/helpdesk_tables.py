@@ -113,8 +113,7 @@ def watch_changes(conn: sqlite3.Connection) -> None:
     change made while it stands."""
     linked = conn.execute("SELECT 1 FROM helpdesk_link").fetchone() is not None
     there = {
-        str(row[0])
-        for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+        str(row[0]) for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
     }
     for field in SENT_FIELDS:
         name = f"outbox_{field}"
