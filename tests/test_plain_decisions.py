@@ -7,13 +7,16 @@ asked (the library's buttons, a person's or an agent's publish or repair, every 
 an agent can call, the person's Approve and Reject) go through the page's own library, overlay
 and built-in tools in Node. After each: an action the manifest calls sensitive was put to the
 overlay or refused, and changed no tool until the person approved; any other was never put to
-the overlay; and only an Approve changes what was put to it.
+the overlay; and only an Approve changes what was put to it. Approved publishes meet the same
+cap on active tools and the same name rule on both sides.
 """
 
 from __future__ import annotations
 
 import copy
+import tempfile
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, get_args
 
 import pytest
@@ -21,11 +24,18 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from model_helpers import page_worker
 from test_model_parity import PEOPLE, TEMPLATES
+from test_refusals import CAP, publish
+from test_refusals import definition as approved
 
 from understudy_desktop.agent.builtins import listed_builtins
 from understudy_desktop.bridge.protocol import LibraryAction
 from understudy_desktop.consent import manifest
 from understudy_desktop.consent.manifest import SensitiveAction
+from understudy_desktop.consent.seal import load_seal
+from understudy_desktop.library.library import Library, new_tool
+from understudy_desktop.library.model import Origin
+from understudy_desktop.qt_thread import init_main_thread_dispatch
+from understudy_desktop.store.database import Database
 
 # What the shell does with each of the library's buttons (shell/console_asks.py
 # _library_action): the sensitive action its dialog asks about, or None. A Run asks only for a
@@ -161,3 +171,41 @@ def test_the_page_asks_the_person_exactly_where_the_shell_would(page_model, star
         else:
             assert decision != "asked", (request, decision)
         waiting += decision == "asked"
+
+
+@st.composite
+def publishes(draw: st.DrawFn) -> list[str]:
+    """Names to publish: around the cap's number of different ones, some given twice."""
+    pool = [f"tool_{i}" for i in range(CAP + 3)]
+    names = draw(st.permutations(pool))[: draw(st.integers(CAP - 2, len(pool)))]
+    for again in draw(st.lists(st.sampled_from(pool), max_size=3)):
+        names.insert(draw(st.integers(0, len(names))), again)
+    return names
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(names=publishes())
+def test_approved_publishes_meet_the_same_cap_and_names(qtbot, page_model, names):
+    page = page_model(
+        {"queue": copy.deepcopy(QUEUE), "publish": [definition(n, "high") for n in names]}
+    )
+    init_main_thread_dispatch()
+    with tempfile.TemporaryDirectory() as folder:
+        db = Database(Path(folder))
+        try:
+            library = Library(db, load_seal(Path(folder) / "keys"))
+            library.load()
+            codes = []
+            for name in names:
+                refused = publish(qtbot, library, new_tool(approved(name), Origin(by="person")))
+                codes.append("ok" if refused is None else refused.code)
+            held = sorted(t.name for t in library.tools())
+        finally:
+            db.close()
+    event(f"{codes.count('cap_reached')} refused at the cap")
+    assert codes == page["codes"]
+    assert held == page["names"]

@@ -11,7 +11,10 @@
 //     the page's own library and built-in tools (a plain browser's), each ask a library button,
 //     a publish or an agent's built-in tool call, or the person's decision in the overlay:
 //     whether the overlay asked, it was done without asking, or refused; and whether the tools
-//     (their names, status and approvals) changed.
+//     (their names, status and approvals) changed;
+//   {queue, publish: [definition, ...]} -> {codes, names}
+//     each an approved publish into the page's registry: 'ok' or the code it was refused with,
+//     and the tools it then holds.
 import { createInterface } from 'node:readline';
 import { createQueueState } from '../js/queue_state.js';
 import { createBus } from '../js/bus.js';
@@ -116,6 +119,22 @@ async function decisions({ queue, tools: published, asks }) {
   return { seen };
 }
 
+async function publishes({ queue, publish }) {
+  const { bus } = setUp(queue);
+  const store = { put: async () => {}, delete: async () => {}, all: async () => [] };
+  const registry = createRegistry({ bus, store, modelContext: () => ({ registerTool: async () => {} }) });
+  const codes = [];
+  for (const definition of publish) {
+    try {
+      await registry.publish(definition);
+      codes.push('ok');
+    } catch (err) {
+      codes.push(err.code);
+    }
+  }
+  return { codes, names: registry.list().map((t) => t.name).sort() };
+}
+
 const lines = createInterface({ input: process.stdin });
 let turn = Promise.resolve();
 lines.on('line', (line) => {
@@ -126,6 +145,7 @@ lines.on('line', (line) => {
       const request = JSON.parse(line);
       if ('runs' in request) answer = await runs(request);
       else if ('asks' in request) answer = await decisions(request);
+      else if ('publish' in request) answer = await publishes(request);
       else answer = commands(request);
     } catch (err) {
       answer = { crashed: String(err?.stack ?? err) };

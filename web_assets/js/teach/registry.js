@@ -196,7 +196,7 @@ function publishing(reg) {
      */
     async publish(definition, { author = 'person', approvedHash = null } = {}) {
       if (reg.tools.has(definition.name)) throw new RegistryError('name_taken', 'A tool with that name exists already. Choose another name.');
-      if (activeCount(reg) >= MAX_TAUGHT_TOOLS) throw new RegistryError('cap_reached', `You already have ${MAX_TAUGHT_TOOLS} active tools, the most agents can choose from well. Disable or revoke one in the library first.`);
+      if (activeCount(reg) >= MAX_TAUGHT_TOOLS) throw new RegistryError('cap_reached', `You already have ${MAX_TAUGHT_TOOLS} active tools, the most agents can choose from well.`);
       const hash = await definitionHash(definition);
       if (approvedHash !== null && approvedHash !== hash) throw new RegistryError('not_approved', 'The tool changed after it was approved. Review it again.');
       /** @type {Entry} */
