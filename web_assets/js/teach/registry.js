@@ -273,7 +273,7 @@ function runs(reg) {
     runByPerson(name, input) {
       const entry = reg.tools.get(name);
       if (!entry) return Promise.resolve({ isError: true, code: 'not_found', message: 'There is no tool with that name.' });
-      if (entry.status !== 'active') return Promise.resolve({ isError: true, code: 'disabled', message: `${name} is disabled. Enable it in the library first.` });
+      if (entry.status !== 'active') return Promise.resolve({ isError: true, code: 'disabled', message: `${name} is turned off here, so it does not run.` });
       return execute(reg, entry, input, null, 'person');
     },
 
