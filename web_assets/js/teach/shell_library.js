@@ -51,6 +51,7 @@
  * (js/teach/local_library.js).
  * @typedef {object} Library
  * @property {boolean} decidesInDialog the shell's own dialog decides (nothing in the page can)
+ * @property {ReadonlySet<Protocol.LibraryAsk['action']>} actions the library's buttons it takes
  * @property {() => LibraryTool[]} list
  * @property {(name: string) => LibraryTool | null} get
  * @property {number} max
@@ -59,6 +60,9 @@
  * @property {(action: Protocol.LibraryAsk['action'], name: string, input?: Record<string, unknown>, tickets?: string[]) => Promise<LibraryReply>} act
  * @property {(view: Protocol.LibraryRequest) => void} [setView]
  */
+
+/** Every button of the library: the shell takes them all (its dialog asks where it must). @type {ReadonlySet<Protocol.LibraryAsk['action']>} */
+const EVERY_ACTION = new Set(['run', 'run_selection', 'disable', 'enable', 'revoke', 'ask', 'relax', 'review']);
 
 /**
  * @param {object} options
@@ -70,6 +74,7 @@ export function createShellLibrary({ shell, onChange = () => {} }) {
   let view = { tools: [], max: 16, active: 0 };
   return /** @satisfies {Library} */ ({
     decidesInDialog: true,
+    actions: EVERY_ACTION,
     /** @param {Protocol.LibraryRequest} next */
     setView(next) {
       view = next;
