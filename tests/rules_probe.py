@@ -114,6 +114,82 @@ def cap_on_import(active: int) -> str:
     return over_cap(plan, active)  # type: ignore[arg-type]
 
 
+def active_tools_allowed() -> tuple[int, int]:
+    """How many tools publishing makes active before it refuses one, and how many are active
+    once every tool is published turned off and then turned on in turn (the library's own
+    database, its answers waited for on a Qt event loop as the app waits)."""
+    import tempfile
+    import time
+    from pathlib import Path
+
+    from PySide6.QtCore import QCoreApplication
+
+    from understudy_desktop.catalogue import current_catalogue
+    from understudy_desktop.consent.ledger import ConsentLedger, DialogApproval, Grant, consent_key
+    from understudy_desktop.consent.manifest import ENABLE_TOOL, PUBLISH_TOOL
+    from understudy_desktop.consent.seal import load_seal
+    from understudy_desktop.definition import Definition
+    from understudy_desktop.library.checks import complete
+    from understudy_desktop.library.library import Library, new_tool, publish_args, tool_args
+    from understudy_desktop.library.model import Origin
+    from understudy_desktop.qt_thread import init_main_thread_dispatch
+    from understudy_desktop.store.database import Database
+
+    app = QCoreApplication.instance() or QCoreApplication([])
+    init_main_thread_dispatch()
+
+    def grant(action: Any, args: dict[str, Any]) -> Grant:
+        ledger = ConsentLedger()
+        ledger.grant(DialogApproval(consent_key(action.name, args)))
+        made = ledger.consume(action.name, args)
+        assert made is not None
+        return made
+
+    def settle(call: Any, *args: Any) -> Any:
+        """call(*args, done), and its answer once the library gives it."""
+        answers: list[Any] = []
+        call(*args, answers.append)
+        deadline = time.monotonic() + 60  # only reports a hang
+        while not answers and time.monotonic() < deadline:
+            app.processEvents()
+            time.sleep(0.001)
+        assert answers, "the library did not answer"
+        return answers[0]
+
+    def tool(name: str, status: str) -> Any:
+        raw = {
+            "name": name,
+            "description": "Lists the templates.",
+            "inputSchema": {"type": "object", "properties": {}},
+            "steps": [{"command": "list_templates", "args": {}}],
+        }
+        approved = complete(Definition.of(raw), current_catalogue())
+        return new_tool(approved, Origin(by="person"), status=status)
+
+    def fill(library: Library, status: str) -> int:
+        """Publish tools (turned on, or turned off then turned on) until one is refused."""
+        for i in range(40):
+            made = tool(f"tool_{i}", status)
+            given = grant(PUBLISH_TOOL, publish_args(made))
+            if settle(library.publish, made, given) is not None:
+                break
+            if status == "disabled":
+                on = grant(ENABLE_TOOL, tool_args(made))
+                if settle(library.enable, made.name, on) is not None:
+                    break
+        return library.active_count()
+
+    counts = []
+    for status in ("active", "disabled"):
+        with tempfile.TemporaryDirectory() as tmp:
+            db = Database(Path(tmp))
+            library = Library(db, load_seal(Path(tmp) / "keys"))
+            library.load()
+            counts.append(fill(library, status))
+            db.close()
+    return counts[0], counts[1]
+
+
 def main() -> int:
     from understudy_desktop.rules import rules
 
@@ -128,6 +204,7 @@ def main() -> int:
         "ticketBody": ticket_body_kept(),
         "authorName": author_name_kept(),
         "maxTaughtTools": (cap_on_import(cap - 1) == "", cap_on_import(cap) != ""),
+        "activeTools": active_tools_allowed(),
     }
     json.dump(measured, sys.stdout)
     return 0

@@ -2,9 +2,9 @@
 follow (how long an approval lasts, how long an agent waits for one, how much an agent is
 handed, how many steps a recording keeps, how many tickets a selection takes, how long a
 person's or a signer's name may be, how much of a ticket's text is kept, how many tools may
-be active). A number copied from rules.json into the code would still act on the old value
-here, and fail. tests/rules_probe.py measures each one in a process of its own, since
-modules read the rules once, when they are imported."""
+be active at import, at publish and at Turn on). A number copied from rules.json into the
+code would still act on the old value here, and fail. tests/rules_probe.py measures each
+one in a process of its own, since modules read the rules once, when they are imported."""
 
 from __future__ import annotations
 
@@ -83,4 +83,5 @@ def test_every_limit_follows_the_number_in_rules_json(tmp_path):
         "ticketBody": CHANGED[("limits", "ticketBody")],
         "authorName": CHANGED[("limits", "authorName")],
         "maxTaughtTools": [True, True],
+        "activeTools": [CHANGED[("maxTaughtTools",)]] * 2,  # at publish, and at Turn on
     }

@@ -772,6 +772,20 @@ MUTANTS: tuple[Mutant, ...] = (
         LIMITS,
     ),
     Mutant(
+        "cap at publish copied into code",
+        LIBRARY,
+        "        cap = rules().maxTaughtTools\n        if adding and",
+        "        cap = 16\n        if adding and",
+        LIMITS,
+    ),
+    Mutant(
+        "cap at turn on copied into code",
+        LIBRARY,
+        "        cap = rules().maxTaughtTools\n\n        def write(",
+        "        cap = 16\n\n        def write(",
+        LIMITS,
+    ),
+    Mutant(
         "cap on import copied into code",
         "understudy_desktop/packs/adding.py",
         "    cap = rules().maxTaughtTools\n",
