@@ -221,3 +221,26 @@ def test_a_sync_leaves_a_field_with_a_change_of_ours_on_its_way(desk):
     row = desk.db.read("SELECT priority, status FROM tickets WHERE id = ?", (desk.console(0),))[0]
     assert (row["priority"], row["status"]) == ("urgent", "pending")
     assert drain(Sender(desk.db, desk.adapter)) == ["conflict"]
+
+
+def test_tags_a_sync_brings_in_are_kept_sorted_and_a_new_order_alone_is_no_change(desk):
+    """The console keeps a ticket's tags sorted; the helpdesk keeps its own order. A sync
+    brings theirs in sorted, and a later read that differs only in order changes nothing."""
+    cursor = desk.db.read("SELECT cursor FROM helpdesk_link")[0][0]
+
+    def synced() -> Any:
+        page = desk.adapter.changed_since(cursor)
+        return desk.db.write(
+            lambda conn: sync.apply_remote(
+                conn, page.tickets, page.cursor, time.time(), desk.adapter.reads_back
+            )
+        )
+
+    desk.fake.change_ticket(desk.numbers[0], tags=["vip", "billing"])
+    first = synced()
+    tags = desk.db.read("SELECT tags FROM tickets WHERE id = ?", (desk.console(0),))[0][0]
+    assert json.loads(tags) == ["billing", "vip"]
+    assert [(w.field, w.ids) for w in first.writes] == [("tags", (desk.console(0),))]
+    desk.fake.change_ticket(desk.numbers[0], tags=["billing", "vip"])
+    assert synced().writes == []
+    assert desk.outbox() == []

@@ -528,6 +528,13 @@ MUTANTS: tuple[Mutant, ...] = (
         (FAKES, "-k", "sync_leaves_a_field"),
     ),
     Mutant(
+        "sync keeps the helpdesk's tag order",
+        SYNC,
+        '    return sorted(value or ()) if name == "tags" else value\n',
+        '    return list(value or ()) if name == "tags" else value\n',
+        (FAKES, "-k", "kept_sorted"),
+    ),
+    Mutant(
         "sync's writes sent back",
         SYNC,
         "    hd.set_quiet(conn, True)\n",
