@@ -537,3 +537,20 @@ def test_sharing_again_after_the_file_was_deleted_takes_the_next_number(console_
     assert team.share(["assign_refund"], "Dana Ortiz") == 1
     (again,) = shared_files(folder)
     assert json.loads(again.read_bytes())["teamVersion"] == 2
+
+
+def test_an_accept_records_its_trust_and_its_version_with_the_tool(console_factory, tmp_path):
+    """Accepting from someone not trusted yet trusts their key, as the name they gave, and
+    notes the version accepted, in the database, in the import's own transaction: read back
+    from the database (what the next start reads), not from the app's memory."""
+    from understudy_desktop.team.trust import TeamDecisions
+
+    _folder, dana, sam = team_of_two(console_factory, tmp_path)
+    import_and_wait(dana, GOOD)
+    assert dana.session.team.share(["assign_refund"], "Dana Ortiz") == 1
+    (item,) = offered(sam, 1)
+    assert not item.trusted
+    review_and_accept(sam, item)
+    stored = TeamDecisions(sam.session.db)
+    assert stored.trusted() == {dana.session.team.identity.public_key: "Dana Ortiz"}
+    assert stored.accepted() == frozenset({item.file.digest})

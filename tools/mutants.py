@@ -678,6 +678,20 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/test_team_library.py", "-k", "after_the_file_was_deleted"),
     ),
     Mutant(
+        "an accept's trust not written",
+        "understudy_desktop/shell/pack_actions.py",
+        "                TeamDecisions.write_trust(conn, trusting.key, trusting.author)\n",
+        "                pass\n",
+        ("tests/test_team_library.py", "-k", "records_its_trust"),
+    ),
+    Mutant(
+        "an accept's version not noted",
+        "understudy_desktop/shell/pack_actions.py",
+        "            if shared is not None:\n                # Accepted, in the same transaction",
+        "            if False:\n                # Accepted, in the same transaction",
+        ("tests/test_team_library.py", "-k", "records_its_trust"),
+    ),
+    Mutant(
         "trust not kept past a restart",
         "understudy_desktop/team/trust.py",
         "            lambda conn: self.write_trust(conn, key, name),\n",
