@@ -25,11 +25,12 @@ from understudy_desktop.model.runs import RunRequest
 from understudy_desktop.model.tables import Searches
 
 
-def person_change(model: MemoryModel, history: History, command: str, payload: Any) -> int:
-    """A command of the person's, noted as the model notes it; its revision."""
+def person_change(
+    model: MemoryModel, history: History, revision: int, command: str, payload: Any
+) -> int:
+    """A command of the person's committed as `revision`, noted as the model notes it."""
     out = model.dispatch(command, payload)
     assert out["ok"], out
-    revision = len(history._done) + len(history._undone) + 1000
     history.note(revision, out["writes"])
     return revision
 
@@ -103,9 +104,11 @@ def test_undo_takes_a_change_back_last_step_first_and_redo_puts_it_back():
 
 def test_a_new_change_after_undo_ends_the_redo():
     model, history = MemoryModel(queue()), History()
-    person_change(model, history, "set_ticket_priority", {"ticket_id": "T-1", "priority": "high"})
+    person_change(
+        model, history, 1, "set_ticket_priority", {"ticket_id": "T-1", "priority": "high"}
+    )
     undo(model, history)
-    person_change(model, history, "set_ticket_status", {"ticket_id": "T-2", "status": "solved"})
+    person_change(model, history, 2, "set_ticket_status", {"ticket_id": "T-2", "status": "solved"})
     assert history.take_redo() is None
     assert field(model, "T-1", "priority") == "normal"
 
@@ -113,10 +116,10 @@ def test_a_new_change_after_undo_ends_the_redo():
 def test_a_toasts_undo_takes_back_its_own_change_not_the_last():
     model, history = MemoryModel(queue()), History()
     first = person_change(
-        model, history, "set_ticket_priority", {"ticket_id": "T-1", "priority": "high"}
+        model, history, 1, "set_ticket_priority", {"ticket_id": "T-1", "priority": "high"}
     )
     second = person_change(
-        model, history, "set_ticket_status", {"ticket_id": "T-2", "status": "solved"}
+        model, history, 2, "set_ticket_status", {"ticket_id": "T-2", "status": "solved"}
     )
     taken = undo(model, history, first)
     assert taken is not None and taken.seq == first
@@ -142,7 +145,9 @@ def test_a_command_that_changes_nothing_is_no_change_and_leaves_undo_as_it_was()
     """Setting a field to the value it holds writes nothing: no change to undo (Ctrl+Z
     still takes back the change before it) and no end to the redo."""
     model, history = MemoryModel(queue()), History()
-    person_change(model, history, "set_ticket_priority", {"ticket_id": "T-1", "priority": "high"})
+    person_change(
+        model, history, 1, "set_ticket_priority", {"ticket_id": "T-1", "priority": "high"}
+    )
     undo(model, history)
     same = model.dispatch("set_ticket_status", {"ticket_id": "T-2", "status": "open"})
     assert same["ok"] and same["writes"] == []
