@@ -50,6 +50,7 @@ INBOX = "understudy_desktop/team/inbox.py"
 OUTBOX = "understudy_desktop/helpdesk/outbox.py"
 SAID = "tests/test_refusals_said.py"
 TABLES = "understudy_desktop/helpdesk/tables.py"
+TRIGGERS = "understudy_desktop/store/helpdesk_tables.py"
 SYNC = "understudy_desktop/helpdesk/sync.py"
 HISTORY = "understudy_desktop/model/history.py"
 SCHEME = "understudy_desktop/web/scheme.py"
@@ -514,8 +515,22 @@ MUTANTS: tuple[Mutant, ...] = (
         (FAKES, "-k", "case_someone_changed"),
     ),
     Mutant(
-        "unchanged value put in the outbox",
+        "a helpdesk linked without the outbox's triggers",
         TABLES,
+        " cursor),\n    )\n    watch_changes(conn)\n",
+        " cursor),\n    )\n",
+        ("tests/test_outbox_triggers.py",),
+    ),
+    Mutant(
+        "the outbox's triggers kept with no helpdesk",
+        TRIGGERS,
+        "        elif not linked and name in there:",
+        "        elif False:",
+        ("tests/test_outbox_triggers.py",),
+    ),
+    Mutant(
+        "unchanged value put in the outbox",
+        TRIGGERS,
         "WHEN NEW.{field} IS NOT OLD.{field} AND EXISTS (",
         "WHEN EXISTS (",
         (FAKES, "-k", "written_over_itself"),
