@@ -69,8 +69,9 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE)]
+sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]  # tests/js_text.py: the one escaping
 
+from js_text import js_literal  # noqa: E402
 from native_page import ASSETS, AssetServer, NativeConsole, cold_start_s  # noqa: E402
 from peers import Peer, announce, serve  # noqa: E402
 from proc_cpu import descendants, kinds, snapshot, spent, stat_path, threads  # noqa: E402
@@ -83,6 +84,7 @@ PHRASE_TOOL = "tag_phrase"
 # The page registers the listed built-ins (data/builtin_tools.json), as the shell lists them.
 META_TOOLS = {str(t["name"]) for t in listed_builtins()}
 TARGET_TICKET = "T-1011"
+SEEN_TICKET = "S-1"  # the big queue's first ticket: a match, drawn at the top of the list
 IDLE_S = 2.0
 # Each batch's CPU and each run's heartbeat go on this long after the last answer: what the
 # pages do after answering (painting, writing IndexedDB) is part of what a call costs.
@@ -115,6 +117,28 @@ HEARTBEAT_START = """(() => { clearInterval(window.__beat); window.__longest = 0
 # The gap up to this moment counts too: a freeze at the very end of a run is not missed.
 HEARTBEAT_STOP = """(() => { clearInterval(window.__beat);
   return Math.max(window.__longest, performance.now() - window.__last); })()"""
+
+# Until the person sees it: the moment the first matching ticket's row is drawn with the new
+# priority (the frame after the page's list changed), as wall-clock milliseconds since the
+# epoch, so the side that asked can subtract its own clock's start from it.
+SEEN_READ = "window.__seenAt"
+
+
+def seen_watch(ticket: str, priority: str) -> str:
+    """Watch the list until `ticket`'s row shows `priority`; the same text on both sides."""
+    return f"""(() => {{ window.__seenAt = null; window.__seenWatch?.disconnect();
+  const shown = () => document.querySelector(
+    '[aria-label^=' + JSON.stringify({js_literal(ticket + ":")}) + ']'
+  )?.classList.contains({js_literal("prio-" + priority)});
+  const watch = new MutationObserver(() => {{
+    if (!shown()) return;
+    watch.disconnect();
+    const at = () => {{ window.__seenAt = performance.timeOrigin + performance.now(); }};
+    requestAnimationFrame(at);
+  }});
+  watch.observe(document.body, {{ subtree: true, childList: true, attributes: true }});
+  window.__seenWatch = watch;
+  return !shown(); }})()"""
 
 
 def teach_script(tool: str) -> str:
@@ -379,6 +403,10 @@ def native_worker(tool: str, tickets: int, width: int, height: int) -> None:
             return console.run_async(HEARTBEAT_STOP)
         if message.get("heartbeat"):
             console.run_async(HEARTBEAT_START)
+        seen = message.get("seen")
+        if seen and console.run_async(seen_watch(seen["ticket"], seen["priority"])) is not True:
+            raise RuntimeError("the page showed the change before it was asked for")
+        asked = time.time()
         times = []
         for arguments in message["calls"]:
             t0 = time.perf_counter()
@@ -389,7 +417,10 @@ def native_worker(tool: str, tickets: int, width: int, height: int) -> None:
             check_changed(message, output)
         time.sleep(message.get("settle", 0))
         if message.get("heartbeat"):
-            return {"times": times, "longest": console.run_async(HEARTBEAT_STOP)}
+            answer: dict[str, Any] = {"times": times, "longest": console.run_async(HEARTBEAT_STOP)}
+            if seen:
+                answer["seen"] = shown_after(console.run_async(SEEN_READ), asked)
+            return answer
         return times
 
     serve(handle)
@@ -398,6 +429,13 @@ def native_worker(tool: str, tickets: int, width: int, height: int) -> None:
 
 
 # --- the app side -----------------------------------------------------------------------------
+
+
+def shown_after(seen_at: Any, asked: float) -> float:
+    """Milliseconds from asking to the page showing the change (it must have shown it)."""
+    if not isinstance(seen_at, (int, float)):
+        raise RuntimeError("the page never showed the change")
+    return float(seen_at) - asked * 1000
 
 
 def teach_in_app(app: Any, session: Any, tool: str) -> None:
@@ -513,6 +551,7 @@ class Arm:
         self.cpu_per_call: list[float] = []  # per batch, seconds
         self.cpu: dict[str, float] = {}  # by kind of process, seconds over all batches
         self.freezes: list[float] = []
+        self.seen: list[float] = []  # ms from asking until the page showed the change
         self.idle_gap = 0.0  # the heartbeat's longest gap while idle
         self.idle_cpu: float | None = None  # CPU seconds per second with nothing asked
 
@@ -618,6 +657,7 @@ def scale_message(run: int, tickets: int) -> dict[str, Any]:
         "calls": [phrase_args(run)],
         "changed": tickets,
         "settle": RUN_SETTLE_S,
+        "seen": {"ticket": SEEN_TICKET, "priority": phrase_args(run)["priority"]},
     }
 
 
@@ -646,15 +686,20 @@ def scale_phase(tickets: int, runs: int) -> tuple[Arm, Arm]:
         app_tree = app_processes({BARE: client}, native)
         native_tree = native_processes(native)
 
-        def in_app(run: int) -> tuple[list[float], float, dict[str, float]]:
+        def in_app(run: int) -> tuple[list[float], float, float, dict[str, float]]:
             js(app, page, HEARTBEAT_START)
-            times, cpu = measured(client, scale_message(run, tickets), app_tree)
-            return times, float(js(app, page, HEARTBEAT_STOP)), cpu
+            message = scale_message(run, tickets)
+            if js(app, page, seen_watch(**message["seen"])) is not True:
+                raise RuntimeError("the page showed the change before it was asked for")
+            asked = time.time()
+            times, cpu = measured(client, message, app_tree)
+            seen = shown_after(js(app, page, SEEN_READ), asked)
+            return times, float(js(app, page, HEARTBEAT_STOP)), seen, cpu
 
-        def in_chromium(run: int) -> tuple[list[float], float, dict[str, float]]:
+        def in_chromium(run: int) -> tuple[list[float], float, float, dict[str, float]]:
             message = {**scale_message(run, tickets), "heartbeat": True}
             answer, cpu = measured(native, message, native_tree)
-            return answer["times"], float(answer["longest"]), cpu
+            return answer["times"], float(answer["longest"]), float(answer["seen"]), cpu
 
         in_app(0)  # one run each to warm up, not counted
         in_chromium(0)
@@ -666,9 +711,10 @@ def scale_phase(tickets: int, runs: int) -> tuple[Arm, Arm]:
         for run in range(1, runs + 1):
             turns = [(app_arm, in_app), (native_arm, in_chromium)]
             for arm, go in turns if run % 2 == 0 else turns[::-1]:
-                times, longest, cpu = go(run)
+                times, longest, seen, cpu = go(run)
                 arm.add_batch(times, cpu)
                 arm.freezes.append(longest)
+                arm.seen.append(seen)
         client.close()
         native.close()
         session.close()
@@ -806,6 +852,7 @@ def report_scale(
         )
     cpu_breakdown([app_arm, native_arm], "run")
     ratio = med(app_arm.times) / med(native_arm.times)
+    seen = med(app_arm.seen) / med(native_arm.seen)
     return [
         (
             f"{tickets:,} matches: within 1.5x of the anchor",
@@ -813,6 +860,13 @@ def report_scale(
             f"{med(native_arm.times):.0f} ms",
             f"{ratio:.2f}x",
             met(ratio <= 1.5),
+        ),
+        (
+            f"{tickets:,} matches until the page shows them: within 1.5x",
+            f"{med(app_arm.seen):.0f} ms",
+            f"{med(native_arm.seen):.0f} ms",
+            f"{seen:.2f}x",
+            met(seen <= 1.5),
         ),
         (
             "longest page freeze under 200 ms (worst run)",

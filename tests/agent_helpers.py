@@ -119,7 +119,7 @@ def stored_ticket(data_dir, ticket_id: str) -> dict:
     import json
     import sqlite3
 
-    from understudy_desktop.model.tables import TICKET_JSON
+    from understudy_desktop.store.ticket_tables import TICKET_JSON
 
     db = sqlite3.connect(data_dir / "understudy.sqlite3")
     try:

@@ -132,3 +132,34 @@ def test_a_first_run_shows_a_dismissible_welcome_once(console_factory, tmp_path)
     first.session.close()
     again = console_factory(tmp_path / "d", keep_welcome=True)
     assert again.js("document.getElementById('welcome').hidden") is True
+
+
+def _loads(console, url: str) -> bool:
+    """Whether a page of the console's own profile loads `url` (what the scheme answered)."""
+    import shiboken6
+    from PySide6.QtCore import QUrl
+    from PySide6.QtWebEngineCore import QWebEnginePage
+
+    page = QWebEnginePage(console.page.profile())
+    try:
+        with console.qtbot.waitSignal(page.loadFinished) as finished:
+            page.load(QUrl(url))
+        return bool(finished.args[0])
+    finally:
+        # Gone before the console's profile is released (Qt warns of "troubles" otherwise).
+        shiboken6.delete(page)
+
+
+def test_the_scheme_serves_its_own_host_only(console):
+    """understudy:// serves web_assets/ to the console's host alone: the same file asked for
+    under any other host is refused, not served."""
+    assert _loads(console, "understudy://app/index.html") is True
+    for host in ("evil", "app.evil", "APP2"):
+        assert _loads(console, f"understudy://{host}/index.html") is False, host
+    # Its own host is read only: a page script cannot send it anything.
+    console.js(
+        "(async () => { try { const r = await fetch('index.html', {method: 'POST', body: 'x'});"
+        " window.__post = String(r.status); } catch (e) { window.__post = 'refused'; } })(); true"
+    )
+    console.qtbot.waitUntil(lambda: console.js("Boolean(window.__post)"))
+    assert console.value("window.__post") == "403"  # Qt answers a denied request so

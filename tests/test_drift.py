@@ -11,7 +11,7 @@ from test_packs import catalogue  # noqa: F401 (the page's real catalogue, as a 
 from test_teach_e2e import publish_from_editor, teach_assign_refund
 
 from understudy_desktop.catalogue import Catalogue
-from understudy_desktop.packs.drift import grade_drift, is_breaking
+from understudy_desktop.library.drift import grade_drift, is_breaking
 
 DRIFT = Path(__file__).parent / "fixtures" / "drift"
 

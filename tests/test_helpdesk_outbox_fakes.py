@@ -151,3 +151,96 @@ def test_the_helpdesks_own_changes_come_in_and_do_not_go_back(desk):
     assert rows[desk.console(2)]["status"] == "pending"
     assert any(r["subject"] == "Screen is blank" for r in rows.values())
     assert applied is not None and desk.outbox() == []
+
+
+def _puts(desk: Connected) -> list[tuple[str, Any]]:
+    return [(seen.path, seen.body) for seen in desk.fake.log if seen.method == "PUT"]
+
+
+def test_the_newest_of_several_waiting_values_is_sent_once_and_in_order(desk):
+    """Three values for one field, none like another: only the last is sent (once), and the
+    ticket changed first goes first. `high, normal, high` could not tell the oldest value
+    from the newest."""
+    for value in ("high", "low", "urgent"):
+        desk.write(0, "priority", value)
+    desk.write(1, "status", "pending")
+    assert drain(Sender(desk.db, desk.adapter)) == ["sent", "sent"]
+    assert desk.remote(0)["priority"] in ("urgent", 4)
+    puts = _puts(desk)
+    assert len(puts) == 2, "the three values of one field went as one change"
+    assert str(desk.numbers[0]) in puts[0][0] and str(desk.numbers[1]) in puts[1][0]
+    assert desk.outbox() == [("priority", "sent")] * 3 + [("status", "sent")]
+
+
+def test_tags_that_arrived_in_the_helpdesks_own_order_are_not_sent_again(desk):
+    """A send that reached the helpdesk before a crash: the helpdesk keeps the tags in an
+    order of its own, and they are still our tags (compared as sets, not as lists)."""
+    desk.write(0, "tags", ["billing", "vip"])
+    desk.fake.change_ticket(desk.numbers[0], tags=["vip", "billing"])
+    assert drain(Sender(desk.db, desk.adapter)) == ["arrived"]
+    assert _puts(desk) == []
+
+
+def test_a_tag_whose_case_someone_changed_in_the_helpdesk_is_theirs(tmp_path):
+    """Freshdesk keeps a tag's case: "VIP" put there by someone is not our "vip". Ours waits
+    for the person's choice instead of taking theirs for ours (or overwriting it)."""
+    for desk in _freshdesk(tmp_path):
+        desk.write(0, "tags", ["vip"])
+        desk.fake.change_ticket(desk.numbers[0], tags=["VIP"])
+        assert drain(Sender(desk.db, desk.adapter)) == ["conflict"]
+        assert desk.remote(0)["tags"] == ["VIP"] and _puts(desk) == []
+        desk.db.close()
+
+
+def test_a_value_written_over_itself_is_no_change_to_send(desk):
+    """The outbox's triggers fire only for a value that differs: writing what the field
+    already holds (any path: a sync, an undo, a run) puts nothing on its way."""
+    status = desk.db.read("SELECT status FROM tickets WHERE id = ?", (desk.console(0),))[0][0]
+    desk.write(0, "status", status)
+    desk.write(0, "tags", [])
+    assert desk.outbox() == []
+    assert drain(Sender(desk.db, desk.adapter)) == []
+
+
+def test_a_sync_leaves_a_field_with_a_change_of_ours_on_its_way(desk):
+    """The helpdesk changed the priority and so did the person, whose change waits: the sync
+    brings the status in but leaves the priority to the outbox (which then finds theirs and
+    asks the person), never overwriting ours here."""
+    zendesk = desk.adapter.kind == "zendesk"
+    cursor = desk.db.read("SELECT cursor FROM helpdesk_link")[0][0]
+    desk.write(0, "priority", "urgent")
+    desk.fake.change_ticket(
+        desk.numbers[0], priority="high" if zendesk else 3, status="pending" if zendesk else 3
+    )
+    page = desk.adapter.changed_since(cursor)
+    desk.db.write(
+        lambda conn: sync.apply_remote(
+            conn, page.tickets, page.cursor, time.time(), desk.adapter.reads_back
+        )
+    )
+    row = desk.db.read("SELECT priority, status FROM tickets WHERE id = ?", (desk.console(0),))[0]
+    assert (row["priority"], row["status"]) == ("urgent", "pending")
+    assert drain(Sender(desk.db, desk.adapter)) == ["conflict"]
+
+
+def test_tags_a_sync_brings_in_are_kept_sorted_and_a_new_order_alone_is_no_change(desk):
+    """The console keeps a ticket's tags sorted; the helpdesk keeps its own order. A sync
+    brings theirs in sorted, and a later read that differs only in order changes nothing."""
+    cursor = desk.db.read("SELECT cursor FROM helpdesk_link")[0][0]
+
+    def synced() -> Any:
+        page = desk.adapter.changed_since(cursor)
+        return desk.db.write(
+            lambda conn: sync.apply_remote(
+                conn, page.tickets, page.cursor, time.time(), desk.adapter.reads_back
+            )
+        )
+
+    desk.fake.change_ticket(desk.numbers[0], tags=["vip", "billing"])
+    first = synced()
+    tags = desk.db.read("SELECT tags FROM tickets WHERE id = ?", (desk.console(0),))[0][0]
+    assert json.loads(tags) == ["billing", "vip"]
+    assert [(w.field, w.ids) for w in first.writes] == [("tags", (desk.console(0),))]
+    desk.fake.change_ticket(desk.numbers[0], tags=["billing", "vip"])
+    assert synced().writes == []
+    assert desk.outbox() == []

@@ -51,7 +51,7 @@ def journal(data_dir: Path) -> list[tuple[str, str, list]]:
 
 
 def all_tickets(data_dir: Path) -> dict[str, dict]:
-    from understudy_desktop.model.tables import TICKET_JSON
+    from understudy_desktop.store.ticket_tables import TICKET_JSON
 
     db = sqlite3.connect(data_dir / "understudy.sqlite3")
     try:

@@ -12,13 +12,14 @@ from model_helpers import MemoryModel
 
 from understudy_desktop.catalogue import current_catalogue
 from understudy_desktop.definition import Step
+from understudy_desktop.js_text import first_name, js_length, js_trim, needle
 from understudy_desktop.library.may_run import ToolState, may_run, stored_state
 from understudy_desktop.model import runs
 from understudy_desktop.model.commands import Context
 from understudy_desktop.model.history import History, apply_moves, undo_moves
 from understudy_desktop.model.runs import RunError, RunRequest
-from understudy_desktop.model.tables import Searches, tags_text
-from understudy_desktop.model.text import first_name, js_length, js_trim, needle
+from understudy_desktop.model.tables import Searches
+from understudy_desktop.store.ticket_tables import tags_text
 
 
 def queue(count: int = 6) -> dict:

@@ -9,19 +9,14 @@ the person's view must be equal. The page's model runs in Node, one process for 
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-from pathlib import Path
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from model_helpers import MemoryModel
-from waiting import HANG_S
+from model_helpers import MemoryModel, page_worker
 
-WORKER = Path(__file__).resolve().parent.parent / "web_assets" / "tests" / "model_worker.js"
 PEOPLE = [
     {"id": "priya", "name": "Priya Raman", "role": "Billing"},
     {"id": "tomasz", "name": "Tomasz Nowak", "role": "Bank feeds"},
@@ -44,28 +39,9 @@ spaces = st.sampled_from(["", *SPACE_CHARS]).flatmap(
 
 
 @pytest.fixture(scope="module")
-def page_model():
-    node = shutil.which("node")
-    assert node, "Node runs the page's model"
-    process = subprocess.Popen(
-        [node, str(WORKER)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-    )
-
-    def ask(request: dict[str, Any]) -> dict[str, Any]:
-        assert process.stdin is not None and process.stdout is not None
-        process.stdin.write(json.dumps(request) + "\n")
-        process.stdin.flush()
-        answer = json.loads(process.stdout.readline())
-        assert "crashed" not in answer, answer.get("crashed")
-        return answer
-
-    yield ask
-    process.terminate()
-    process.wait(HANG_S)
+def page_model() -> Iterator[Callable[[dict[str, Any]], dict[str, Any]]]:
+    with page_worker() as ask:
+        yield ask
 
 
 text = st.builds(

@@ -150,3 +150,49 @@ def test_protocol_md_names_the_files_that_handle_each_side():
     # The console's handlers answer every request but two: its link (js/shell_api.js) takes
     # the replies to its asks, and the relay (js/webmcp/relay.js) the cancels.
     assert served == {str(op) for op in Op} - {"reply", "cancel"}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        to_page.ReplyRequest(to="a1", value=to_page.TeachStopped(ok=True)),
+        to_page.SavedRequest(revision=None, error="", generation=None),
+        to_page.FeedRequest(
+            entries=[
+                to_page.FeedEntry(
+                    rev=7,
+                    generation="g",
+                    by="agent",
+                    tool="tag_phrase",
+                    toolShown="Tag “bank” \u2028 日本",
+                    writes=[("set", "priority", "high", ["S-1", "S-2"])],
+                    step=to_page.FeedStep(index=1, title="Set", control=None),
+                )
+            ]
+        ),
+        # A lone surrogate (a JSON export may hold one): UTF-8 cannot, the slow way escapes it.
+        to_page.FeedRequest(
+            entries=[
+                to_page.FeedEntry(
+                    rev=8,
+                    generation="g",
+                    by="person",
+                    tool="",
+                    toolShown="",
+                    writes=[("add_tag", "tags", "a\ud800b", ["S-1"])],
+                    step=None,
+                )
+            ]
+        ),
+    ],
+)
+@pytest.mark.parametrize("call_id", [None, "py1", 'py"2'])
+def test_the_text_sent_is_the_message_with_its_call_id_first(message, call_id):
+    import json
+
+    text = to_page.wire_text(message, call_id)
+    expected = (
+        to_page.wire(message) if call_id is None else {"id": call_id, **to_page.wire(message)}
+    )
+    assert json.loads(text) == expected
+    assert call_id is None or text.startswith('{"id":')

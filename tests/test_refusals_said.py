@@ -45,7 +45,7 @@ def refusal(answer: dict[str, Any]) -> tuple[str, str]:
 DRAFT = {"recording_id": "rec-taught", "name": "look_again", "description": "Looks again."}
 
 
-def test_a_call_that_cannot_be_made_is_told_why_in_words(shell, monkeypatch):
+def test_a_call_that_cannot_be_made_is_told_why_in_words(shell):
     said = {
         "unknown tool": refusal(call(shell, "no_such_tool", {})),
         "no recording": refusal(call(shell, builtins.DRAFT_TOOL, {**DRAFT, "recording_id": "x"})),
@@ -64,12 +64,13 @@ def test_a_call_that_cannot_be_made_is_told_why_in_words(shell, monkeypatch):
     code, message = refusal(call(shell, "lookup_ticket", {"ticket_id": 5}))
     assert code == "invalid_input"
     assert message.startswith("The arguments do not fit the tool's schema: ")
-    # The page could not turn the recording into a tool (it did not answer).
-    port = shell.session.calls.port
-    monkeypatch.setattr(port, "draft", lambda _request, answered: answered(None))
-    assert refusal(call(shell, builtins.DRAFT_TOOL, DRAFT)) == (
-        "tool_error",
-        "The console could not draft the tool.",
+    # A recording the shell cannot turn into a tool (tests/test_draft_without_page.py has more).
+    shell.library.save_recording(
+        {"id": "rec-empty", "name": "Nothing", "createdAt": "2026-12-01T09:00:00Z", "steps": []}
+    )
+    assert refusal(call(shell, builtins.DRAFT_TOOL, {**DRAFT, "recording_id": "rec-empty"})) == (
+        "cannot_generalize",
+        "This recording has no steps. Press Teach, do the routine once, then Stop.",
     )
 
 

@@ -1,5 +1,5 @@
 """The page and the shell apply the same rules: one corpus of schemas, names and step lists
-goes through the page's checks (node, js/teach/compile.js) and the shell's (packs/lint.py,
+goes through the page's checks (node, js/teach/compile.js) and the shell's (library/lint.py,
 rules.py, catalogue.py), and every verdict must be the same, word for word."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 from waiting import HANG_S
 
 from understudy_desktop.catalogue import current_catalogue
-from understudy_desktop.packs.lint import lint_schema
+from understudy_desktop.library.lint import lint_schema
 from understudy_desktop.paths import web_assets_dir
 from understudy_desktop.rules import rules
 

@@ -164,7 +164,7 @@ def test_a_ticket_it_cannot_run_on_is_named_and_nothing_changes(console, data_di
     publish_definitions(console, [CLOSE])
     select_three_by_keys(console)
     before = statuses(data_dir, ["T-1001", "T-1002", "T-1003"])
-    from understudy_desktop.bridge.console_asks import ConsoleAsks
+    from understudy_desktop.shell.console_asks import ConsoleAsks
 
     asks = console.window.findChild(ConsoleAsks)
     answer = console.wait_for(

@@ -512,3 +512,41 @@ def test_a_bare_mount_point_is_not_taken_for_an_empty_team_library(console_facto
     assert shown and "not reachable just now" in shown[0] and "Nothing was shared" in shown[0]
     assert list(folder.iterdir()) == []
     assert dana.library.callable("assign_refund") is not None
+
+
+def test_sharing_again_after_the_file_was_deleted_takes_the_next_number(console_factory, tmp_path):
+    """Each version shared is numbered one more than any version of it seen here, even once
+    the folder lost its file: colleagues who saw version 1 are never offered another 1 (which
+    they would take for an older copy)."""
+    folder = tmp_path / "team"
+    folder.mkdir()
+    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
+    import_and_wait(dana, GOOD)
+    team = dana.session.team
+    assert team.share(["assign_refund"], "Dana Ortiz") == 1
+    seen = (team.identity.public_key, "assign_refund")
+    dana.qtbot.waitUntil(lambda: team.decisions.seen().get(seen) == 1)
+    (first,) = shared_files(folder)
+    assert json.loads(first.read_bytes())["teamVersion"] == 1
+    first.unlink()
+    dana.qtbot.waitUntil(lambda: team.view.tools == [])
+    assert team.share(["assign_refund"], "Dana Ortiz") == 1
+    (again,) = shared_files(folder)
+    assert json.loads(again.read_bytes())["teamVersion"] == 2
+
+
+def test_an_accept_records_its_trust_and_its_version_with_the_tool(console_factory, tmp_path):
+    """Accepting from someone not trusted yet trusts their key, as the name they gave, and
+    notes the version accepted, in the database, in the import's own transaction: read back
+    from the database (what the next start reads), not from the app's memory."""
+    from understudy_desktop.team.trust import TeamDecisions
+
+    _folder, dana, sam = team_of_two(console_factory, tmp_path)
+    import_and_wait(dana, GOOD)
+    assert dana.session.team.share(["assign_refund"], "Dana Ortiz") == 1
+    (item,) = offered(sam, 1)
+    assert not item.trusted
+    review_and_accept(sam, item)
+    stored = TeamDecisions(sam.session.db)
+    assert stored.trusted() == {dana.session.team.identity.public_key: "Dana Ortiz"}
+    assert stored.accepted() == frozenset({item.file.digest})

@@ -376,6 +376,26 @@ def test_versions_seen_are_kept_in_the_database(tmp_path):
         db.close()
 
 
+def test_a_trusted_key_is_kept_in_the_database_under_its_name_cut_to_the_limit(tmp_path):
+    """What accepting from someone new records (their key, as the name they gave) outlives a
+    restart, and a name longer than a person's name may be is kept cut to that limit."""
+    from understudy_desktop.rules import rules
+    from understudy_desktop.team.trust import TeamDecisions
+
+    limit = rules().limits.authorName
+    db = Database(tmp_path)
+    try:
+        decisions = TeamDecisions(db)
+        decisions._write = lambda work, apply, done: (db.write(work), apply())  # type: ignore[method-assign]
+        decisions.trust(PUB[ALICE], "Alice Novak")
+        decisions.trust(PUB[PRIYA], "P" * (limit + 5))
+        expected = {PUB[ALICE]: "Alice Novak", PUB[PRIYA]: "P" * limit}
+        assert TeamDecisions(db).trusted() == expected
+        assert decisions.trusted() == expected
+    finally:
+        db.close()
+
+
 # --- the team lead's policy ---------------------------------------------------------------------
 
 
@@ -414,6 +434,23 @@ def test_a_policy_signed_by_another_key_or_an_older_number_is_not_the_one_in_for
     assert one(v).state == "new"
 
 
+def test_the_highest_rules_number_is_in_force_whatever_its_date():
+    """Rules are ordered by their signed number, not by the date they give themselves: rules
+    number 1 dated after number 2 do not come back into force."""
+    dated = []
+    for seq, created, publishers in (
+        (1, "2026-12-05T10:00:00Z", [PUB[PRIYA]]),
+        (2, "2026-12-01T10:00:00Z", None),
+    ):
+        doc = documents.policy_document("Lee Lead", seq, publishers, False, [])
+        doc["created"] = created
+        dated.append(signed("policy", doc, LEAD))
+    v = view(shared(pack(ALICE)), *dated, trusted=TRUST_ALICE, lead=PUB[LEAD])
+    assert v.policy is not None and v.policy.sequence == 2
+    assert [f.info.sequence for f in v.policies] == [2, 1]
+    assert one(v).state == "new"
+
+
 def _review(key: Ed25519PrivateKey, of: SharedFile) -> SharedFile:
     doc = documents.review_document("Reviewer", of.tool, of.key, of.digest)
     return signed("reviews", doc, key)
@@ -436,6 +473,16 @@ def test_a_second_review_comes_before_the_rest_of_the_team_is_offered_a_tool():
     # Once Priya accepted it, Sam is offered it.
     done = view(tool_file, policy(1, **rules), _review(PRIYA, tool_file), **base)
     assert one(done).state == "new"
+
+
+def test_a_review_of_one_version_is_not_the_second_review_of_the_next():
+    rules = {"publishers": [PUB[ALICE], PUB[PRIYA]], "second_review": True}
+    v1 = shared(pack(ALICE, version=1))
+    v2 = shared(pack(ALICE, version=2, description="Newer."))
+    base = {"trusted": TRUST_ALICE, "lead": PUB[LEAD]}
+    waiting = one(view(v1, v2, policy(1, **rules), _review(PRIYA, v1), **base))
+    assert waiting.file.version == 2 and waiting.state == "awaiting_review"
+    assert one(view(v1, v2, policy(1, **rules), _review(PRIYA, v2), **base)).state == "new"
 
 
 def test_a_tool_turned_off_for_the_team_is_taken_away_and_comes_back_when_lifted():

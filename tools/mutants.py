@@ -3,8 +3,10 @@ project, runs the tests that must catch it, and the gate fails if any mutant sur
 
 A rule is real only if a test fails without it. The review that found nine survivors made its
 mutants by hand; these are kept here so every run of ./run-tests makes them again. A new rule
-in consent/, library/, agent/calls.py, the runner, team signing and the inbox, or the queue
-store gets a mutant here with the tests that catch it.
+in consent/, library/, agent/calls.py, the runner, team signing, trust, sharing and the inbox,
+the queue store, the helpdesk outbox and sync, undo and redo, the caps on set-based changes,
+the console's scheme, the approval's warnings, or a limit read from rules.json gets a mutant
+here with the tests that catch it.
 
 Usage: .venv/bin/python tools/mutants.py [--check-list] [--jobs N] [NAME ...]
   --check-list  only check that each mutant's text is found exactly once (fast; a test runs it)
@@ -47,6 +49,17 @@ RUNNER = "understudy_desktop/library/runner.py"
 INBOX = "understudy_desktop/team/inbox.py"
 OUTBOX = "understudy_desktop/helpdesk/outbox.py"
 SAID = "tests/test_refusals_said.py"
+TABLES = "understudy_desktop/helpdesk/tables.py"
+TRIGGERS = "understudy_desktop/store/helpdesk_tables.py"
+SYNC = "understudy_desktop/helpdesk/sync.py"
+HISTORY = "understudy_desktop/model/history.py"
+SCHEME = "understudy_desktop/web/scheme.py"
+WORDING = "understudy_desktop/approval/wording.py"
+FAKES = "tests/test_helpdesk_outbox_fakes.py"
+UNDO = "tests/test_undo_history.py"
+CAPS = "tests/test_set_caps.py"
+WORDS = "tests/test_approval_wording.py"
+LIMITS = ("tests/test_limits_from_rules.py",)
 HOSTILE = "tests/test_hostile_page.py"
 TRUST = "tests/test_team_trust.py"
 MUTANTS: tuple[Mutant, ...] = (
@@ -354,7 +367,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "page's Run… skips ask-every-time",
-        "understudy_desktop/bridge/console_asks.py",
+        "understudy_desktop/shell/console_asks.py",
         "        if not tool.ask_every_time:\n",
         "        if True:\n",
         ("tests/test_hostile_page.py", "-k", "run_form"),
@@ -471,6 +484,349 @@ MUTANTS: tuple[Mutant, ...] = (
         "    if problems:\n        raise CommandError(ErrorCode.INVALID_PAYLOAD",
         "    if False:\n        raise CommandError(ErrorCode.INVALID_PAYLOAD",
         ("tests/test_model.py", "-k", "does_not_fit_is_refused"),
+    ),
+    # --- the helpdesk outbox and sync: coalescing, order, tags, unchanged values ------------
+    Mutant(
+        "oldest waiting value sent",
+        TABLES,
+        "value=json.loads(rows[-1][1]),",
+        "value=json.loads(rows[0][1]),",
+        (FAKES, "-k", "newest_of_several"),
+    ),
+    Mutant(
+        "outbox sends the newest change first",
+        TABLES,
+        '" ORDER BY seq LIMIT 1",',
+        '" ORDER BY seq DESC LIMIT 1",',
+        (FAKES, "-k", "newest_of_several"),
+    ),
+    Mutant(
+        "outbox compares tags in order",
+        OUTBOX,
+        '    if field == "tags":\n        return sorted(value or ())\n',
+        '    if field == "tags":\n        return list(value or ())\n',
+        (FAKES, "-k", "helpdesks_own_order"),
+    ),
+    Mutant(
+        "outbox ignores a tag's case",
+        OUTBOX,
+        '    if field == "tags":\n        return sorted(value or ())\n',
+        '    if field == "tags":\n        return sorted(str(t).lower() for t in value or ())\n',
+        (FAKES, "-k", "case_someone_changed"),
+    ),
+    Mutant(
+        "a helpdesk linked without the outbox's triggers",
+        TABLES,
+        " cursor),\n    )\n    watch_changes(conn)\n",
+        " cursor),\n    )\n",
+        ("tests/test_outbox_triggers.py",),
+    ),
+    Mutant(
+        "the outbox's triggers kept with no helpdesk",
+        TRIGGERS,
+        "        elif not linked and name in there:",
+        "        elif False:",
+        ("tests/test_outbox_triggers.py",),
+    ),
+    Mutant(
+        "unchanged value put in the outbox",
+        TRIGGERS,
+        "WHEN NEW.{field} IS NOT OLD.{field} AND EXISTS (",
+        "WHEN EXISTS (",
+        (FAKES, "-k", "written_over_itself"),
+    ),
+    Mutant(
+        "sync overwrites our change on its way",
+        SYNC,
+        "        if name in busy:\n            continue\n",
+        "        if False:\n            continue\n",
+        (FAKES, "-k", "sync_leaves_a_field"),
+    ),
+    Mutant(
+        "sync keeps the helpdesk's tag order",
+        SYNC,
+        '    return sorted(value or ()) if name == "tags" else value\n',
+        '    return list(value or ()) if name == "tags" else value\n',
+        (FAKES, "-k", "kept_sorted"),
+    ),
+    Mutant(
+        "sync's writes sent back",
+        SYNC,
+        "    hd.set_quiet(conn, True)\n",
+        "    hd.set_quiet(conn, False)\n",
+        (FAKES, "-k", "do_not_go_back"),
+    ),
+    # --- the person's undo and redo, and a change that changes nothing ---------------------
+    Mutant(
+        "undo first change first",
+        HISTORY,
+        "order = list(reversed(range(len(entry.changes))))",
+        "order = list(range(len(entry.changes)))",
+        (UNDO, "-k", "last_step_first"),
+    ),
+    Mutant(
+        "redo in undo's order",
+        HISTORY,
+        "entry.undone_changes = [entry.changes[i] for i in sorted(applied)]",
+        "entry.undone_changes = [entry.changes[i] for i in applied]",
+        (UNDO, "-k", "last_step_first"),
+    ),
+    Mutant(
+        "a new change keeps the redo",
+        HISTORY,
+        "        self._undone.clear()\n",
+        "",
+        (UNDO, "-k", "ends_the_redo"),
+    ),
+    Mutant(
+        "toast's Undo takes the last change",
+        HISTORY,
+        "                return self._done.pop(i)\n",
+        "                return self._done.pop()\n",
+        (UNDO, "-k", "toasts_undo"),
+    ),
+    Mutant(
+        "undo keeps one change more",
+        HISTORY,
+        "del self._done[:-KEEP]",
+        "del self._done[: -KEEP - 1]",
+        (UNDO, "-k", "step_back_through"),
+    ),
+    Mutant(
+        "undo keeps one change fewer",
+        HISTORY,
+        "del self._done[:-KEEP]",
+        "del self._done[: -KEEP + 1]",
+        (UNDO, "-k", "step_back_through"),
+    ),
+    Mutant(
+        "no change noted for undo",
+        HISTORY,
+        "        if not changes:\n            return\n",
+        "        if False:\n            return\n",
+        (UNDO, "-k", "changes_nothing"),
+    ),
+    Mutant(
+        "unchanged value is a change",
+        "understudy_desktop/model/commands.py",
+        "    if before == value:\n        return []\n",
+        "    if False:\n        return []\n",
+        (UNDO, "-k", "changes_nothing"),
+    ),
+    Mutant(
+        "set-based change rewrites equal values",
+        "understudy_desktop/model/tables.py",
+        'differs = f"ticket_fields.{field} IS NOT ?"',
+        'differs = "? IS NOT NULL"',
+        (UNDO, "-k", "only_the_tickets_it_changes"),
+    ),
+    Mutant(
+        "set-based tag added where it is",
+        "understudy_desktop/model/tables.py",
+        'f"UPDATE ticket_fields SET tags = {_ADD_TAG} WHERE NOT {has}"',
+        'f"UPDATE ticket_fields SET tags = {_ADD_TAG} WHERE 1"',
+        (UNDO, "-k", "only_the_tickets_it_changes"),
+    ),
+    # --- the caps on set-based changes --------------------------------------------------------
+    Mutant(
+        "set-based tag past a full ticket",
+        "understudy_desktop/model/tables.py",
+        "json_array_length(ticket_fields.tags) < {MAX_TAGS}",
+        "json_array_length(ticket_fields.tags) <= {MAX_TAGS}",
+        (CAPS, "-k", "full_ticket"),
+    ),
+    Mutant(
+        "one more tag on a full ticket",
+        "understudy_desktop/model/commands.py",
+        "if len(ticket.tags) >= tables.MAX_TAGS:",
+        "if len(ticket.tags) > tables.MAX_TAGS:",
+        (CAPS, "-k", "one_more_tag"),
+    ),
+    Mutant(
+        "selection takes one ticket more",
+        "understudy_desktop/bridge/protocol.py",
+        "max_length=rules().limits.selectionTickets",
+        "max_length=rules().limits.selectionTickets + 1",
+        (CAPS, "-k", "selection"),
+    ),
+    # --- the team: the rules in force, version numbers, the review gate, trust kept ------
+    Mutant(
+        "team rules ordered by their date",
+        INBOX,
+        "files.sort(key=lambda f: (f.info.sequence, when(f.created), f.name), reverse=True)",
+        "files.sort(key=lambda f: (when(f.created), f.info.sequence, f.name), reverse=True)",
+        (TRUST, "-k", "rules_number"),
+    ),
+    Mutant(
+        "oldest team rules in force",
+        INBOX,
+        "files.sort(key=lambda f: (f.info.sequence, when(f.created), f.name), reverse=True)",
+        "files.sort(key=lambda f: (f.info.sequence, when(f.created), f.name))",
+        (TRUST, "-k", "rules_number"),
+    ),
+    Mutant(
+        "moved lead's old key still rules",
+        INBOX,
+        "    for key in reversed(chain):\n",
+        "    for key in chain:\n",
+        ("tests/test_team_adversary.py", "-k", "lead_who_moved"),
+    ),
+    Mutant(
+        "review of another version counts",
+        INBOX,
+        "for k in reviewed.get(file.digest, set()) if",
+        "for k in set().union(*reviewed.values()) if",
+        (TRUST, "-k", "one_version"),
+    ),
+    Mutant(
+        "shared version forgets what was seen",
+        "understudy_desktop/team/library_service.py",
+        'pack["teamVersion"] = max(version, seen) + 1',
+        'pack["teamVersion"] = version + 1',
+        ("tests/test_team_library.py", "-k", "after_the_file_was_deleted"),
+    ),
+    Mutant(
+        "shared version not numbered up",
+        "understudy_desktop/team/library_service.py",
+        'pack["teamVersion"] = max(version, seen) + 1',
+        'pack["teamVersion"] = max(version, seen, 1)',
+        ("tests/test_team_library.py", "-k", "after_the_file_was_deleted"),
+    ),
+    Mutant(
+        "an accept's trust not written",
+        "understudy_desktop/shell/pack_actions.py",
+        "                TeamDecisions.write_trust(conn, trusting.key, trusting.author)\n",
+        "                pass\n",
+        ("tests/test_team_library.py", "-k", "records_its_trust"),
+    ),
+    Mutant(
+        "an accept's version not noted",
+        "understudy_desktop/shell/pack_actions.py",
+        "            if shared is not None:\n                # Accepted, in the same transaction",
+        "            if False:\n                # Accepted, in the same transaction",
+        ("tests/test_team_library.py", "-k", "records_its_trust"),
+    ),
+    Mutant(
+        "trust not kept past a restart",
+        "understudy_desktop/team/trust.py",
+        "            lambda conn: self.write_trust(conn, key, name),\n",
+        "            lambda conn: None,\n",
+        (TRUST, "-k", "trusted_key_is_kept"),
+    ),
+    Mutant(
+        "trusted name kept uncut",
+        "understudy_desktop/team/trust.py",
+        "            (key, name[:AUTHOR], time.time()),\n",
+        "            (key, name, time.time()),\n",
+        (TRUST, "-k", "trusted_key_is_kept"),
+    ),
+    # --- the console's scheme ----------------------------------------------------------------
+    Mutant(
+        "scheme serves any host",
+        SCHEME,
+        'if url.host() != HOST or method not in ("GET", "HEAD"):',
+        'if method not in ("GET", "HEAD"):',
+        ("tests/test_console_boot.py", "-k", "own_host"),
+    ),
+    Mutant(
+        "scheme takes any method",
+        SCHEME,
+        'if url.host() != HOST or method not in ("GET", "HEAD"):',
+        "if url.host() != HOST:",
+        ("tests/test_console_boot.py", "-k", "own_host"),
+    ),
+    Mutant(
+        "scheme follows a link out",
+        SCHEME,
+        "if not resolved.is_relative_to(root.resolve()) or not resolved.is_file():",
+        "if not resolved.is_file():",
+        ("tests/test_console_boot.py", "-k", "symlinks_that_leave"),
+    ),
+    # --- the approval's warnings -------------------------------------------------------------
+    Mutant(
+        "many tickets at once unsaid",
+        WORDING,
+        "    if many:\n",
+        "    if False:\n",
+        (WORDS, "-k", "many_tickets"),
+    ),
+    Mutant(
+        "a read said to change tickets",
+        WORDING,
+        "if info is not None and info.mutates and info.title not in titles:",
+        "if info is not None and info.title not in titles:",
+        (WORDS, "-k", "only_reads"),
+    ),
+    Mutant(
+        "optional question not said so",
+        WORDING,
+        'out.append(f"• {text}" + ("" if name in required else " (optional)"))',
+        'out.append(f"• {text}")',
+        (WORDS, "-k", "left_out"),
+    ),
+    Mutant(
+        "changed step shown unchanged",
+        WORDING,
+        'lines.append(f"{a}" if a == b else f"{a}\\n   → now: {b.split(\'. \', 1)[-1]}")',
+        'lines.append(f"{a}")',
+        (WORDS, "-k", "before_and_now"),
+    ),
+    Mutant(
+        "changed description not shown",
+        WORDING,
+        "    if was != new.description:\n",
+        "    if False:\n",
+        (WORDS, "-k", "before_and_now"),
+    ),
+    # --- every limit read from rules.json ---------------------------------------------------
+    Mutant(
+        "consent lifetime copied into code",
+        "understudy_desktop/consent/ledger.py",
+        "CONSENT_TTL_S = rules().consentTtlSeconds",
+        "CONSENT_TTL_S = 120.0",
+        LIMITS,
+    ),
+    Mutant(
+        "output budget copied into code",
+        "understudy_desktop/agent/results.py",
+        "OUTPUT_BUDGET = rules().budgets.output",
+        "OUTPUT_BUDGET = 1500",
+        LIMITS,
+    ),
+    Mutant(
+        "approval hold copied into code",
+        CALLS,
+        "self.approval_hold_s = float(rules().approvalHoldSeconds)",
+        "self.approval_hold_s = 45.0",
+        LIMITS,
+    ),
+    Mutant(
+        "recording length copied into code",
+        "understudy_desktop/model/teaching.py",
+        "MAX_STEPS = rules().limits.recordingSteps",
+        "MAX_STEPS = 200",
+        LIMITS,
+    ),
+    Mutant(
+        "cap at publish copied into code",
+        LIBRARY,
+        "        cap = rules().maxTaughtTools\n        if adding and",
+        "        cap = 16\n        if adding and",
+        LIMITS,
+    ),
+    Mutant(
+        "cap at turn on copied into code",
+        LIBRARY,
+        "        cap = rules().maxTaughtTools\n\n        def write(",
+        "        cap = 16\n\n        def write(",
+        LIMITS,
+    ),
+    Mutant(
+        "cap on import copied into code",
+        "understudy_desktop/packs/adding.py",
+        "    cap = rules().maxTaughtTools\n",
+        "    cap = 16\n",
+        LIMITS,
     ),
 )
 

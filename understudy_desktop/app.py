@@ -32,11 +32,11 @@ from understudy_desktop.agent.runtime_file import (
 )
 from understudy_desktop.approval.gate import ConsentGate
 from understudy_desktop.approval.service import ConsentService
-from understudy_desktop.bridge.console_asks import ConsoleAsks
 from understudy_desktop.bridge.library_view import ConsoleLibraryView
 from understudy_desktop.chromium_flags import apply_chromium_flags
 from understudy_desktop.consent.ledger import ConsentLedger
 from understudy_desktop.consent.seal import load_seal
+from understudy_desktop.gc_on_main import set_start_apart
 from understudy_desktop.helpdesk.credentials import Credentials
 from understudy_desktop.library.drafts import Drafts
 from understudy_desktop.library.legacy import migrate_legacy_files
@@ -48,6 +48,7 @@ from understudy_desktop.model.service import ConsoleModel
 from understudy_desktop.packs.adding import looks_like_pack
 from understudy_desktop.paths import DataPaths, key_dir, web_assets_dir
 from understudy_desktop.qt_thread import call_on_main, init_main_thread_dispatch
+from understudy_desktop.shell.console_asks import ConsoleAsks
 from understudy_desktop.shell.file_open import FileOpenEvents, UnderstudyApplication
 from understudy_desktop.shell.helpdesk_link import HelpdeskLink
 from understudy_desktop.shell.helpdesk_menu import HelpdeskMenu
@@ -73,10 +74,12 @@ from understudy_desktop.web.page_files import incomplete_words, missing_page_fil
 from understudy_desktop.web.profile import make_profile
 from understudy_desktop.web.scheme import register_scheme
 
-if TYPE_CHECKING:  # imported when the endpoint starts: the MCP SDK takes ~0.8 s to import
+if TYPE_CHECKING:  # imported on a thread of its own: the MCP SDK takes ~0.4 s to import
     from understudy_desktop.agent.server import AgentServer
 
 log = logging.getLogger(__name__)
+
+IMPORT_SWITCH_S = 0.0005  # seconds; see start_agent_soon
 
 _prepared = False
 
@@ -184,7 +187,7 @@ def open_session(paths: DataPaths, agent_port: int | None = 0) -> Session:
     settings = Settings(db)
     window.attach_queue(keeper, RememberedChoices(settings))
     runner = ToolRunner(model, library, window)
-    calls = ToolCalls(library, drafts, runner, consent, window.port, window, keeper.known)
+    calls = ToolCalls(library, drafts, runner, consent, window, keeper.known)
     person = PersonCommands(model, window.port, keeper, library, consent, window)
     window.attach_person(person)
     ConsoleAsks(
@@ -263,25 +266,30 @@ def start_agent(session: Session, port: int) -> AgentServer:
 
 
 def start_agent_soon(session: Session, port: int) -> None:
-    """Start the endpoint once the console is ready, importing the MCP SDK (about 0.8 s) on a
-    thread of its own. Not sooner: while the page loads, the shell serves its files from
-    Python, and an import holding the interpreter then would slow the window down (the
-    console is ready in ~0.3 s after the window opens alone, ~0.8 s with the import beside
-    it), with no gain for the agent (bench/native_anchor.py, start-up)."""
+    """Start the endpoint as soon as the MCP SDK is imported, importing it (about 0.4 s of
+    Python) on a thread of its own while the window's page loads, so an agent can list the
+    tools about when the console is ready.
+
+    Beside the import, the Qt thread still serves the page its files from Python, and it
+    would wait for the interpreter up to the switch interval (5 ms) for each, dozens of times
+    in a row: the console was ready 0.5 s later with the import beside it. While the import
+    runs, the interval is cut to IMPORT_SWITCH_S, so the Qt thread gets the interpreter back
+    within a fraction of a millisecond (bench/native_anchor.py, start-up)."""
 
     def warm() -> None:
-        import understudy_desktop.agent.server  # noqa: F401 (the import is the work)
+        was = sys.getswitchinterval()
+        sys.setswitchinterval(min(was, IMPORT_SWITCH_S))
+        try:
+            import understudy_desktop.agent.server  # noqa: F401 (the import is the work)
+        finally:
+            sys.setswitchinterval(was)
+        call_on_main(started)
 
-        call_on_main(lambda: start_agent(session, port))
+    def started() -> None:
+        start_agent(session, port)
+        set_start_apart()
 
-    def begin(ready: bool) -> None:
-        if ready:
-            session.window.port.ready_changed.disconnect(begin)
-            threading.Thread(target=warm, name="understudy-mcp-import", daemon=True).start()
-
-    session.window.port.ready_changed.connect(begin)
-    if session.window.port.ready:
-        begin(True)
+    threading.Thread(target=warm, name="understudy-mcp-import", daemon=True).start()
 
 
 def cannot_start(exc: BaseException, data_dir: Path, quiet: bool) -> int:
@@ -313,6 +321,15 @@ def hand_over(guard: InstanceGuard, paths: DataPaths, open_file: Path | None) ->
         file=sys.stderr,
     )
     return 3
+
+
+def second_start(window: MainWindow, message: dict[str, str]) -> None:
+    """The app was started again on this data folder: come to the front, open its file."""
+    window.showNormal()
+    window.raise_()
+    window.activateWindow()
+    if message.get("file"):
+        window.open_file(Path(message["file"]))
 
 
 def quit_on_signals(app: QApplication) -> None:
@@ -379,28 +396,23 @@ def run(
         elif quit_after_load:
             # Used by smoke tests and benchmarks: start, wait for the console, stop.
             QTimer.singleShot(0, app.quit)
+        if agent_port is None:
+            set_start_apart()
 
-    # The endpoint first: opening a file given at start may show a dialog (a pack's preview)
-    # whose answer can take minutes, and agents must not be shut out meanwhile.
-    if agent_port is not None:
-        start_agent_soon(session, agent_port)
     window.port.ready_changed.connect(first_ready)
     if isinstance(app, UnderstudyApplication):
         app.opener = FileOpenEvents(window)
     window.load_console()
     window.show()
+    # The endpoint starts whatever the console then asks (opening a file given at start may
+    # show a pack's preview, whose answer can take minutes): agents are never shut out.
+    if agent_port is not None:
+        start_agent_soon(session, agent_port)
     quit_on_signals(app)
     if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
         log.info("running offscreen: the window is not visible")
 
-    def second_start(message: dict[str, str]) -> None:
-        window.showNormal()
-        window.raise_()
-        window.activateWindow()
-        if message.get("file"):
-            window.open_file(Path(message["file"]))
-
-    guard.on_message(second_start)
+    guard.on_message(lambda message: second_start(window, message))
     code = app.exec()
     session.close()
     remove_starting(paths.root, os.getpid())

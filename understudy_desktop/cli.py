@@ -4,6 +4,7 @@ a Tool Pack to import)."""
 from __future__ import annotations
 
 import argparse
+import gc
 from pathlib import Path
 
 from understudy_desktop import APP_NAME, __version__
@@ -74,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     keep_private()
     paths = resolve_data_paths(args.data_dir)
     configure_logging(paths, args.log_level)
+    gc.disable()  # until the app is up (gc_on_main.py says why)
     # Imported late: argument errors and --help must not pay for starting Qt.
     from understudy_desktop.app import run
 

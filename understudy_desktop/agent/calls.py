@@ -20,14 +20,10 @@ from typing import Any
 from PySide6.QtCore import QObject
 
 from understudy_desktop.agent import builtins
-from understudy_desktop.agent.schema_check import argument_problems
 from understudy_desktop.approval import wording
 from understudy_desktop.approval.gate import Ticket
 from understudy_desktop.approval.service import Answer, ConsentService, error
 from understudy_desktop.bridge import to_page
-from understudy_desktop.bridge.console_port import ConsolePort
-from understudy_desktop.bridge.protocol import DraftAnswer
-from understudy_desktop.bridge.to_page import DraftMeta, DraftParameter, DraftRequest
 from understudy_desktop.consent.manifest import (
     PUBLISH_TOOL,
     REVOKE_TOOL,
@@ -35,13 +31,16 @@ from understudy_desktop.consent.manifest import (
     SensitiveAction,
 )
 from understudy_desktop.error_codes import ErrorCode
+from understudy_desktop.library.draft_compiler import build_draft
 from understudy_desktop.library.drafts import Drafts, check_draft
+from understudy_desktop.library.generalize import GeneralizeError
 from understudy_desktop.library.library import Library
 from understudy_desktop.library.may_run import may_run
 from understudy_desktop.library.model import PUBLIC_FIELDS, TaughtTool
 from understudy_desktop.library.refs import Known
 from understudy_desktop.library.runner import RunJob, RunResult, ToolRunner, tool_state
 from understudy_desktop.rules import rules
+from understudy_desktop.schema_check import argument_problems
 
 log = logging.getLogger(__name__)
 # Characters an agent receives per call (rules.json; agent/results.py cuts to the same). Read
@@ -103,7 +102,6 @@ class ToolCalls(QObject):
         drafts: Drafts,
         runner: ToolRunner,
         consent: ConsentService,
-        port: ConsolePort,
         parent: QObject | None = None,
         known: Callable[[], Known] = dict,
     ) -> None:
@@ -113,7 +111,6 @@ class ToolCalls(QObject):
         self.known = known  # the saved queue's people and templates (names for the dialog)
         self.runner = runner
         self.consent = consent
-        self.port = port
         self.run_timeout_s = DEFAULT_RUN_TIMEOUT_S
         self.approval_hold_s = float(rules().approvalHoldSeconds)
         # What a caller could not be told (it had cancelled), said with its next answer.
@@ -255,43 +252,38 @@ class ToolCalls(QObject):
             if pair is None:
                 answer(error(ErrorCode.NOT_FOUND, "The recording to pair with does not exist."))
                 return
-        request = _draft_request(args, recording, pair)
-        if request is None:
+        shown = _shown(recording)
+        shown_pair = _shown(pair) if pair is not None else None
+        if shown is None or (pair is not None and shown_pair is None):
             answer(error(ErrorCode.CANNOT_GENERALIZE, "The recording cannot be used."))
             return
-
-        def compiled(result: DraftAnswer | None) -> None:
-            if result is None:
-                answer(error(ErrorCode.TOOL_ERROR, "The console could not draft the tool."))
-                return
-            if result.error or result.definition is None:
-                answer(
-                    error(
-                        ErrorCode.CANNOT_GENERALIZE, result.error or "The recording cannot be used."
-                    )
-                )
-                return
-            definition, problems = check_draft(
-                result.definition, self.library.catalogue, recording, known=self.known()
-            )
-            if definition is None:
-                answer(error(ErrorCode.TOOL_ERROR, " ".join(problems)))
-                return
-            problems = list(dict.fromkeys([*result.problems, *problems]))
-            draft = self.drafts.add(
-                definition, problems, "agent", requester, str(recording["id"]), result.warnings
-            )
-            answer(
-                {
-                    "draft_id": draft.id,
-                    "tool": {k: v for k, v in definition.stored().items() if k in PUBLIC_FIELDS},
-                    "summary": wording.summary(definition, self.library.catalogue),
-                    "problems": problems,
-                    "warnings": result.warnings,
-                }
-            )
-
-        self.port.draft(request, compiled)
+        catalogue = self.library.catalogue
+        try:
+            # Compiled here, from the recordings the shell holds: the page is not asked, so a
+            # page that navigates, hangs or lies cannot break or change an agent's draft.
+            built = build_draft(shown, shown_pair, args, catalogue)
+        except GeneralizeError as exc:
+            answer(error(ErrorCode.CANNOT_GENERALIZE, str(exc)))
+            return
+        definition, problems = check_draft(
+            built.definition, catalogue, recording, known=self.known()
+        )
+        if definition is None:
+            answer(error(ErrorCode.TOOL_ERROR, " ".join(problems)))
+            return
+        problems = list(dict.fromkeys([*built.problems, *problems]))
+        draft = self.drafts.add(
+            definition, problems, "agent", requester, str(recording["id"]), built.warnings
+        )
+        answer(
+            {
+                "draft_id": draft.id,
+                "tool": {k: v for k, v in definition.stored().items() if k in PUBLIC_FIELDS},
+                "summary": wording.summary(definition, catalogue),
+                "problems": problems,
+                "warnings": built.warnings,
+            }
+        )
 
     # --- cancelled too late ----------------------------------------------------------------
     def _cancelled_late(self, job: RunJob) -> None:
@@ -408,21 +400,9 @@ class ToolCalls(QObject):
         return job
 
 
-def _draft_request(
-    args: dict[str, Any], recording: dict[str, Any], pair: dict[str, Any] | None
-) -> DraftRequest | None:
-    """What the page compiles: the recordings as the shell keeps them, and what the agent
-    chose (its arguments were checked against the tool's schema already). None when a stored
-    recording does not fit the protocol."""
+def _shown(recording: dict[str, Any]) -> dict[str, Any] | None:
+    """A stored recording in the shape every recording is drafted from (people and templates
+    by name, each value's provenance one the recorder gives), or None when an odd one left by
+    an older version does not fit it."""
     shown = to_page.recording(recording)
-    shown_pair = to_page.recording(pair) if pair is not None else None
-    if shown is None or (pair is not None and shown_pair is None):
-        return None
-    parameters = args.get("parameters") or {}
-    meta = DraftMeta(
-        name=str(args["name"]),
-        title=str(args.get("title", "")),
-        description=str(args["description"]),
-        parameters={k: DraftParameter.model_validate(v) for k, v in parameters.items()},
-    )
-    return DraftRequest(recording=shown, pairWith=shown_pair, meta=meta)
+    return shown.model_dump(mode="json") if shown is not None else None

@@ -16,9 +16,8 @@ from PySide6.QtCore import QObject, Signal
 
 from understudy_desktop.bridge.page_bridge import BridgeResult, PageBridge
 from understudy_desktop.bridge.page_pace import TOO_FAST
-from understudy_desktop.bridge.protocol import Ask, DraftAnswer, Summary, parse_answer
+from understudy_desktop.bridge.protocol import Ask, Summary, parse_answer
 from understudy_desktop.bridge.to_page import (
-    DraftRequest,
     FeedRequest,
     FlushRequest,
     HelpdeskRequest,
@@ -78,9 +77,6 @@ class ConsolePort(QObject):
     def teaching(self, state: TeachingState) -> None:
         """Teaching started or stopped (the page shows the red edge and the step count)."""
         self._call(TeachingRequest(**state.model_dump()), None)
-
-    def draft(self, request: DraftRequest, answer: Callable[[DraftAnswer | None], None]) -> None:
-        self._call(request, lambda r: answer(_typed(DraftAnswer, r)))
 
     def show_library(self, view: LibraryRequest) -> None:
         """The library as the page shows it and mirrors it into WebMCP (no answer)."""

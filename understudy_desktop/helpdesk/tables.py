@@ -1,4 +1,5 @@
-"""The helpdesk's tables in the app's database, and the SQL on them.
+"""The helpdesk's tables in the app's database, and the SQL on them (the migrations create
+them and the outbox's triggers: store/helpdesk_tables.py).
 
 - helpdesk_link: the one connected queue (which helpdesk, which generation of the queue, the
   fields it sends), and `quiet`, set only inside a sync's own transaction so that what the
@@ -11,7 +12,9 @@
 - outbox: every change to a sent field of a connected ticket, one row per changed ticket and
   field, written by triggers on ticket_fields. A trigger runs inside the statement that
   changed the field, so the row is in the same transaction as the change whatever made it (a
-  person's click, an agent's run, an undo, a bulk change): no path can forget it.
+  person's click, an agent's run, an undo, a bulk change): no path can forget it. The
+  triggers exist only while the link does: writing or forgetting the link makes or drops
+  them in the same transaction (watch_changes).
 
 Rows leave the outbox in order (outbox.py); `state` says where each stands.
 """
@@ -25,98 +28,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from understudy_desktop.helpdesk.base import SENT_FIELDS, RemoteTicket
-from understudy_desktop.model.tables import remove_ticket
-
-_TRIGGER = """
-CREATE TRIGGER outbox_{field} AFTER UPDATE OF {field} ON ticket_fields
-WHEN NEW.{field} IS NOT OLD.{field} AND EXISTS (
-    SELECT 1 FROM helpdesk_link
-    WHERE quiet = 0 AND instr(fields, ',{field},') > 0
-      AND generation = (SELECT json_extract(value, '$') FROM queue_meta WHERE key = 'generation')
-)
-BEGIN
-    INSERT INTO outbox (ticket, field, value, base, at)
-    VALUES (
-        NEW.id, '{field}', {new_value},
-        coalesce((SELECT fields -> '$.{field}' FROM helpdesk_seen WHERE ticket = NEW.id), 'null'),
-        (julianday('now') - 2440587.5) * 86400.0
-    );
-END
-"""
-
-
-def _trigger(field: str) -> str:
-    new_value = "NEW.tags" if field == "tags" else f"json_quote(NEW.{field})"
-    return _TRIGGER.format(field=field, new_value=new_value)
-
-
-_TABLES = """
-    CREATE TABLE helpdesk_link (
-        id INTEGER PRIMARY KEY CHECK (id = 1),
-        kind TEXT NOT NULL,
-        generation TEXT NOT NULL,
-        settings TEXT NOT NULL,
-        fields TEXT NOT NULL,
-        cursor TEXT NOT NULL DEFAULT '',
-        quiet INTEGER NOT NULL DEFAULT 0
-    );
-    CREATE TABLE helpdesk_ids (
-        kind TEXT NOT NULL CHECK (kind IN ('ticket', 'person', 'template')),
-        console_id TEXT NOT NULL,
-        remote_id TEXT NOT NULL,
-        PRIMARY KEY (kind, console_id),
-        UNIQUE (kind, remote_id)
-    );
-    CREATE TABLE helpdesk_seen (
-        ticket TEXT PRIMARY KEY,
-        version TEXT NOT NULL,
-        updated TEXT NOT NULL,
-        fields TEXT NOT NULL
-    );
-    CREATE TABLE outbox (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        ticket TEXT NOT NULL,
-        field TEXT NOT NULL,
-        value TEXT NOT NULL,
-        base TEXT NOT NULL,
-        state TEXT NOT NULL DEFAULT 'waiting'
-            CHECK (state IN ('waiting', 'sent', 'refused', 'conflict', 'settled')),
-        attempts INTEGER NOT NULL DEFAULT 0,
-        next_at REAL NOT NULL DEFAULT 0,
-        words TEXT NOT NULL DEFAULT '',
-        theirs TEXT,
-        at REAL NOT NULL,
-        done_at REAL
-    );
-    CREATE INDEX outbox_open ON outbox (state, ticket, field) WHERE state != 'sent'
-    """
-
-
-LEFT_TABLE = """
-    CREATE TABLE helpdesk_left (
-        ticket TEXT PRIMARY KEY,
-        subject TEXT NOT NULL,
-        why TEXT NOT NULL CHECK (why IN ('moved', 'deleted')),
-        unsent INTEGER NOT NULL,
-        at REAL NOT NULL
-    )
-    """
-
-
-def create_left_table(conn: sqlite3.Connection) -> None:
-    """Migration 9 (store/database.py)."""
-    conn.execute(LEFT_TABLE)
-
-
-def create_tables(conn: sqlite3.Connection) -> None:
-    """Migration 8 (store/database.py). A trigger's body holds semicolons, so each statement
-    is run on its own rather than split from one script."""
-    for statement in _TABLES.split(";"):
-        conn.execute(statement)
-    for field in SENT_FIELDS:
-        conn.execute(_trigger(field))
-
+from understudy_desktop.helpdesk.base import RemoteTicket
+from understudy_desktop.store.helpdesk_tables import SENT_FIELDS, watch_changes
+from understudy_desktop.store.ticket_tables import remove_ticket
 
 OPEN_STATES = ("waiting", "refused", "conflict")
 
@@ -173,6 +87,7 @@ def write_link(
         " VALUES (1, ?, ?, ?, ?, ?)",
         (kind, generation, json.dumps(settings), "," + ",".join(fields) + ",", cursor),
     )
+    watch_changes(conn)
 
 
 def move_link(conn: sqlite3.Connection, settings: dict[str, Any]) -> None:
@@ -189,6 +104,7 @@ def forget_link(conn: sqlite3.Connection) -> None:
         conn.execute(f"DELETE FROM {table}")
     # What never reached the helpdesk is kept, settled, for the record (journal has it too).
     conn.execute("UPDATE outbox SET state = 'settled' WHERE state != 'sent'")
+    watch_changes(conn)
 
 
 def set_cursor(conn: sqlite3.Connection, cursor: str) -> None:

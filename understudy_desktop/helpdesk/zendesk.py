@@ -21,7 +21,6 @@ from typing import Any, Final
 import httpx2
 
 from understudy_desktop.helpdesk.base import (
-    SENT_FIELDS,
     Abilities,
     ConflictError,
     Departure,
@@ -38,6 +37,7 @@ from understudy_desktop.helpdesk.base import (
 )
 from understudy_desktop.helpdesk.http import Http
 from understudy_desktop.queue_io.plain_text import html_to_text
+from understudy_desktop.store.helpdesk_tables import SENT_FIELDS
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ from understudy_desktop.definition import (
     Step,
     StepArg,
 )
-from understudy_desktop.packs.lint import lint_schema
+from understudy_desktop.library.lint import lint_schema
 from understudy_desktop.rules import rules
 
 

@@ -1,9 +1,10 @@
 """Drafts: tools proposed but not approved, kept by the shell.
 
-A draft is compiled by the page (generalize + compile in js/teach/), but the shell keeps its
-own copy, re-checks it (library/checks.py), recomputes its annotations from the catalogue, and
-makes sure it does what the recording it came from did. What the person approves in the
-dialog is this copy, never whatever the page holds by then.
+An agent's draft is compiled here, from the recording the shell holds
+(library/draft_compiler.py); a person's comes from the page's Make a tool. Either way the
+shell keeps its own copy, re-checks it (library/checks.py), recomputes its annotations from
+the catalogue, and makes sure it does what the recording it came from did. What the person
+approves in the dialog is this copy, never whatever the page holds by then.
 """
 
 from __future__ import annotations

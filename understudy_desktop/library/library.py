@@ -36,8 +36,8 @@ from understudy_desktop.consent.seal import ApprovalSeal
 from understudy_desktop.definition import Approved
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library import store
+from understudy_desktop.library.drift import grade_drift, is_breaking
 from understudy_desktop.library.model import Origin, Status, TaughtTool, Usage, definition_hash
-from understudy_desktop.packs.drift import grade_drift, is_breaking
 from understudy_desktop.qt_thread import call_on_main
 from understudy_desktop.rules import rules
 from understudy_desktop.store.database import Database, storage_words

@@ -16,9 +16,9 @@ from typing import Any, Literal
 
 from understudy_desktop.catalogue import Catalogue, CommandInfo
 from understudy_desktop.error_codes import ErrorCode
+from understudy_desktop.js_text import code_point_sorted, first_name, js_length
 from understudy_desktop.model import tables
 from understudy_desktop.model.payloads import payload_problems
-from understudy_desktop.model.text import code_point_sorted, first_name, js_length
 from understudy_desktop.model.views import Filter, View
 
 WriteOp = Literal["set", "add_tag", "remove_tag"]

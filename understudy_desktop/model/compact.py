@@ -13,7 +13,7 @@ import copy
 import json
 from typing import Any
 
-from understudy_desktop.model.text import js_length, js_slice
+from understudy_desktop.js_text import js_length, js_slice
 from understudy_desktop.rules import rules
 
 LONG_TEXT = 200

@@ -49,8 +49,10 @@ class History:
         return None
 
     def undone(self, entry: Entry, applied: list[int]) -> None:
-        """Undo wrote back these changes (by index into entry.changes, reversed order)."""
-        entry.undone_changes = [entry.changes[i] for i in applied]
+        """Undo wrote back these changes (by index into entry.changes, reversed order). They
+        are kept in the order they were made: redo makes them again in that order (a run that
+        set one field twice ends where it ended, not at its first value)."""
+        entry.undone_changes = [entry.changes[i] for i in sorted(applied)]
         if entry.undone_changes:
             self._undone.append(entry)
 

@@ -19,15 +19,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from understudy_desktop.agent.schema_check import argument_problems
 from understudy_desktop.catalogue import Catalogue
 from understudy_desktop.definition import ConstArg, ParamArg, Step
 from understudy_desktop.error_codes import ErrorCode
+from understudy_desktop.js_text import js_lower, js_trim
 from understudy_desktop.model import commands
 from understudy_desktop.model.commands import CommandError, Context, People, Write
 from understudy_desktop.model.compact import compact
-from understudy_desktop.model.text import js_lower, js_trim
 from understudy_desktop.model.views import UNASSIGNED, View
+from understudy_desktop.schema_check import argument_problems
 
 
 class RunError(Exception):

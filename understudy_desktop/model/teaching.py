@@ -20,8 +20,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from understudy_desktop.catalogue import Catalogue
+from understudy_desktop.js_text import js_length, js_slice
 from understudy_desktop.model.commands import People
-from understudy_desktop.model.text import js_length, js_slice
 from understudy_desktop.model.views import Filter
 from understudy_desktop.rules import rules
 

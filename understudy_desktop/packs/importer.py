@@ -22,8 +22,8 @@ from pydantic import ValidationError
 from understudy_desktop.catalogue import Catalogue
 from understudy_desktop.definition import Approved, Definition
 from understudy_desktop.library.checks import complete, definition_problems
+from understudy_desktop.library.drift import grade_drift
 from understudy_desktop.library.model import shown_name
-from understudy_desktop.packs.drift import grade_drift
 from understudy_desktop.packs.model import Pack
 from understudy_desktop.rules import rules
 from understudy_desktop.text import count_of

@@ -3,7 +3,7 @@ changes in, the outbox that takes ours out, and where things stand, in words.
 
 Everything that changes the queue goes through the model (model/service.py): a sync's writes
 are the model's `from_outside` commits, drawn by the page like any other. The outbox is filled
-by the database itself (helpdesk/tables.py); this only wakes the sender after each commit.
+by the database itself (store/helpdesk_tables.py); this only wakes the sender after each commit.
 Pulls and sends run off the Qt thread; what they say comes back as Qt signals.
 """
 

@@ -24,7 +24,8 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
-from understudy_desktop.helpdesk import tables as helpdesk_tables
+from understudy_desktop.store import helpdesk_tables
+from understudy_desktop.store.ticket_tables import CREATE_TABLES, insert_rows, tags_text
 
 log = logging.getLogger(__name__)
 
@@ -35,11 +36,9 @@ Work = Callable[[sqlite3.Connection], Any]
 
 # Each entry moves the schema one version up; PRAGMA user_version says where a file is.
 def _split_tickets(conn: sqlite3.Connection) -> None:
-    """6: a ticket in three rows (model/tables.py): what the customer wrote, what a search looks
+    """6: a ticket in three rows (ticket_tables.py): what the customer wrote, what a search looks
     in, and what commands change, so a change to 100,000 tickets rewrites only small rows. The
     view `tickets` keeps the old shape for readers. Tags are sorted, as commands keep them."""
-    from understudy_desktop.model.tables import CREATE_TABLES, insert_rows, tags_text
-
     for statement in _statements(CREATE_TABLES):
         conn.execute(statement)
     old = conn.execute(
@@ -190,7 +189,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         PRIMARY KEY (key, tool)
     )
     """,
-    # 8: the queue as the team's helpdesk (helpdesk/tables.py): the connection, the ids that
+    # 8: the queue as the team's helpdesk (helpdesk_tables.py): the connection, the ids that
     # map its tickets and people to the console's, what was last read from it, and the outbox
     # every change leaves by (filled by triggers, in the change's own transaction).
     helpdesk_tables.create_tables,
@@ -207,6 +206,8 @@ MIGRATIONS: tuple[Migration, ...] = (
         seen_at REAL NOT NULL
     )
     """,
+    # 11: the outbox's triggers only while a helpdesk is linked (helpdesk_tables.py says why).
+    helpdesk_tables.watch_changes,
 )
 
 

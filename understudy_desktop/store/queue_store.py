@@ -3,7 +3,7 @@ in the app's SQLite database.
 
 The shell's model (model/service.py) applies every command here, and a change is
 acknowledged (the person's "saved", an agent's tool result) only after COMMIT; a run is one
-transaction, all or nothing. The tables are model/tables.py's. The page's IndexedDB is a cache
+transaction, all or nothing. The tables are ticket_tables.py's. The page's IndexedDB is a cache
 of this copy: each queue has a generation (a new one whenever a queue
 replaces another) and a revision (one up per committed change), and the page's cache is used
 only when it says it holds exactly this generation and revision, with nothing unsaved.
@@ -21,15 +21,15 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
-from understudy_desktop.model import tables
-from understudy_desktop.model.tables import TICKET_JSON
 from understudy_desktop.qt_thread import call_on_main
 from understudy_desktop.queue_io.models import Ticket
+from understudy_desktop.store import ticket_tables
 from understudy_desktop.store.database import Database
+from understudy_desktop.store.ticket_tables import TICKET_JSON
 
 log = logging.getLogger(__name__)
 
-Row = tables.Row
+Row = ticket_tables.Row
 
 
 def ticket_row(ticket: Any, position: int) -> Row:
@@ -44,7 +44,7 @@ def ticket_row(ticket: Any, position: int) -> Row:
         ticket.status,
         ticket.priority,
         ticket.assignee,
-        tables.tags_text(sorted(ticket.tags)),
+        ticket_tables.tags_text(sorted(ticket.tags)),
         ticket.reply_draft or "",
     )
 
@@ -153,8 +153,8 @@ def write_queue(
 ) -> QueueState:
     """Replace every ticket with `rows`, and the queue's name, people, templates, view and
     source with `meta`'s, as the new `generation`; inside the caller's transaction."""
-    tables.clear(conn)
-    tables.insert_rows(conn, rows)
+    ticket_tables.clear(conn)
+    ticket_tables.insert_rows(conn, rows)
     _meta(conn, "generation", generation)
     _meta(conn, "name", meta.get("name"))
     _meta(conn, "assignees", meta.get("assignees") or [])

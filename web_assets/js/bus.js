@@ -30,8 +30,8 @@ import { stringify } from './safe_json.js';
  * @property {View | null} [view]
  */
 /**
- * What the bus tells onChange after every change: a dispatched entry, or what an undo or a
- * redo wrote (with the seq and source of the entry it undid).
+ * What the bus tells onChange after every change: a dispatched entry, or what an undo wrote
+ * (with the seq and source of the entry it undid: a run's rollback, js/teach/runner.js).
  * @typedef {object} BusEvent
  * @property {number} seq
  * @property {string} id
@@ -39,7 +39,6 @@ import { stringify } from './safe_json.js';
  * @property {RunInfo | null} run
  * @property {Change[]} changes
  * @property {boolean} [undone]
- * @property {boolean} [redone]
  */
 /**
  * A dispatched command, as the log keeps it.
@@ -50,7 +49,6 @@ import { stringify } from './safe_json.js';
  *   at: string,
  *   mutates: boolean,
  *   result: unknown,
- *   undoneChanges?: Change[],
  * }} BusEntry
  */
 /** @typedef {ReturnType<typeof createBus>} Bus */
@@ -88,8 +86,6 @@ export function createBus({ state, catalogue = CATALOGUE, now = () => new Date()
     dispatch: (id, payload = {}, options = {}) => dispatch(bus, id, payload, options),
     /** @param {number | null | undefined} seq no entry has a missing seq: nothing is undone */
     undo: (seq) => undoEntry(bus, seq),
-    /** @param {number} seq */
-    redo: (seq) => redoEntry(bus, seq),
     /** @returns {BusEntry[]} */
     log: () => bus.entries.map((e) => ({ ...e })),
     /**
@@ -236,7 +232,6 @@ function undoEntry(bus, targetSeq) {
     reverted.push(c);
   }
   refreshMatches(state, new Set(reverted.map((c) => c.ticket_id)));
-  entry.undoneChanges = reverted;
   entry.changes = [];
   entry.undone = true;
   // What the undo wrote, as changes of their own (after = the value put back), from the
@@ -244,31 +239,4 @@ function undoEntry(bus, targetSeq) {
   bus.onChange({ seq: entry.seq, id: entry.id, undone: true, source: entry.source, run: entry.run,
     changes: reverted.map((c) => ({ ticket_id: c.ticket_id, field: c.field, before: c.after, after: c.before })) });
   return { reverted: reverted.length, kept: kept.map((c) => ({ ticket_id: c.ticket_id, field: c.field })) };
-}
-
-/**
- * Put back what an undo took away (a field changed again since is left alone).
- * @param {BusState} bus
- * @param {number} targetSeq
- * @returns {false | { redone: number }}
- */
-function redoEntry(bus, targetSeq) {
-  const { state } = bus;
-  const entry = bus.entries.find((e) => e.seq === targetSeq);
-  if (!entry || !entry.undone || !entry.undoneChanges?.length) return false;
-  /** @type {Change[]} */
-  const redone = [];
-  for (const c of entry.undoneChanges) {
-    const t = state.byId.get(c.ticket_id);
-    if (!t || stringify(t[c.field]) !== stringify(c.before)) continue;
-    noteChange(state, c.field, c.before, c.after);
-    t[c.field] = Array.isArray(c.after) ? [...c.after] : c.after;
-    redone.push(c);
-  }
-  refreshMatches(state, new Set(redone.map((c) => c.ticket_id)));
-  entry.changes = redone;
-  entry.undone = false;
-  delete entry.undoneChanges;
-  bus.onChange({ seq: targetSeq, id: entry.id, redone: true, source: entry.source, run: entry.run, changes: redone.map((c) => ({ ...c })) });
-  return { redone: redone.length };
 }

@@ -13,12 +13,8 @@ export function createLocalQueue({ bus }) {
       if (out.ok === false) return out;
       return { ...out, answered: Promise.resolve({ ok: true, seq: out.seq, result: out.result }) };
     },
-    undo(seq) {
-      const out = bus.undo(seq);
-      return Promise.resolve(out ? { ok: true, reverted: out.reverted, kept: out.kept.length } : { ok: false, nothing: true });
-    },
-    // Here the page's own history redoes through the bus (js/ui/history.js createHistory);
-    // nothing is ever asked of this.
+    // A plain browser keeps no undo of the person's (js/ui/history.js): nothing is undone.
+    undo: () => Promise.resolve({ ok: false, nothing: true }),
     redo: () => Promise.resolve({ ok: false, nothing: true }),
     feed() {},
     feedMany() {},

@@ -146,6 +146,21 @@ export async function saveWholeQueue(db, doc, sync = {}) {
 }
 
 /**
+ * The chunks that hold the tickets `changed` names, added to `dirty`.
+ * @param {Iterable<string>[]} changed
+ * @param {Map<string, number>} at ticket id -> position
+ * @param {Set<number>} dirty
+ */
+function markChunks(changed, at, dirty) {
+  for (const ids of changed) {
+    for (const id of ids) {
+      const i = at.get(id);
+      if (i !== undefined) dirty.add(Math.floor(i / CHUNK_SIZE));
+    }
+  }
+}
+
+/**
  * Batches ticket and view writes: many changes in one task become one transaction.
  * `idle()` resolves once everything handed over so far is on disk.
  * @param {IDBDatabase | null} db
@@ -160,11 +175,9 @@ export function createPersister(db, state, { delayMs = FLUSH_DELAY_MS } = {}) {
   let timer = /** @type {ReturnType<typeof setTimeout> | null} */ (null);
   let chain = /** @type {Promise<void>} */ (Promise.resolve());
   let indexOf = /** @type {Map<string, number> | null} */ (null); // ticket id -> position; rebuilt when the whole queue is replaced
+  const changed = /** @type {Iterable<string>[]} */ ([]); // ids told since the last write
 
-  function positions() {
-    if (!indexOf) indexOf = new Map(state.tickets.map((t, i) => [t.id, i]));
-    return indexOf;
-  }
+  const positions = () => (indexOf ??= new Map(state.tickets.map((t, i) => [t.id, i])));
 
   function schedule() {
     if (timer === null) timer = setTimeout(flush, delayMs);
@@ -172,6 +185,7 @@ export function createPersister(db, state, { delayMs = FLUSH_DELAY_MS } = {}) {
 
   function flush() {
     timer = null;
+    if (changed.length) markChunks(changed.splice(0), positions(), dirtyChunks);
     if (!db || (!dirtyChunks.size && !metaDirty)) return chain;
     const chunks = [...dirtyChunks];
     dirtyChunks.clear();
@@ -191,13 +205,13 @@ export function createPersister(db, state, { delayMs = FLUSH_DELAY_MS } = {}) {
   }
 
   return {
-    /** @param {Iterable<string>} ids */
+    /**
+     * Tickets that changed: where they sit is worked out when the cache is written, not
+     * now, so a run over 100,000 tickets is drawn first (their positions took 70 ms).
+     * @param {Iterable<string>} ids not changed by the caller afterwards
+     */
     ticketsChanged(ids) {
-      const at = positions();
-      for (const id of ids) {
-        const i = at.get(id);
-        if (i !== undefined) dirtyChunks.add(Math.floor(i / CHUNK_SIZE));
-      }
+      changed.push(ids);
       schedule();
     },
     viewChanged() { metaDirty = true; schedule(); },
@@ -218,6 +232,7 @@ export function createPersister(db, state, { delayMs = FLUSH_DELAY_MS } = {}) {
       Object.assign(sync, { generation: null, revision: 0, dirty: false }, next);
       if (timer !== null) { clearTimeout(timer); timer = null; }
       dirtyChunks.clear();
+      changed.length = 0;
       metaDirty = false;
       indexOf = null;
       const at = { ...sync };

@@ -36,6 +36,15 @@ declare namespace Protocol {
     | TypingAsk
     | ResyncAsk;
 
+  /**
+   * For one value the recording could ask: whether whoever runs the tool chooses it, and how it
+   * is described to them.
+   */
+  export type AskChoice = {
+    bind: boolean;
+    description?: string;
+  };
+
   /** What the shell may reply to each ask, by its kind. */
   export type AskReplies = {
     publish: Outcome | Refusal;
@@ -104,35 +113,6 @@ declare namespace Protocol {
     from: "const";
     value: unknown;
     ref?: Ref;
-  };
-
-  export type DraftAnswer = {
-    definition?: { [key: string]: unknown } | null;
-    problems?: string[];
-    warnings?: string[];
-    error?: string;
-  };
-
-  export type DraftMeta = {
-    name: string;
-    title: string;
-    description: string;
-    parameters: { [key: string]: DraftParameter };
-  };
-
-  /** What the agent chose for one recorded value. */
-  export type DraftParameter = {
-    description?: string;
-    bind?: boolean;
-    rename?: string;
-  };
-
-  /** Compile a recording (or a pair) into a definition; answered with a DraftAnswer. */
-  export type DraftRequest = {
-    op: "draft";
-    recording: Recording;
-    pairWith: Recording | null;
-    meta: DraftMeta;
   };
 
   /** The values of ErrorCode. */
@@ -282,7 +262,6 @@ declare namespace Protocol {
   /** What the page answers each request with (null: nothing the shell waits for). */
   export type PageAnswers = {
     feed: null;
-    draft: DraftAnswer;
     library: null;
     teaching: null;
     helpdesk: null;
@@ -310,13 +289,19 @@ declare namespace Protocol {
   };
 
   /**
-   * A person pressed Publish… (or finished a repair) in the console. A repair's re-done step is
-   * the shell's own recording of it (the teach session of the repair).
+   * A person pressed Publish… (or finished a repair) in the console. A new tool is compiled by
+   * the shell from its own copy of the recording (and of the one it was paired with), with the
+   * person's words and choices: what the page compiled is only what it showed. A repair sends
+   * its definition, checked against the shell's own recording of the re-done step (the teach
+   * session of the repair).
    */
   export type PublishAsk = {
     kind: "publish";
-    definition: { [key: string]: unknown };
+    definition?: { [key: string]: unknown } | null;
     recordingId?: string;
+    pairWith?: string;
+    words?: ToolWords;
+    asks?: { [key: string]: AskChoice };
     replaces?: string | null;
     repairStep?: number | null;
   };
@@ -445,7 +430,6 @@ declare namespace Protocol {
   /** Every request the shell sends the page. */
   export type ShellRequest =
     | FeedRequest
-    | DraftRequest
     | LibraryRequest
     | TeachingRequest
     | HelpdeskRequest
@@ -461,7 +445,6 @@ declare namespace Protocol {
   /** Each request, by its op. */
   export type ShellRequests = {
     feed: FeedRequest;
-    draft: DraftRequest;
     library: LibraryRequest;
     teaching: TeachingRequest;
     helpdesk: HelpdeskRequest;
@@ -578,6 +561,13 @@ declare namespace Protocol {
     daysUnused: number;
     freshness: number;
     stale: boolean;
+  };
+
+  /** What the person called a new tool and said it does, as typed in Make a tool. */
+  export type ToolWords = {
+    name?: string;
+    title?: string;
+    description?: string;
   };
 
   /**

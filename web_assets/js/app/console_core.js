@@ -1,7 +1,7 @@
 // The console's core, shared by every view: the queue state, its IndexedDB persister, the
 // durability footer, the bus, the queue driver every change goes through (the shell's, or in a
 // plain browser the page's own), and the toast. What the bus applies is fanned out here:
-// stored in the cache, noted for undo, drawn.
+// stored in the cache, drawn.
 import { createBus } from '../bus.js';
 import { createQueueState, queueDocument } from '../queue_state.js';
 import { createPersister } from '../persist.js';
@@ -100,7 +100,6 @@ function changed(ctx, entry) {
   if (ids.length) ctx.persister.ticketsChanged(ids);
   // A run in a plain browser is drawn once, when it ends (runs have their own view).
   if (entry.source === 'tool') return;
-  if (!ctx.shell.present) ctx.ui.history?.note(entry);
   if (VIEW_COMMANDS.has(entry.id)) ctx.persister.viewChanged();
   ctx.ui.render?.(TAG_COMMANDS.has(entry.id));
 }

@@ -22,10 +22,5 @@ export async function openRecordings(db) {
       map.set(r.id, r);
       store.put(r);
     },
-    /** @param {string} id */
-    remove(id) {
-      map.delete(id);
-      store.delete(id);
-    },
   };
 }

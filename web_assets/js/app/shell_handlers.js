@@ -5,7 +5,6 @@
 // Nothing here decides what happened to the queue: the shell applied it, and `feed` draws it.
 import { CATALOGUE_VERSION } from '../catalogue.js';
 import { replaceQueue, queueDocument } from '../queue_state.js';
-import { buildDraft } from '../teach/draft_builder.js';
 import { $ } from '../ui/dom.js';
 
 const VIEW_COMMANDS = new Set(['filter_tickets', 'select_ticket']);
@@ -25,10 +24,6 @@ export function serveShell(ctx, teach) {
     teaching: (request) => { ui.teach?.teachingState(request); return null; },
     helpdesk: (standing) => { showHelpdesk(ctx, standing); return null; },
     storageOk: () => { durable.recovered(); return null; },
-    draft: ({ recording, pairWith, meta }) => {
-      const built = buildDraft({ recording, pairWith, meta });
-      return 'error' in built ? { error: built.error } : { definition: built.definition, problems: built.problems, warnings: built.warnings };
-    },
     library: (view) => {
       if (teach.recordings.decidedByShell) teach.recordings.setAll(view.recordings);
       teach.lib.setView?.(view);

@@ -10,7 +10,7 @@ import { createMirror } from '../teach/mirror.js';
 import { mountTeachUi } from '../ui/teach_ui.js';
 import { createRunFeedback } from '../ui/run_feedback.js';
 import { installShortcuts } from '../ui/shortcuts.js';
-import { createHistory, createShellHistory } from '../ui/history.js';
+import { createPlainHistory, createShellHistory } from '../ui/history.js';
 import { createShortcutsHelp } from '../ui/shortcuts_help.js';
 import { $ } from '../ui/dom.js';
 import { isRefusal } from '../shell_api.js';
@@ -57,7 +57,7 @@ export async function mountTeach(ctx, views, firstRun) {
   ui.teach.renderLibrary();
   ui.history = shell.present
     ? createShellHistory({ queue: ctx.queue, toast })
-    : createHistory({ bus, toast, onChange: () => ui.render?.(true) });
+    : createPlainHistory({ toast });
   const help = createShortcutsHelp();
   const ticketTools = createTicketTools({ tools: ui.teach, toast, state, selection: views.list });
   ui.marksChanged = () => ticketTools.selectionChanged();

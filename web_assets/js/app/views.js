@@ -66,7 +66,8 @@ function uiDispatch(ctx, views, id, payload, control) {
       const r = /** @type {Counts} */ (reply?.result ?? outcome.result);
       const seq = reply?.seq ?? outcome.seq;
       toast.show(`Changed ${r.changed.toLocaleString('en')} of ${r.matched.toLocaleString('en')} matching tickets.`, {
-        undo: r.changed ? () => queue.undo(seq).then((out) => toast.show(!isRefusal(out) && out?.kept ? 'Undone, except what was changed again since.' : 'Undone.')) : null,
+        // Undo is the shell's (a plain browser keeps none).
+        undo: r.changed && ctx.shell.present ? () => queue.undo(seq).then((out) => toast.show(!isRefusal(out) && out?.kept ? 'Undone, except what was changed again since.' : 'Undone.')) : null,
       });
     });
   }

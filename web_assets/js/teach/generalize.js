@@ -1,5 +1,7 @@
 // From a recording to a procedure: a linear list of the recorded steps, unchanged, where each
-// payload value is a parameter, a binding to an earlier step's result, or a constant.
+// payload value is a parameter, a binding to an earlier step's result, or a constant. The
+// desktop shell drafts an agent's tool with its own copy of these rules
+// (understudy_desktop/library/generalize.py); tests/test_draft_parity.py keeps the two equal.
 //
 // Rules (in this order):
 //  1. An entity id (ticket_id) that an earlier step's result produced becomes a binding.
@@ -185,7 +187,8 @@ export function generalizePair(first, second, { catalogue = CATALOGUE } = {}) {
     const provenance = {};
     for (const field of Object.keys(step.payload)) {
       // What differs between the two runs is what changes from one run to the next: asked.
-      provenance[field] = sameValue(step.payload[field], other.payload[field]) && !catalogue[step.command].entityFields.includes(field)
+      // (A command this console no longer has is refused by generalize, in words.)
+      provenance[field] = sameValue(step.payload[field], other.payload[field]) && !(catalogue[step.command]?.entityFields ?? []).includes(field)
         ? 'constant' : (step.provenance?.[field] === 'context' ? 'context' : 'varies');
     }
     step.provenance = provenance;

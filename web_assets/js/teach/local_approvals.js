@@ -17,6 +17,7 @@ import { RegistryError } from './registry.js';
  * @property {string[]} problems
  * @property {string} by 'person' or 'agent'
  * @property {string} [recordingId]
+ * @property {string} [pairWith] the recording it was paired with
  * @property {string | null} [replaces] the tool a repair replaces
  * @property {string} [publishedAs]
  * @property {import('./compile.js').Meta} [meta] the editor's words for it

@@ -1,8 +1,17 @@
 // The library where the page runs without the desktop app: the page's own registry, with the
-// page's overlay as the approval. Same interface as js/teach/shell_library.js.
-import { definitionHash, MAX_TAUGHT_TOOLS } from './registry.js';
+// page's overlay as the approval. Same interface as js/teach/shell_library.js, reduced to what
+// a plain browser is kept for (the comparison with native WebMCP): publishing a tool (and
+// repairing one) through the overlay, and running it. Turning a tool off or on, revoking it,
+// reviewing it and asking before each run are the desktop app's, where its dialog asks; here
+// they are refused, so the page never changes a tool in a way the shell would ask about first
+// (tests/test_plain_decisions.py holds it to consent/manifest.py).
+import { MAX_TAUGHT_TOOLS } from './registry.js';
 
 /** @typedef {import('./shell_library.js').LibraryReply} LibraryReply */
+
+/** The library's actions a plain browser takes: a person's Run. @type {ReadonlySet<Protocol.LibraryAsk['action']>} */
+export const PLAIN_ACTIONS = new Set(['run']);
+const ELSEWHERE = 'Turning a tool off or on, revoking it, reviewing it, asking before each run and running it on several tickets are done in the Understudy app.';
 
 /**
  * @param {object} options
@@ -31,30 +40,18 @@ export function createLocalLibrary({ registry, approvals }) {
    * @returns {Promise<LibraryReply>}
    */
   async function act(action, name, input = {}) {
-    const ok = { status: 'ok' };
+    if (!PLAIN_ACTIONS.has(action)) return { isError: true, code: 'no_shell', message: ELSEWHERE };
     try {
-      switch (action) {
-        case 'run': return await registry.runByPerson(name, input);
-        case 'run_selection': return { isError: true, code: 'not_found', message: 'Running a tool on several tickets at once is done in the Understudy app.' };
-        case 'disable': return (await registry.disable(name)) ? ok : { isError: true, code: 'not_found', message: 'That tool is not active.' };
-        case 'enable': return (await registry.enable(name)) ? ok : { isError: true, code: 'not_found', message: 'That tool is not turned off.' };
-        case 'revoke': return (await registry.revoke(name)) ? { status: 'revoked' } : { isError: true, code: 'not_found', message: 'That tool is gone.' };
-        case 'ask': await registry.setAskEveryTime(name, true); return ok;
-        case 'relax': await registry.setAskEveryTime(name, false); return ok;
-        case 'review': {
-          const entry = registry.get(name);
-          return entry && await registry.reapproved(name, await definitionHash(entry.definition)) ? ok : { isError: true, code: 'not_found', message: 'That tool is gone.' };
-        }
-        default: return { isError: true, code: 'not_found', message: 'Unknown action.' };
-      }
+      return await registry.runByPerson(name, input);
     } catch (err) {
-      const failed = /** @type {{ code?: string, message: string }} */ (err); // a RegistryError, or what the run threw
+      const failed = /** @type {{ code?: string, message: string }} */ (err); // what the run threw
       return { isError: true, code: failed.code ?? 'tool_error', message: failed.message };
     }
   }
 
   return {
     decidesInDialog: false,
+    actions: PLAIN_ACTIONS,
     list: () => registry.views(),
     get: (name) => registry.views().find((t) => t.name === name) ?? null,
     max: MAX_TAUGHT_TOOLS,

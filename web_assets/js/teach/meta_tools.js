@@ -98,7 +98,7 @@ export function createMetaTools({ recordings, drafts, registry, approvals, model
       recordings: [...recordings.values()].map((r) => ({ id: r.id, name: r.name, created: r.createdAt, steps: r.steps.map((s) => s.command) })),
       tools: registry.list().map((t) => ({ name: t.name, status: t.status })),
     }),
-    /** @param {{ recording_id: string, name: string, description: string, parameters?: Record<string, Protocol.DraftParameter>, pair_with?: string }} args */
+    /** @param {{ recording_id: string, name: string, description: string, parameters?: Record<string, import('./draft_builder.js').DraftParameter>, pair_with?: string }} args */
     understudy_draft_tool: (args) => {
       const recording = recordings.get(args.recording_id);
       if (!recording) return fail('not_found', 'No recording has that id. Call understudy_list_recordings.');

@@ -1,7 +1,7 @@
 // The taught tools where the page runs without the desktop app (a plain browser with native
-// WebMCP): publishing, the 16-tool cap, disable/enable/revoke, usage counts, and the WebMCP
-// registration of each (one AbortController per tool: aborting it is how a tool leaves the
-// page, since the API has no unregisterTool). The stored approval (hash and command ids) is
+// WebMCP): publishing, the 16-tool cap, revoking (an agent's, approved in the overlay), usage
+// counts, and the WebMCP registration of each (one AbortController per tool: aborting it is
+// how a tool leaves the page, since the API has no unregisterTool). The stored approval (hash and command ids) is
 // what every run is checked against. In the desktop app none of this is used: the shell holds
 // the tools (js/teach/shell_library.js).
 import canonicalize from '../../node_modules/canonicalize/lib/canonicalize.js';
@@ -196,7 +196,7 @@ function publishing(reg) {
      */
     async publish(definition, { author = 'person', approvedHash = null } = {}) {
       if (reg.tools.has(definition.name)) throw new RegistryError('name_taken', 'A tool with that name exists already. Choose another name.');
-      if (activeCount(reg) >= MAX_TAUGHT_TOOLS) throw new RegistryError('cap_reached', `You already have ${MAX_TAUGHT_TOOLS} active tools, the most agents can choose from well. Disable or revoke one in the library first.`);
+      if (activeCount(reg) >= MAX_TAUGHT_TOOLS) throw new RegistryError('cap_reached', `You already have ${MAX_TAUGHT_TOOLS} active tools, the most agents can choose from well.`);
       const hash = await definitionHash(definition);
       if (approvedHash !== null && approvedHash !== hash) throw new RegistryError('not_approved', 'The tool changed after it was approved. Review it again.');
       /** @type {Entry} */
@@ -235,70 +235,15 @@ function publishing(reg) {
       reg.onChange();
       return entry;
     },
-
-    /**
-     * A person approved the tool again (in the shell's dialog): back in service.
-     * @param {string} name
-     * @param {string} hash
-     */
-    async reapproved(name, hash) {
-      const entry = reg.tools.get(name);
-      if (!entry || hash !== await definitionHash(entry.definition)) return false;
-      entry.approved = { hash, commands: entry.definition.steps.map((s) => s.command), at: reg.now().toISOString() };
-      entry.status = 'active';
-      delete entry.reviewReason;
-      await register(reg, entry);
-      await save(reg, entry);
-      reg.onChange();
-      return true;
-    },
-
   };
 }
 
 /**
- * A person's decisions in the library.
+ * Taking a tool away, once a person approved it in the overlay.
  * @param {Registry} reg
  */
 function decisions(reg) {
   return {
-    /**
-     * Shown in the library (a plain browser has no dialog to ask in before each run).
-     * @param {string} name
-     * @param {boolean} value
-     */
-    async setAskEveryTime(name, value) {
-      const entry = reg.tools.get(name);
-      if (!entry) return false;
-      entry.askEveryTime = Boolean(value);
-      await save(reg, entry);
-      reg.onChange();
-      return true;
-    },
-
-    /** @param {string} name */
-    async disable(name) {
-      const entry = reg.tools.get(name);
-      if (!entry || entry.status !== 'active') return false;
-      entry.controller?.abort();
-      entry.status = 'disabled';
-      await save(reg, entry);
-      reg.onChange();
-      return true;
-    },
-
-    /** @param {string} name */
-    async enable(name) {
-      const entry = reg.tools.get(name);
-      if (!entry || entry.status !== 'disabled') return false;
-      if (activeCount(reg) >= MAX_TAUGHT_TOOLS) throw new RegistryError('cap_reached', `${MAX_TAUGHT_TOOLS} tools are active already. Disable another first.`);
-      entry.status = 'active';
-      await register(reg, entry);
-      await save(reg, entry);
-      reg.onChange();
-      return true;
-    },
-
     /** @param {string} name */
     async revoke(name) {
       const entry = reg.tools.get(name);
@@ -328,7 +273,7 @@ function runs(reg) {
     runByPerson(name, input) {
       const entry = reg.tools.get(name);
       if (!entry) return Promise.resolve({ isError: true, code: 'not_found', message: 'There is no tool with that name.' });
-      if (entry.status !== 'active') return Promise.resolve({ isError: true, code: 'disabled', message: `${name} is disabled. Enable it in the library first.` });
+      if (entry.status !== 'active') return Promise.resolve({ isError: true, code: 'disabled', message: `${name} is turned off here, so it does not run.` });
       return execute(reg, entry, input, null, 'person');
     },
 

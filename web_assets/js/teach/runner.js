@@ -1,7 +1,8 @@
-// Running a taught tool: the steps it is handed, through the same bus the console uses.
-// - In the desktop app the shell hands over the approved steps on every run (the page's own
-//   registry never decides what runs); in a plain browser the page's registry does, after
-//   checking the tool still hashes to its approval.
+// Running a taught tool where the page is the whole app (a plain browser): the steps the
+// page's own registry (js/teach/registry.js) hands over, once it has checked the tool still
+// hashes to its approval, through the same bus the console's clicks use. In the desktop app
+// nothing here runs: the shell applies every run's steps itself (model/runs.py) and the page
+// only draws what changed.
 // - Every step must be a command of this console's catalogue, checked before anything runs.
 // - A run past its deadline does not start (the caller was already told it timed out).
 // - All or nothing: when a step fails or the call is aborted, the run's own changes are undone

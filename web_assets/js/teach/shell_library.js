@@ -33,14 +33,25 @@
  * @typedef {{ isError?: boolean, code?: string, message?: string, ok?: boolean, changed?: string[], changed_more?: number, status?: string, repaired?: boolean, seq?: number | null }} LibraryReply
  */
 /**
- * A publish: a new tool from a recording, or a repair of one step of a tool.
- * @typedef {{ definition: import('./compile.js').Definition, recordingId?: string, replaces?: string, repairStep?: number, draftId?: string }} PublishRequest
+ * A publish: a new tool from a recording (or a pair), or a repair of one step of a tool. The
+ * definition is the page's own compile: the page's own library publishes it, while the shell
+ * compiles a new tool itself from its recordings with the person's words and choices.
+ * @typedef {object} PublishRequest
+ * @property {import('./compile.js').Definition} definition
+ * @property {string} [recordingId]
+ * @property {string} [pairWith] the recording it was paired with
+ * @property {Protocol.ToolWords} [words] what the person called it and said it does
+ * @property {Record<string, Protocol.AskChoice>} [asks] each value that could be asked: asked or kept, and described how
+ * @property {string} [replaces]
+ * @property {number} [repairStep]
+ * @property {string} [draftId]
  */
 /**
  * The library the views drive: the shell's (this module) or the page's own
  * (js/teach/local_library.js).
  * @typedef {object} Library
  * @property {boolean} decidesInDialog the shell's own dialog decides (nothing in the page can)
+ * @property {ReadonlySet<Protocol.LibraryAsk['action']>} actions the library's buttons it takes
  * @property {() => LibraryTool[]} list
  * @property {(name: string) => LibraryTool | null} get
  * @property {number} max
@@ -49,6 +60,9 @@
  * @property {(action: Protocol.LibraryAsk['action'], name: string, input?: Record<string, unknown>, tickets?: string[]) => Promise<LibraryReply>} act
  * @property {(view: Protocol.LibraryRequest) => void} [setView]
  */
+
+/** Every button of the library: the shell takes them all (its dialog asks where it must). @type {ReadonlySet<Protocol.LibraryAsk['action']>} */
+const EVERY_ACTION = new Set(['run', 'run_selection', 'disable', 'enable', 'revoke', 'ask', 'relax', 'review']);
 
 /**
  * @param {object} options
@@ -60,6 +74,7 @@ export function createShellLibrary({ shell, onChange = () => {} }) {
   let view = { tools: [], max: 16, active: 0 };
   return /** @satisfies {Library} */ ({
     decidesInDialog: true,
+    actions: EVERY_ACTION,
     /** @param {Protocol.LibraryRequest} next */
     setView(next) {
       view = next;
@@ -74,7 +89,7 @@ export function createShellLibrary({ shell, onChange = () => {} }) {
      * { definition, recordingId } or a repair { definition, replaces, repairStep }
      * @param {PublishRequest} request
      */
-    publish: (request) => shell.ask({ kind: 'publish', ...request }),
+    publish: ({ definition, ...request }) => shell.ask({ kind: 'publish', ...request, ...(request.replaces ? { definition } : {}) }),
     /**
      * @param {Protocol.LibraryAsk['action']} action
      * @param {string} name

@@ -150,13 +150,14 @@ export function createDraftEditor({ panel, library, drafts, toast, onPublish }) 
   /**
    * @param {Recording} recording
    * @param {Draft} draft
+   * @param {Recording} [second] the recording it was paired with
    */
-  function open(recording, draft) {
+  function open(recording, draft, second) {
     draftSeq += 1;
     const id = `draft-p${draftSeq}`;
     const title = suggestTitle(recording);
     // Compiled by render() before anything reads its definition.
-    const entry = /** @type {EditorEntry} */ ({ id, draft, meta: { name: nameFromTitle(title, suggestName(recording)), title, description: '' }, fallbackName: suggestName(recording), recordingId: recording.id, by: 'person', described: false, named: false });
+    const entry = /** @type {EditorEntry} */ ({ id, draft, meta: { name: nameFromTitle(title, suggestName(recording)), title, description: '' }, fallbackName: suggestName(recording), recordingId: recording.id, ...(second ? { pairWith: second.id } : {}), by: 'person', described: false, named: false });
     drafts.set(id, entry);
     openDraftId = id;
     render({ panel, library, onPublish }, entry);

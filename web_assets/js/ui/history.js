@@ -1,57 +1,23 @@
-// Undo and redo of the person's own changes (Ctrl+Z, Ctrl+Shift+Z): never an agent's run, and
-// never a field someone changed again since (js/bus.js keeps what each change wrote).
+// Undo and redo of the person's own changes (Ctrl+Z, Ctrl+Shift+Z). The shell keeps the
+// history (model/history.py: never an agent's run, never a field someone changed again since);
+// a plain browser, kept for the comparison with native WebMCP, has none of its own.
 import { isRefusal } from '../shell_api.js';
 
 /**
- * Undo and redo as the shortcuts use them, whichever side keeps the history.
+ * Undo and redo as the shortcuts use them.
  * @typedef {object} History
- * @property {(entry: import('../bus.js').BusEvent) => void} note
  * @property {() => boolean | Promise<boolean>} undo
  * @property {() => boolean | Promise<boolean>} redo
  */
 
 /**
- * @param {object} options
- * @param {import('../bus.js').Bus} options.bus
- * @param {import('./toast.js').Toast} options.toast
- * @param {() => void} [options.onChange]
+ * In a plain browser: says where undo is, and changes nothing.
+ * @param {{ toast: import('./toast.js').Toast }} options
  * @returns {History}
  */
-export function createHistory({ bus, toast, onChange = () => {} }) {
-  /** @type {number[]} */
-  const done = []; // seqs of the person's changes, oldest first
-  /** @type {number[]} */
-  const undone = [];
-
-  return {
-    /** A bus entry of the person's own: remember it (and forget what was undone before). */
-    note(entry) {
-      if (entry.source !== 'ui' || !entry.changes?.length || entry.undone || entry.redone || entry.seq === undefined) return;
-      done.push(entry.seq);
-      if (done.length > 200) done.shift();
-      undone.length = 0;
-    },
-    undo() {
-      const seq = done.pop();
-      if (seq === undefined) { toast.show('Nothing to undo.'); return false; }
-      const out = bus.undo(seq);
-      if (!out) return false;
-      undone.push(seq);
-      toast.show(out.kept.length ? 'Undone, except what was changed again since.' : 'Undone.', { undo: null });
-      onChange();
-      return true;
-    },
-    redo() {
-      const seq = undone.pop();
-      if (seq === undefined) { toast.show('Nothing to redo.'); return false; }
-      const out = bus.redo(seq);
-      if (!out) return false;
-      done.push(seq);
-      toast.show('Redone.');
-      onChange();
-      return true;
-    },
-  };
+export function createPlainHistory({ toast }) {
+  const elsewhere = () => { toast.show('Undo and redo are in the Understudy app.'); return false; };
+  return { undo: elsewhere, redo: elsewhere };
 }
 
 /**
@@ -79,7 +45,6 @@ export function createShellHistory({ queue, toast }) {
     return true;
   };
   return {
-    note() {},
     undo: () => queue.undo().then((reply) => said(reply, 'undo')),
     redo: () => queue.redo().then((reply) => said(reply, 'redo')),
   };

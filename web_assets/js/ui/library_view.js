@@ -167,25 +167,30 @@ async function act(v, action, name, done = null) {
 function cardButtons(v, t) {
   /** @type {HTMLButtonElement[]} */
   const buttons = [];
+  // Only the buttons this library takes: a plain browser keeps Run and Repair (the desktop
+  // app's dialog asks for the rest).
+  const takes = (/** @type {Protocol.LibraryAsk['action']} */ action) => v.lib.actions.has(action);
   if (t.status === 'needs_review') {
-    buttons.push(actionButton('Review again…', 'primary', () => act(v, 'review', t.name)));
+    if (takes('review')) buttons.push(actionButton('Review again…', 'primary', () => act(v, 'review', t.name)));
   } else {
     if (t.status === 'active') buttons.push(actionButton('Run…', 'primary', () => renderRunForm(v, t)));
-    buttons.push(t.status === 'active'
+    if (t.status === 'active' && takes('disable')) {
       // In the desktop app turning off is asked in Understudy's own dialog, hence the dots.
-      ? actionButton(v.lib.decidesInDialog ? 'Turn off…' : 'Turn off', '', () => act(v, 'disable', t.name, `${shown(t)} is turned off.`))
-      : actionButton('Turn on…', '', () => act(v, 'enable', t.name)));
+      buttons.push(actionButton('Turn off…', '', () => act(v, 'disable', t.name, `${shown(t)} is turned off.`)));
+    } else if (t.status !== 'active' && takes('enable')) buttons.push(actionButton('Turn on…', '', () => act(v, 'enable', t.name)));
   }
   const failedStep = t.usage?.lastFailure?.step;
   if (failedStep) buttons.push(actionButton(`Repair step ${failedStep}`, '', () => v.onRepair(t, failedStep - 1), 'Re-do the step that failed; the rest of the tool stays as it is'));
-  if (t.status === 'active') {
+  if (t.status === 'active' && takes('ask')) {
     buttons.push(t.askEveryTime
       ? actionButton('Stop asking each time…', '', () => act(v, 'relax', t.name))
       : actionButton('Ask me every time', '', () => act(v, 'ask', t.name), 'Agents must get your approval for each run'));
   }
-  buttons.push(t.stale
-    ? actionButton('Retire…', 'danger', () => confirmRevoke(v, t), 'Nobody has used it for a month: take it out of your library')
-    : actionButton('Revoke…', 'danger', () => confirmRevoke(v, t)));
+  if (takes('revoke')) {
+    buttons.push(t.stale
+      ? actionButton('Retire…', 'danger', () => confirmRevoke(v, t), 'Nobody has used it for a month: take it out of your library')
+      : actionButton('Revoke…', 'danger', () => confirmRevoke(v, t)));
+  }
   return buttons;
 }
 
@@ -224,13 +229,8 @@ function staleWords(t) {
  * @param {LibraryTool} t
  */
 function confirmRevoke(v, t) {
-  // In the desktop app the shell's own dialog is the question; here, ask in the drawer.
-  if (v.lib.decidesInDialog) { act(v, 'revoke', t.name, `${shown(t)} was revoked.`); return; }
-  const keep = actionButton('Keep it', 'primary', v.render);
-  const revoke = actionButton(`Revoke ${shown(t)}`, 'danger', () => act(v, 'revoke', t.name, `${shown(t)} was revoked.`));
-  v.drawer.replaceChildren(drawerHeader('Revoke a tool', v.render),
-    el('p', { text: `Agents will no longer be able to use ${shown(t)}, and it leaves your library.` }),
-    el('div', { class: 'card-row' }, keep, revoke));
+  // The shell's own dialog is the question (a plain browser has no Revoke button).
+  act(v, 'revoke', t.name, `${shown(t)} was revoked.`);
 }
 
 /** @param {LibraryView} v */
@@ -239,7 +239,7 @@ function renderList(v) {
   $('library-count').textContent = String(tools.length);
   if (v.drawer.hidden) return;
   const hint = tools.length
-    ? `${v.lib.activeCount()} of ${v.lib.max} active. Turning a tool off frees a place; revoking removes it.`
+    ? `${v.lib.activeCount()} of ${v.lib.max} active.${v.lib.actions.has('disable') ? ' Turning a tool off frees a place; revoking removes it.' : ''}`
     : 'No tools yet. Press Teach, do a routine once as you always do, then Stop teaching: the tool you make appears here.';
   v.drawer.replaceChildren(drawerHeader('Your tools', () => { v.drawer.hidden = true; }),
     el('p', { class: 'hint', text: hint }),

@@ -1,5 +1,5 @@
-// The Recordings drawer: each routine a person recorded, to rename, delete, make a tool of,
-// or pair with a second recording of the same routine.
+// The Recordings drawer: each routine a person recorded, to rename, delete (in the desktop
+// app), make a tool of, or pair with a second recording of the same routine.
 import { el } from './dom.js';
 import { describeStep, generalizePair, GeneralizeError } from '../teach/generalize.js';
 import { drawerHeader } from './drawer.js';
@@ -38,18 +38,17 @@ export function createRecordingsView({ panel, library, recordings, toast, openEd
     return nameInput;
   }
 
-  /** @param {Recording} r */
+  /**
+   * Deleting is decided in the desktop app's dialog (consent/manifest.py); a plain browser,
+   * kept for the comparison with native WebMCP, offers none.
+   * @param {Recording} r
+   */
   function deleteButton(r) {
-    const remove = el('button', { type: 'button', class: 'btn danger' }, recordings.decidedByShell ? 'Delete…' : 'Delete');
+    if (!recordings.decidedByShell) return null;
+    const remove = el('button', { type: 'button', class: 'btn danger' }, 'Delete…');
     remove.addEventListener('click', async () => {
-      if (recordings.decidedByShell) {
-        const reply = await recordings.remove(r.id);
-        if (reply && !isRefusal(reply)) toast.show(`Deleted “${r.name}”.`);
-        return;
-      }
-      recordings.remove(r.id);
-      show();
-      toast.show(`Deleted “${r.name}”.`, { undo: () => { recordings.save(r); show(); } });
+      const reply = await recordings.remove(r.id);
+      if (reply && !isRefusal(reply)) toast.show(`Deleted “${r.name}”.`);
     });
     return remove;
   }

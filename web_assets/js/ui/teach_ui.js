@@ -75,9 +75,14 @@ export function mountTeachUi({ state, recorder, recordings, drafts, lib, approva
   const overlay = createApprovalOverlay({ decidesInDialog: lib.decidesInDialog });
   const editor = createDraftEditor({
     panel, library: drawer, drafts, toast,
-    onPublish: (entry) => publish(t, entry, { definition: entry.definition, recordingId: entry.recordingId, draftId: entry.id }),
+    onPublish: (entry) => publish(t, entry, {
+      definition: entry.definition, recordingId: entry.recordingId, draftId: entry.id,
+      ...(entry.pairWith ? { pairWith: entry.pairWith } : {}),
+      words: { name: entry.meta?.name ?? '', title: entry.meta?.title ?? '', description: entry.meta?.description ?? '' },
+      asks: Object.fromEntries(entry.draft.params.map((p) => [p.name, { bind: p.bound, description: p.description }])),
+    }),
   });
-  const recordingsView = createRecordingsView({ panel, library: drawer, recordings, toast, openEditor: (r, d) => t.editor.open(r, d), startDraft: (r) => t.editor.start(r) });
+  const recordingsView = createRecordingsView({ panel, library: drawer, recordings, toast, openEditor: (r, d, second) => t.editor.open(r, d, second), startDraft: (r) => t.editor.start(r) });
   const libraryView = createLibraryView({ drawer, panel, lib, state, toast, onRepair: (tool, step) => startRepair(t, tool, step), undo });
   /** @type {TeachView} */
   const t = { recorder, recordings, drafts, lib, approvals, toast, panel, drawer, teachButton, overlay, repairing: null, stopping: false, editor, libraryView };

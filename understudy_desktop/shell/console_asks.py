@@ -16,20 +16,23 @@ from typing import Any
 from PySide6.QtCore import QObject
 
 from understudy_desktop.agent.calls import ToolCalls
-from understudy_desktop.agent.schema_check import argument_problems
 from understudy_desktop.approval.service import PERSON, ConsentService, error
 from understudy_desktop.approval.wording import SelectionPreview
+from understudy_desktop.bridge import to_page
 from understudy_desktop.bridge.console_port import ConsolePort
 from understudy_desktop.bridge.protocol import CallAsk, LibraryAsk, PublishAsk
 from understudy_desktop.bridge.to_page import Outcome, reply_of
-from understudy_desktop.definition import Definition, ParamArg
+from understudy_desktop.definition import Approved, Definition, ParamArg
 from understudy_desktop.error_codes import ErrorCode
+from understudy_desktop.library.draft_compiler import UnknownChoiceError, build_draft
 from understudy_desktop.library.drafts import check_draft, repaired_description
+from understudy_desktop.library.generalize import GeneralizeError
 from understudy_desktop.library.library import Library, LibraryError
 from understudy_desktop.library.refs import Known
 from understudy_desktop.library.trial import example_input, trial_sentence
 from understudy_desktop.model.runs import RunOutcome, RunRequest
 from understudy_desktop.model.service import ConsoleModel
+from understudy_desktop.schema_check import argument_problems
 from understudy_desktop.text import count_of
 
 log = logging.getLogger(__name__)
@@ -73,6 +76,7 @@ class ConsoleAsks(QObject):
 
     def _publish(self, ask: PublishAsk, reply: Any) -> None:
         catalogue = self._library.catalogue
+        recording: dict[str, Any] | None = None
         if ask.replaces is not None:
             old = self._library.get(ask.replaces)
             redone = self._repairs(ask.replaces)
@@ -91,9 +95,7 @@ class ConsoleAsks(QObject):
                 definition = repaired_description(old.parsed, definition, ask.repairStep)
         else:
             recording = self._library.recording(ask.recordingId) if ask.recordingId else None
-            definition, problems = check_draft(
-                ask.definition, catalogue, recording, known=self._known()
-            )
+            definition, problems = self._compiled(ask, recording)
         if definition is None or problems:
             reply(error(ErrorCode.BLOCKED, " ".join(problems) or "The tool is not well formed."))
             return
@@ -120,6 +122,38 @@ class ConsoleAsks(QObject):
 
         request = RunRequest(definition.name, definition.steps, definition.inputSchema, answers)
         self._model.run(request, lambda _conn: None, "person", PERSON, tried, trial=True)
+
+    def _compiled(
+        self, ask: PublishAsk, recording: dict[str, Any] | None
+    ) -> tuple[Approved | None, list[str]]:
+        """A new tool as the shell compiles it from its own recordings, with the person's
+        words and choices, and every problem that blocks it."""
+        pair = self._library.recording(ask.pairWith) if ask.pairWith else None
+        shown = to_page.recording(recording) if recording is not None else None
+        shown_pair = to_page.recording(pair) if pair is not None else None
+        if shown is None or (ask.pairWith and shown_pair is None):
+            return None, ["The tool was not made from a recording this app knows."]
+        author = {
+            **ask.words.model_dump(),
+            "parameters": {name: c.model_dump() for name, c in ask.asks.items()},
+        }
+        catalogue = self._library.catalogue
+        try:
+            built = build_draft(
+                shown.model_dump(mode="json"),
+                shown_pair.model_dump(mode="json") if shown_pair is not None else None,
+                author,
+                catalogue,
+            )
+        except UnknownChoiceError:
+            # The page drafted with other rules than the shell's (they are held equal).
+            return None, ["The tool no longer fits its recording. Make it again from it."]
+        except GeneralizeError as exc:
+            return None, [str(exc)]
+        definition, problems = check_draft(
+            built.definition, catalogue, recording, known=self._known()
+        )
+        return definition, list(dict.fromkeys([*built.problems, *problems]))
 
     def _library_action(self, ask: LibraryAsk, reply: Any) -> None:
         name = ask.tool
