@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -19,8 +21,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
 # The user's keys (consent/seal.py) go to a folder of this test run, never the real one; set
-# here so that app processes the tests start use it too.
-os.environ.setdefault("UNDERSTUDY_KEY_DIR", tempfile.mkdtemp(prefix="understudy-keys-"))
+# here so that app processes the tests start use it too. Removed when the run ends, so that
+# runs leave nothing behind in the machine's temp folder.
+if "UNDERSTUDY_KEY_DIR" not in os.environ:
+    os.environ["UNDERSTUDY_KEY_DIR"] = tempfile.mkdtemp(prefix="understudy-keys-")
+    atexit.register(shutil.rmtree, os.environ["UNDERSTUDY_KEY_DIR"], ignore_errors=True)
 # Signing keys (team/keys.py) never go to the desktop's real keyring: the "no keyring" backend
 # makes them files in each test's data folder, as on a machine without one.
 os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"

@@ -5,6 +5,7 @@ tests/test_team_lead.py and over real Syncthing in tests/test_team_syncthing.py.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,7 +25,7 @@ from test_team_trust import (
     signed,
     view,
 )
-from waiting import HANG_S
+from waiting import until
 
 from understudy_desktop.shell import team_words
 from understudy_desktop.team import documents, inbox, signing
@@ -361,6 +362,15 @@ def test_kept_documents_outlive_a_restart_and_an_edited_one_is_not_believed(tmp_
 # --- nothing in the folder can block the app -------------------------------------------------
 
 
+def waiting_for_a_fifo(thread: Any) -> bool:
+    """Whether `thread` sleeps in the kernel's wait for a FIFO's other end to open."""
+    try:
+        wchan = Path(f"/proc/self/task/{thread.native_id}/wchan").read_text(encoding="ascii")
+    except OSError:
+        return False
+    return wchan.strip() == "wait_for_partner"
+
+
 def test_a_fifo_or_a_device_in_the_folder_never_blocks_a_scan_or_a_review(tmp_path):
     """A listed file swapped for a FIFO (which waits for a writer when opened to read) and a
     file that keeps growing: the scan and the review's read end at once, with nothing."""
@@ -385,7 +395,12 @@ def test_a_fifo_or_a_device_in_the_folder_never_blocks_a_scan_or_a_review(tmp_pa
 
     worker = threading.Thread(target=scan, daemon=True)
     worker.start()
-    worker.join(HANG_S)
+    # Until the read ends, or the kernel says it is waiting for the FIFO's writer (a read that
+    # blocks is known at once on Linux; elsewhere only the hang deadline tells).
+    until(
+        lambda: not worker.is_alive() or waiting_for_a_fifo(worker),
+        "the folder's scan ends",
+    )
     assert not worker.is_alive(), "a FIFO in the folder blocked the read"
     assert [f.tool for f in out["scan"].files] == ["refund_two"]
     assert out["load"] is None

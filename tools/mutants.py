@@ -375,8 +375,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "page asks at any pace",
         "understudy_desktop/bridge/page_bridge.py",
-        '        if admitted == "now":\n',
-        "        if True:\n",
+        "        admitted = self.pace.admit(ask, size)\n",
+        '        admitted = "now"\n',
         ("tests/test_page_pace.py", "-k", "flooding"),
     ),
     Mutant(
