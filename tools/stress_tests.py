@@ -107,7 +107,7 @@ def spin() -> None:
 
 
 def one_run(pytest_args: list[str], keep: Path) -> tuple[int, list[str], str, float]:
-    """One pytest run to its end (no -x); its whole output goes to `keep` when it fails.
+    """One pytest run to its end (no -x); its whole output goes to `keep`, passed or not.
     Returns its exit status, its failures (pytest's -ra lines), its last line and seconds."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     if os.geteuid() == 0:
@@ -122,8 +122,7 @@ def one_run(pytest_args: list[str], keep: Path) -> tuple[int, list[str], str, fl
         check=False,
     )
     output = done.stdout + done.stderr
-    if done.returncode != 0:
-        keep.write_text(output, encoding="utf-8")
+    keep.write_text(output, encoding="utf-8")
     lines = output.strip().splitlines()
     failed = [line for line in lines if line.startswith(("FAILED", "ERROR", "Fatal"))]
     return done.returncode, failed, (lines[-1] if lines else ""), time.monotonic() - started
@@ -137,19 +136,19 @@ def main() -> int:
     parser.add_argument("pytest_args", nargs="*", help="passed to pytest (after --)")
     args = parser.parse_args()
     files = [] if args.whole else [name for name, _why in TIME_SENSITIVE]
+    kind = "whole" if args.whole else "list"
     hogs = [multiprocessing.Process(target=spin, daemon=True) for _ in range(args.hogs)]
     for hog in hogs:
         hog.start()
     results: list[tuple[int, list[str]]] = []
     try:
         for run in range(1, args.runs + 1):
-            keep = Path(tempfile.gettempdir()) / f"understudy-stress-run-{run}.log"
+            keep = Path(tempfile.gettempdir()) / f"understudy-stress-{kind}-{run}.log"
             code, failed, last, seconds = one_run([*files, *args.pytest_args], keep)
             results.append((code, failed))
             verdict = "passed" if code == 0 else "FAILED"
             print(f"run {run:>2}/{args.runs}  {verdict}  {seconds:7.1f} s  {last}", flush=True)
-            if code != 0:
-                print(f"        its output: {keep}", flush=True)
+            print(f"        its output: {keep}", flush=True)
     finally:
         for hog in hogs:
             hog.terminate()
