@@ -97,16 +97,20 @@ def refused(console, monkeypatch, ask: PublishAsk) -> tuple[str, str]:
     port = console.window.port
     replies: list[Any] = []
     monkeypatch.setattr(port, "reply", lambda _ask_id, value: replies.append(value))
+    gate = console.session.consent.gate
     port.asked.emit("ask-1", ask)
-    console.qtbot.waitUntil(lambda: bool(replies))
-    assert console.session.consent.gate.open_dialogs() == []
+    # Until it is answered, or put to the person instead (which fails at once).
+    console.qtbot.waitUntil(lambda: bool(replies) or bool(gate.open_dialogs()))
+    assert gate.open_dialogs() == [], "it was put to the person, not refused"
     return replies[0].code, replies[0].message
 
 
 def test_the_person_approves_what_the_shell_compiled_not_what_the_page_sent(shell, monkeypatch):
-    ask = PublishAsk(
-        kind="publish", definition=FORGED, recordingId="rec-first", words=WORDS, asks=ASKS
-    )
+    # A definition from the page is no part of a publish (a new tool's or a repair's): a
+    # page that sends one anyway has it dropped as the ask is read.
+    sent = {"kind": "publish", "definition": FORGED, "recordingId": "rec-first"}
+    ask = PublishAsk.model_validate({**sent, "words": WORDS.model_dump(), "asks": ASKS})
+    assert "definition" not in ask.model_dump()
     definition, reply = put_to_person(shell, monkeypatch, ask)
     assert definition == compiled_here(None, ASKS)
     assert definition["steps"][1]["args"]["status"] == {"from": "const", "value": "solved"}
@@ -125,7 +129,7 @@ def test_a_paired_publish_is_compiled_from_both_recordings(shell, monkeypatch):
 
 
 def test_a_publish_the_shell_cannot_compile_is_refused_in_words(shell, monkeypatch):
-    no_recording = PublishAsk(kind="publish", definition=FORGED, words=WORDS, asks=ASKS)
+    no_recording = PublishAsk(kind="publish", words=WORDS, asks=ASKS)
     no_pair = PublishAsk(kind="publish", recordingId="rec-first", pairWith="rec-x", words=WORDS)
     other_values = PublishAsk(
         kind="publish",
@@ -185,7 +189,7 @@ def test_a_pair_made_in_the_page_is_published_as_the_shell_compiles_it(console):
     publish_from_editor(console, "solve_refund")
     console.qtbot.waitUntil(lambda: console.library.get("solve_refund") is not None)
     sent = [body for body in asked if isinstance(body, PublishAsk)]
-    assert len(sent) == 1 and sent[0].pairWith == "rec-second" and sent[0].definition is None
+    assert len(sent) == 1 and sent[0].pairWith == "rec-second"
     stored = console.library.get("solve_refund").definition
     author = {
         **sent[0].words.model_dump(),
@@ -199,3 +203,57 @@ def test_a_pair_made_in_the_page_is_published_as_the_shell_compiles_it(console):
     assert steps == built.definition["steps"]
     assert steps[1]["args"]["status"] == {"from": "param", "name": "status"}
     assert stored["inputSchema"] == built.definition["inputSchema"]
+
+
+def redoing(*steps: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": "rec-redo",
+        "name": "Repair",
+        "createdAt": "2026-12-06T09:00:00Z",
+        "steps": [*steps],
+    }
+
+
+def test_a_repair_is_made_by_the_shell_from_its_own_recording_of_the_step(console, monkeypatch):
+    """The page sends which tool and step; the shell makes the repair from the tool as
+    approved and its own recording of the re-doing, and refuses one that does not fit."""
+    from agent_helpers import TEST_TOOLS, publish_definitions
+
+    publish_definitions(console, [TEST_TOOLS["close_ticket"]])
+    repairs = console.window.person.repairs
+    pending = {
+        "command": "set_ticket_status",
+        "payload": {"ticket_id": "T-1002", "status": "pending"},
+    }
+    repairs["close_ticket"] = (0, redoing(pending))
+    ask = PublishAsk(kind="publish", replaces="close_ticket", repairStep=0)
+    definition, _ = put_to_person(console, monkeypatch, ask)
+    assert definition["steps"] == [
+        {
+            "command": "set_ticket_status",
+            "args": {
+                "ticket_id": {"from": "param", "name": "ticket_id"},  # still asked each time
+                "status": {"from": "const", "value": "pending"},  # as re-done
+            },
+        }
+    ]
+    # Another step than the one the shell's repair session re-did, and a re-doing of two.
+    other_step = PublishAsk(kind="publish", replaces="close_ticket", repairStep=1)
+    priority = {
+        "command": "set_ticket_priority",
+        "payload": {"ticket_id": "T-1002", "priority": "low"},
+    }
+    said = {"other step": refused(console, monkeypatch, other_step)}
+    repairs["close_ticket"] = (0, redoing(pending, priority))
+    said["two changes"] = refused(console, monkeypatch, ask)
+    assert said == {
+        "other step": ("not_found", "There is no such tool to repair."),
+        "two changes": (
+            "blocked",
+            "Re-do just the one step (you recorded 2). Press Repair again to retry.",
+        ),
+    }
+    assert console.library.get("close_ticket").definition["steps"][0]["args"]["status"] == {
+        "from": "const",
+        "value": "closed",
+    }

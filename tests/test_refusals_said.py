@@ -183,8 +183,7 @@ def asked(console, monkeypatch, body: object) -> dict[str, Any]:
 
 def test_what_the_page_asks_about_a_tool_that_is_not_there_is_refused(shell, monkeypatch):
     gone = LibraryAsk(kind="library", action="run", tool="ghost_tool")
-    definition = TEST_TOOLS["lookup_ticket"]
-    repair = PublishAsk(kind="publish", definition=definition, replaces="ghost_tool", repairStep=0)
+    repair = PublishAsk(kind="publish", replaces="ghost_tool", repairStep=0)
     teach = TeachAsk(kind="teach", action="start", repairTool="lookup_ticket", repairStep=9)
     said = {
         "gone": refusal(asked(shell, monkeypatch, gone)),

@@ -176,6 +176,20 @@ MUTANTS: tuple[Mutant, ...] = (
         refusals("redone"),
     ),
     Mutant(
+        "repair freezes what the tool asked",
+        "understudy_desktop/library/repair_compiler.py",
+        'before.get("from") in ("param", "step")',
+        'before.get("from") in ("step",)',
+        ("tests/test_publish_compiled.py", "-k", "made_by_the_shell"),
+    ),
+    Mutant(
+        "repair of the step the page names",
+        "understudy_desktop/shell/console_asks.py",
+        " or ask.repairStep != redoing[0]:",
+        ":",
+        ("tests/test_publish_compiled.py", "-k", "made_by_the_shell"),
+    ),
+    Mutant(
         "result not cut",
         "understudy_desktop/agent/results.py",
         "    if len(text) <= budget:\n",

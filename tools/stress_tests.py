@@ -71,6 +71,7 @@ NOT_TIME_SENSITIVE: tuple[tuple[str, str], ...] = (
     ("tests/test_consent.py", "one wait for a dialog to open"),
     ("tests/test_console_boot.py", "waits only for the page to load"),
     ("tests/test_draft_parity.py", "one Node process comparing the two drafters"),
+    ("tests/test_repair_parity.py", "one Node process comparing the two repairs"),
     ("tests/test_drift.py", "waits only for the page to draw"),
     ("tests/test_helpdesk_macros.py", "a fake helpdesk in the test's process"),
     ("tests/test_installer.py", "builds for minutes: the whole suite runs it"),

@@ -87,12 +87,11 @@ class PublishAsk(_Strict):
     """A person pressed Publish… (or finished a repair) in the console.
 
     A new tool is compiled by the shell from its own copy of the recording (and of the one it
-    was paired with), with the person's words and choices: what the page compiled is only
-    what it showed. A repair sends its definition, checked against the shell's own recording
-    of the re-done step (the teach session of the repair)."""
+    was paired with), with the person's words and choices; a repair, from the tool as
+    approved and the shell's own recording of the re-done step (the teach session of the
+    repair). What the page compiled is only what it showed: no definition comes with it."""
 
     kind: Literal["publish"]
-    definition: dict[str, Any] | None = None  # a repair's
     recordingId: str = Field(default="", max_length=80)  # noqa: N815
     pairWith: str = Field(default="", max_length=80)  # noqa: N815
     words: ToolWords = Field(default_factory=ToolWords)

@@ -29,6 +29,7 @@ from understudy_desktop.definition import (
     StepArg,
 )
 from understudy_desktop.library.lint import lint_schema
+from understudy_desktop.library.repair_compiler import RepairError, redone_step
 from understudy_desktop.rules import rules
 
 
@@ -194,13 +195,11 @@ def follows_recording(definition: Definition, recording: dict[str, Any]) -> str 
 
 
 def redone_command(recording: dict[str, Any], catalogue: Catalogue) -> str | None:
-    """The step the person re-did: the one step recorded, or, when they also opened a ticket
-    or searched to get there, the one step that changed a ticket (js/teach/repair.js agrees)."""
-    steps = [str(s.get("command")) for s in recording.get("steps") or []]
-    if len(steps) == 1:
-        return steps[0]
-    changing = [c for c in steps if c in catalogue.commands and catalogue.commands[c].mutates]
-    return changing[0] if len(changing) == 1 else None
+    """The command of the step the person re-did (library/repair_compiler.py), or None."""
+    try:
+        return str(redone_step(recording.get("steps") or [], catalogue).get("command"))
+    except RepairError:
+        return None
 
 
 def follows_repair(

@@ -29,6 +29,7 @@ from understudy_desktop.library.drafts import check_draft, repaired_description
 from understudy_desktop.library.generalize import GeneralizeError
 from understudy_desktop.library.library import Library, LibraryError
 from understudy_desktop.library.refs import Known
+from understudy_desktop.library.repair_compiler import RepairError, repair_definition
 from understudy_desktop.library.trial import example_input, trial_sentence
 from understudy_desktop.model.runs import RunOutcome, RunRequest
 from understudy_desktop.model.service import ConsoleModel
@@ -47,7 +48,7 @@ class ConsoleAsks(QObject):
         consent: ConsentService,
         calls: ToolCalls,
         model: ConsoleModel,
-        repairs: Callable[[str], dict[str, Any] | None],
+        repairs: Callable[[str], tuple[int, dict[str, Any]] | None],
         parent: QObject | None = None,
         known: Callable[[], Known] = dict,
     ) -> None:
@@ -58,7 +59,7 @@ class ConsoleAsks(QObject):
         self._consent = consent
         self._calls = calls
         self._model = model
-        self._repairs = repairs  # the shell's recording of a repair's re-done step, by tool
+        self._repairs = repairs  # a repair's re-done step and the shell's recording of it
         port.asked.connect(self._on_ask)
 
     def _on_ask(self, ask_id: str, body: object) -> None:
@@ -79,20 +80,31 @@ class ConsoleAsks(QObject):
         recording: dict[str, Any] | None = None
         if ask.replaces is not None:
             old = self._library.get(ask.replaces)
-            redone = self._repairs(ask.replaces)
-            if old is None or ask.repairStep is None or redone is None:
+            redoing = self._repairs(ask.replaces)
+            # The step is the one the shell's repair session re-did, whatever the page says.
+            if old is None or redoing is None or ask.repairStep != redoing[0]:
                 reply(error(ErrorCode.NOT_FOUND, "There is no such tool to repair."))
                 return
+            step, redone = redoing
+            # The shell makes the repair from the tool as approved and its own recording of
+            # the re-done step: nothing of the definition comes from the page.
+            try:
+                repaired = repair_definition(
+                    old.definition, step, redone.get("steps") or [], catalogue
+                )
+            except RepairError as exc:
+                reply(error(ErrorCode.BLOCKED, str(exc)))
+                return
             definition, problems = check_draft(
-                ask.definition,
+                repaired,
                 catalogue,
                 redone,
-                (old.parsed, ask.repairStep),  # parsed once, when the tool was loaded
+                (old.parsed, step),  # parsed once, when the tool was loaded
                 known=self._known(),
             )
             if definition is not None and old.parsed is not None and not problems:
                 # What agents read names the re-done step's new values, not the old ones.
-                definition = repaired_description(old.parsed, definition, ask.repairStep)
+                definition = repaired_description(old.parsed, definition, step)
         else:
             recording = self._library.recording(ask.recordingId) if ask.recordingId else None
             definition, problems = self._compiled(ask, recording)

@@ -72,8 +72,8 @@ class PersonCommands(QObject):
         self._library = library
         self._consent = consent
         self._window = window
-        # The re-done step of a repair, by tool: the shell's own recording of it.
-        self.repairs: dict[str, dict[str, Any]] = {}
+        # Per tool, the step a repair re-did (0-based) and the shell's own recording of it.
+        self.repairs: dict[str, tuple[int, dict[str, Any]]] = {}
         self._view_timer = QTimer(self)
         self._view_timer.setSingleShot(True)
         self._view_timer.setInterval(VIEW_REMEMBER_MS)
@@ -201,7 +201,7 @@ class PersonCommands(QObject):
             return
         if repair is not None:
             # A repair's re-done step goes into the repair dialog, not the recordings.
-            self.repairs[repair[0]] = recording
+            self.repairs[repair[0]] = (repair[1], recording)
             step = to_page.RepairStep(tool=repair[0], step=repair[1])
             answer(TeachStopped(ok=True, repair=step, recording=to_page.recording(recording)))
             return

@@ -291,13 +291,12 @@ declare namespace Protocol {
   /**
    * A person pressed Publish… (or finished a repair) in the console. A new tool is compiled by
    * the shell from its own copy of the recording (and of the one it was paired with), with the
-   * person's words and choices: what the page compiled is only what it showed. A repair sends
-   * its definition, checked against the shell's own recording of the re-done step (the teach
-   * session of the repair).
+   * person's words and choices; a repair, from the tool as approved and the shell's own
+   * recording of the re-done step (the teach session of the repair). What the page compiled is
+   * only what it showed: no definition comes with it.
    */
   export type PublishAsk = {
     kind: "publish";
-    definition?: { [key: string]: unknown } | null;
     recordingId?: string;
     pairWith?: string;
     words?: ToolWords;

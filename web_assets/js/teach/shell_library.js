@@ -35,7 +35,8 @@
 /**
  * A publish: a new tool from a recording (or a pair), or a repair of one step of a tool. The
  * definition is the page's own compile: the page's own library publishes it, while the shell
- * compiles a new tool itself from its recordings with the person's words and choices.
+ * makes a new tool (from its recordings, with the person's words and choices) and a repair
+ * (from the tool and its recording of the re-done step) itself.
  * @typedef {object} PublishRequest
  * @property {import('./compile.js').Definition} definition
  * @property {string} [recordingId]
@@ -86,10 +87,11 @@ export function createShellLibrary({ shell, onChange = () => {} }) {
     get max() { return view.max; },
     activeCount: () => view.active,
     /**
-     * { definition, recordingId } or a repair { definition, replaces, repairStep }
+     * { recordingId, words, asks } or a repair { replaces, repairStep }: the shell makes the
+     * tool (or the repair) itself, from its own recordings; the page's compile stays here.
      * @param {PublishRequest} request
      */
-    publish: ({ definition, ...request }) => shell.ask({ kind: 'publish', ...request, ...(request.replaces ? { definition } : {}) }),
+    publish: ({ definition: _shownOnly, ...request }) => shell.ask({ kind: 'publish', ...request }),
     /**
      * @param {Protocol.LibraryAsk['action']} action
      * @param {string} name
