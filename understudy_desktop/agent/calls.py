@@ -32,7 +32,7 @@ from understudy_desktop.consent.manifest import (
 )
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.draft_compiler import build_draft
-from understudy_desktop.library.drafts import Drafts, check_draft
+from understudy_desktop.library.drafts import Drafts, check_draft, draft_problems
 from understudy_desktop.library.generalize import GeneralizeError
 from understudy_desktop.library.library import Library
 from understudy_desktop.library.may_run import may_run
@@ -271,7 +271,7 @@ class ToolCalls(QObject):
         if definition is None:
             answer(error(ErrorCode.TOOL_ERROR, " ".join(problems)))
             return
-        problems = list(dict.fromkeys([*built.problems, *problems]))
+        problems = draft_problems(built.problems, problems)
         draft = self.drafts.add(
             definition, problems, "agent", requester, str(recording["id"]), built.warnings
         )

@@ -79,6 +79,13 @@ def check_draft(
     return complete(parsed, catalogue), problems
 
 
+def draft_problems(compiled: list[str], checked: list[str]) -> list[str]:
+    """What blocks a compiled draft, said once: the compiler's words where it found anything
+    (they are what Make a tool shows, and the draft is blocked either way), the shell's own
+    checks' otherwise. Both at once said most things twice, in two phrasings."""
+    return list(dict.fromkeys(compiled or checked))
+
+
 def _literal(text: str) -> Callable[[re.Match[str]], str]:
     return lambda _match: text
 

@@ -25,7 +25,7 @@ from understudy_desktop.bridge.to_page import Outcome, reply_of
 from understudy_desktop.definition import Approved, Definition, ParamArg
 from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.library.draft_compiler import UnknownChoiceError, build_draft
-from understudy_desktop.library.drafts import check_draft, repaired_description
+from understudy_desktop.library.drafts import check_draft, draft_problems, repaired_description
 from understudy_desktop.library.generalize import GeneralizeError
 from understudy_desktop.library.library import Library, LibraryError
 from understudy_desktop.library.refs import Known
@@ -165,7 +165,7 @@ class ConsoleAsks(QObject):
         definition, problems = check_draft(
             built.definition, catalogue, recording, known=self._known()
         )
-        return definition, list(dict.fromkeys([*built.problems, *problems]))
+        return definition, draft_problems(built.problems, problems)
 
     def _library_action(self, ask: LibraryAsk, reply: Any) -> None:
         name = ask.tool
