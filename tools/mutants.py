@@ -517,15 +517,22 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "outbox compares tags in order",
         OUTBOX,
-        '    if field == "tags":\n        return sorted(value or ())\n',
+        '    if field == "tags":\n        return sorted(set(value or ()))\n',
         '    if field == "tags":\n        return list(value or ())\n',
+        (FAKES, "-k", "helpdesks_own_order"),
+    ),
+    Mutant(
+        "outbox counts a tag held twice",
+        OUTBOX,
+        "        return sorted(set(value or ()))\n",
+        "        return sorted(value or ())\n",
         (FAKES, "-k", "helpdesks_own_order"),
     ),
     Mutant(
         "outbox ignores a tag's case",
         OUTBOX,
-        '    if field == "tags":\n        return sorted(value or ())\n',
-        '    if field == "tags":\n        return sorted(str(t).lower() for t in value or ())\n',
+        '    if field == "tags":\n        return sorted(set(value or ()))\n',
+        '    if field == "tags":\n        return sorted({str(t).lower() for t in value or ()})\n',
         (FAKES, "-k", "case_someone_changed"),
     ),
     Mutant(

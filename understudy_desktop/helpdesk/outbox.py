@@ -271,7 +271,7 @@ def _on_its_way(field: str, theirs: Any, values: list[Any]) -> bool:
 def _plain(field: str, value: Any) -> Any:
     """Tags compare as sets: helpdesks keep them in an order of their own."""
     if field == "tags":
-        return sorted(value or ())
+        return sorted(set(value or ()))
     return value
 
 
