@@ -26,6 +26,19 @@ SET_PRIORITY = definition(
 )
 
 
+def shown(console, ticket_id: str, tools: int) -> None:
+    """Until the page has drawn the open ticket and knows the tools the shell published (the
+    menu is made from what the page knows; a click before then says there are none)."""
+    console.qtbot.waitUntil(
+        lambda: console.js(
+            "document.getElementById('queue-list').getAttribute('aria-activedescendant')"
+            f" === 'row-{ticket_id}'"
+            f" && document.getElementById('library-count').textContent === '{tools}'"
+        )
+        is True
+    )
+
+
 def keys(console):
     console.window.activateWindow()
     console.window.view.setFocus()
@@ -39,6 +52,7 @@ def test_g_then_a_number_runs_a_tool_on_the_open_ticket(console, data_dir):
         console, [TEST_TOOLS["close_ticket"], SET_PRIORITY, TEST_TOOLS["lookup_ticket"]]
     )
     console.dispatch("select_ticket", {"ticket_id": "T-1003"}, "ui")
+    shown(console, "T-1003", 3)
     view = keys(console)
     QTest.keyClick(view, Qt.Key.Key_G)
     console.qtbot.waitUntil(lambda: console.js("!document.getElementById('ticket-tools').hidden"))
@@ -61,6 +75,7 @@ def test_g_then_a_number_runs_a_tool_on_the_open_ticket(console, data_dir):
 def test_a_tool_that_asks_more_opens_its_form_with_the_ticket_filled_in(console, data_dir):
     publish_definitions(console, [SET_PRIORITY])
     console.dispatch("select_ticket", {"ticket_id": "T-1004"}, "ui")
+    shown(console, "T-1004", 1)
     console.js("document.getElementById('ticket-tools-button').click(); true")
     console.qtbot.waitUntil(lambda: console.js("!document.getElementById('ticket-tools').hidden"))
     console.js("document.querySelector('#ticket-tools button').click(); true")
@@ -76,6 +91,7 @@ def test_a_tool_that_asks_more_opens_its_form_with_the_ticket_filled_in(console,
 
 def test_with_no_tool_that_fits_the_ticket_it_says_so_in_words(console):
     console.dispatch("select_ticket", {"ticket_id": "T-1002"}, "ui")
+    shown(console, "T-1002", 0)
     console.js("document.getElementById('ticket-tools-button').click(); true")
     console.qtbot.waitUntil(
         lambda: (
