@@ -30,12 +30,14 @@ def shown(console, ticket_id: str, tools: int) -> None:
     """Until the page has drawn the open ticket and knows the tools the shell published (the
     menu is made from what the page knows; a click before then says there are none)."""
     console.qtbot.waitUntil(
-        lambda: console.js(
-            "document.getElementById('queue-list').getAttribute('aria-activedescendant')"
-            f" === 'row-{ticket_id}'"
-            f" && document.getElementById('library-count').textContent === '{tools}'"
+        lambda: (
+            console.js(
+                "document.getElementById('queue-list').getAttribute('aria-activedescendant')"
+                f" === 'row-{ticket_id}'"
+                f" && document.getElementById('library-count').textContent === '{tools}'"
+            )
+            is True
         )
-        is True
     )
 
 
