@@ -22,6 +22,7 @@ from understudy_desktop.helpdesk.freshdesk import Freshdesk
 from understudy_desktop.helpdesk.outbox import BACKOFF_S, Sender
 from understudy_desktop.helpdesk.zendesk import Zendesk
 from understudy_desktop.model import tables
+from understudy_desktop.model.views import Filter
 from understudy_desktop.store.database import Database
 from understudy_desktop.store.queue_store import write_queue
 
@@ -500,6 +501,10 @@ def test_a_sync_counts_the_tickets_that_arrived_and_the_texts_that_changed(desk)
     desk.fake.change_ticket(desk.numbers[1], subject="Printer on fire")
     applied = _sync(desk, cursor)
     assert (applied.arrived, applied.retext) == (0, 1)
+    row = desk.db.read("SELECT subject FROM tickets WHERE id = ?", (desk.console(1),))[0]
+    assert row[0] == "Printer on fire"
+    found = desk.db.write(lambda conn: tables.first_matching(conn, Filter.of({"text": "fire"}), 5))
+    assert found == (1, [desk.console(1)]), "found by its new words"
     _new_ticket(desk)
     applied = _sync(desk, applied.cursor)
     assert (applied.arrived, applied.retext) == (1, 0)
@@ -567,3 +572,31 @@ def test_a_closed_ticket_zendesk_calls_solved_stays_closed_here(tmp_path):
         row = desk.db.read("SELECT status FROM tickets WHERE id = ?", (desk.console(0),))[0]
         assert row[0] == "closed"
         desk.db.close()
+
+
+def test_a_change_made_over_a_value_a_sync_brought_in_is_sent(desk):
+    """The helpdesk's value a sync brought in is what the person's next change is made over:
+    sent, not taken for someone else's change meanwhile."""
+    zendesk = desk.adapter.kind == "zendesk"
+    cursor = desk.db.read("SELECT cursor FROM helpdesk_link")[0][0]
+    desk.fake.change_ticket(desk.numbers[0], status="pending" if zendesk else 3)
+    assert len(_sync(desk, cursor).writes) == 1
+    desk.write(0, "status", "open")
+    assert drain(Sender(desk.db, desk.adapter)) == ["sent"]
+    assert desk.remote(0)["status"] in ("open", 2)
+
+
+def test_an_owner_new_to_the_queue_comes_in_among_its_people_once(desk):
+    """An agent added in the helpdesk after the first sync, who now owns two tickets: they
+    join the queue's people (once), and both tickets are theirs here."""
+    cursor = desk.db.read("SELECT cursor FROM helpdesk_link")[0][0]
+    owner = "assignee_id" if desk.adapter.kind == "zendesk" else "responder_id"
+    newcomer = desk.fake.add_agent("Sam Lee", "sam@example.com")
+    for k in (0, 1):
+        desk.fake.change_ticket(desk.numbers[k], **{owner: newcomer})
+    _sync(desk, cursor)
+    them = f"{desk.adapter.kind}:{newcomer}"
+    people = json.loads(desk.db.read("SELECT value FROM queue_meta WHERE key = 'assignees'")[0][0])
+    assert [p["id"] for p in people].count(them) == 1
+    rows = desk.db.read("SELECT id FROM tickets WHERE assignee = ? ORDER BY position", (them,))
+    assert [r[0] for r in rows] == [desk.console(0), desk.console(1)]

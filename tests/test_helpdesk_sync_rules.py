@@ -1,6 +1,6 @@
 """What a first sync makes of the helpdesk's tickets, rule by rule: the creation time in the
 console's one spelling, owners and tags as the console keeps them, the templates worth
-offering, and the progress told as it reads."""
+offering, the progress told as it reads, and the roll call that confirms a departure."""
 
 from __future__ import annotations
 
@@ -8,10 +8,19 @@ import json
 from typing import Any
 
 import httpx2
+import pytest
 from helpdesk_fakes import FakeZendesk
 
 from understudy_desktop.helpdesk import sync
-from understudy_desktop.helpdesk.base import RemotePerson, RemoteTemplate, RemoteTicket
+from understudy_desktop.helpdesk.base import (
+    Departure,
+    GoneError,
+    NotAllowedError,
+    RemotePerson,
+    RemoteTemplate,
+    RemoteTicket,
+    SignInError,
+)
 from understudy_desktop.helpdesk.zendesk import Zendesk
 
 
@@ -75,3 +84,42 @@ def test_a_template_with_no_reply_text_is_not_offered():
     ]
     first = sync.first_from("rt", "Support", [], [], templates, "c")
     assert [t["name"] for t in first.meta["templates"]] == ["Thanks"]
+
+
+class Roll:
+    """A helpdesk whose listing holds `present`, and whose reads of a ticket answer so."""
+
+    def __init__(self, present: set[str] | None, answers: dict[str, Exception]) -> None:
+        self.present = present
+        self.answers = answers
+        self.read: list[str] = []
+
+    def roll_call(self) -> set[str] | None:
+        return self.present
+
+    def current(self, remote: str) -> None:
+        self.read.append(remote)
+        if remote in self.answers:
+            raise self.answers[remote]
+
+
+def test_a_roll_call_confirms_each_departure_by_reading_the_ticket():
+    """Missing from the listing is not gone: each is read, lowest number first, at most
+    `checks` of them; deleted or moved where this sign-in cannot see is gone, still there
+    is not; a sign-in refused stops the roll call rather than dropping tickets."""
+    held = {"2", "10", "9", "3", "4"}
+    desk = Roll(
+        {"4"},
+        {
+            "2": GoneError("Deleted.", "deleted"),
+            "3": NotAllowedError("Not yours."),
+            "10": GoneError("Moved.", "moved"),
+        },
+    )
+    gone = sync.roll_call(desk, held, checks=3)
+    assert desk.read == ["2", "3", "9"]
+    assert gone == [Departure("2", "deleted"), Departure("3", "moved")]
+    assert sync.roll_call(Roll(None, {}), held, checks=3) is None
+    refused = Roll(set(), {"2": SignInError("The password is wrong.")})
+    with pytest.raises(SignInError):
+        sync.roll_call(refused, held, checks=3)
