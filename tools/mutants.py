@@ -867,6 +867,27 @@ MUTANTS: tuple[Mutant, ...] = (
         (UNDO, "-k", "toasts_undo"),
     ),
     Mutant(
+        "toast's Undo takes the oldest change",
+        HISTORY,
+        "            if entry.seq == seq:\n",
+        "            if True:\n",
+        (UNDO, "-k", "from_among_several"),
+    ),
+    Mutant(
+        "undo of nothing hides the redo",
+        HISTORY,
+        "        if entry.undone_changes:\n",
+        "        if True:\n",
+        (UNDO, "-k", "takes_nothing_back"),
+    ),
+    Mutant(
+        "redo of nothing hides the undo",
+        HISTORY,
+        "        if entry.changes:\n",
+        "        if True:\n",
+        (UNDO, "-k", "puts_nothing_back"),
+    ),
+    Mutant(
         "undo keeps one change more",
         HISTORY,
         "del self._done[:-KEEP]",
