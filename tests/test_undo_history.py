@@ -220,3 +220,20 @@ def test_a_redo_that_puts_nothing_back_leaves_undo_as_it_was():
     taken = undo(model, history)
     assert taken is not None and taken.seq == 1
     assert field(model, "T-1", "priority") == "normal"
+
+
+def test_undo_and_redo_of_a_tag_on_every_matching_ticket():
+    """Undo takes the tag off each ticket it was added to (T-1 had it already, and keeps
+    it), and redo adds it back."""
+    model, history = MemoryModel(queue()), History()
+    model.dispatch("filter_tickets", {})
+    person_change(model, history, 1, "tag_matching_tickets", {"tag": "a"})
+    tags = {t["id"]: t["tags"] for t in model.tickets()}
+    assert all("a" in t for t in tags.values())
+    undo(model, history)
+    assert {t["id"]: t["tags"] for t in model.tickets()} == {
+        "T-1": ["a", "b"],
+        **{f"T-{i}": [] for i in range(2, 7)},
+    }
+    redo(model, history)
+    assert {t["id"]: t["tags"] for t in model.tickets()} == tags

@@ -888,6 +888,13 @@ MUTANTS: tuple[Mutant, ...] = (
         (UNDO, "-k", "puts_nothing_back"),
     ),
     Mutant(
+        "a tag's undo takes the tag for the value",
+        "understudy_desktop/model/commands.py",
+        '        if self.op == "set":\n',
+        "        if True:\n",
+        (UNDO, "-k", "tag_on_every"),
+    ),
+    Mutant(
         "undo keeps one change more",
         HISTORY,
         "del self._done[:-KEEP]",
@@ -972,6 +979,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "    for key in reversed(chain):\n",
         "    for key in chain:\n",
         ("tests/test_team_adversary.py", "-k", "lead_who_moved"),
+    ),
+    Mutant(
+        "lead's second move not followed",
+        INBOX,
+        "    while chain and chain[-1] in successor",
+        "    if chain and chain[-1] in successor",
+        ("tests/test_team_adversary.py", "-k", "moved_twice"),
     ),
     Mutant(
         "review of another version counts",
