@@ -394,3 +394,36 @@ def test_arrow_keys_in_a_dropdown_while_teaching_record_the_value_settled_on():
         {"ticket_id": "T-2", "priority": "low"},
         {"ticket_id": "T-2", "priority": "high"},
     ]
+
+
+def test_assigning_and_unassigning_say_who_in_words():
+    """Any of the queue's people may be given a ticket, and it may be given back to no one;
+    the answer names them (an agent reads it) and who had it before."""
+    data = queue()
+    data["assignees"] = [
+        {"id": "priya", "name": "Priya Raman"},
+        {"id": "tomasz", "name": "Tomasz Nowak"},
+        {"id": "ana"},
+    ]
+    model = MemoryModel(data)
+    said = model.dispatch("set_ticket_assignee", {"ticket_id": "T-1", "assignee": "tomasz"})
+    assert said["ok"] and said["result"]["assignee_name"] == "Tomasz Nowak"
+    said = model.dispatch("set_ticket_assignee", {"ticket_id": "T-1", "assignee": "ana"})
+    assert said["result"]["assignee_name"] == "ana", "no name: the id"
+    said = model.dispatch("set_ticket_assignee", {"ticket_id": "T-1", "assignee": None})
+    assert said["ok"], said
+    assert (said["result"]["assignee_name"], said["result"]["previous"]) == ("Unassigned", "ana")
+    assert next(t for t in model.tickets() if t["id"] == "T-1")["assignee"] is None
+
+
+def test_a_filter_answers_its_first_twenty_matches_and_how_many_more():
+    model = MemoryModel(queue(25))
+    out = model.dispatch("filter_tickets", {})
+    assert out["ok"], out
+    assert out["result"] == {
+        "matched": 25,
+        "ticket_ids": [f"T-{i}" for i in range(1, 21)],
+        "more": 5,
+    }
+    few = model.dispatch("filter_tickets", {"text": "refund"})["result"]
+    assert few["matched"] == 12 and len(few["ticket_ids"]) == 12 and few["more"] == 0
