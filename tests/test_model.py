@@ -427,3 +427,15 @@ def test_a_filter_answers_its_first_twenty_matches_and_how_many_more():
     }
     few = model.dispatch("filter_tickets", {"text": "refund"})["result"]
     assert few["matched"] == 12 and len(few["ticket_ids"]) == 12 and few["more"] == 0
+
+
+def test_adding_a_tag_a_ticket_has_changes_nothing_even_on_a_full_ticket():
+    from understudy_desktop.model.tables import MAX_TAGS
+
+    model = MemoryModel(queue())
+    out = model.dispatch("add_ticket_tag", {"ticket_id": "T-1", "tag": "a"})
+    assert out["ok"] and out["writes"] == [] and out["result"]["tags"] == ["a", "b"]
+    full = [f"t{i:02}" for i in range(MAX_TAGS)]
+    model.dispatch("set_ticket_tags", {"ticket_id": "T-2", "tags": full})
+    out = model.dispatch("add_ticket_tag", {"ticket_id": "T-2", "tag": "t00"})
+    assert out["ok"] and out["writes"] == [], out

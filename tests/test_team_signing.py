@@ -853,3 +853,13 @@ def test_an_edit_in_place_is_not_taken_for_an_unchanged_folder(tmp_path):
 def test_a_pack_nested_too_deeply_is_refused_in_words():
     with pytest.raises(PackError, match="nested far too deeply"):
         parse_pack(b"[" * 100_000 + b"]" * 100_000, "deep.understudy-pack.json")
+
+
+def test_a_tool_listed_twice_in_one_persons_counts_is_counted_once():
+    """One person's file counts a tool once: listing it again (a tampered or careless file)
+    neither doubles its runs nor makes its author two people who use it."""
+    pack = shared("tools", signed_pack())
+    twice = [_counts(5, 1, "2026-12-04"), _counts(500, 0, "2026-12-09")]
+    counts = shared("usage", usage(KEY_B, "2026-12-04T10:00:00Z", twice))
+    tool = only_tool(view_of(pack, counts, mine="0" * 64, trusted={PUB_B: "B"}))
+    assert tool.usage == inbox.TeamUsage(runs=5, failures=1, people=1, last_used="2026-12-04")

@@ -930,6 +930,13 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/test_model.py", "-k", "first_twenty"),
     ),
     Mutant(
+        "tag a ticket has added again",
+        "understudy_desktop/model/commands.py",
+        '    if p["tag"] in ticket.tags:\n',
+        "    if False:\n",
+        ("tests/test_model.py", "-k", "tag_a_ticket_has"),
+    ),
+    Mutant(
         "undo keeps one change more",
         HISTORY,
         "del self._done[:-KEEP]",
@@ -1021,6 +1028,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "    while chain and chain[-1] in successor",
         "    if chain and chain[-1] in successor",
         ("tests/test_team_adversary.py", "-k", "moved_twice"),
+    ),
+    Mutant(
+        "tool listed twice counted twice",
+        INBOX,
+        "            if (c.sharedBy, c.tool) in seen:\n",
+        "            if False:\n",
+        ("tests/test_team_signing.py", "-k", "listed_twice"),
     ),
     Mutant(
         "review of another version counts",
