@@ -439,3 +439,20 @@ def test_adding_a_tag_a_ticket_has_changes_nothing_even_on_a_full_ticket():
     model.dispatch("set_ticket_tags", {"ticket_id": "T-2", "tags": full})
     out = model.dispatch("add_ticket_tag", {"ticket_id": "T-2", "tag": "t00"})
     assert out["ok"] and out["writes"] == [], out
+
+
+def test_removing_a_tag_takes_off_that_tag_alone():
+    model = MemoryModel(queue())
+    out = model.dispatch("remove_ticket_tag", {"ticket_id": "T-1", "tag": "b"})
+    assert out["ok"] and out["result"]["tags"] == ["a"] and len(out["writes"]) == 1
+    again = model.dispatch("remove_ticket_tag", {"ticket_id": "T-1", "tag": "b"})
+    assert again["ok"] and again["writes"] == [], "a tag it does not have: no change"
+    assert next(t for t in model.tickets() if t["id"] == "T-1")["tags"] == ["a"]
+
+
+def test_a_template_becomes_the_reply_with_the_requesters_first_name():
+    model = MemoryModel(queue())
+    out = model.dispatch("apply_template", {"ticket_id": "T-1", "template_id": "ok"})
+    assert out["ok"], out
+    draft = next(t for t in model.tickets() if t["id"] == "T-1")["reply_draft"]
+    assert draft == "Hi Customer" and out["result"]["draft_length"] == len(draft)

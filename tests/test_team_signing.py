@@ -863,3 +863,11 @@ def test_a_tool_listed_twice_in_one_persons_counts_is_counted_once():
     counts = shared("usage", usage(KEY_B, "2026-12-04T10:00:00Z", twice))
     tool = only_tool(view_of(pack, counts, mine="0" * 64, trusted={PUB_B: "B"}))
     assert tool.usage == inbox.TeamUsage(runs=5, failures=1, people=1, last_used="2026-12-04")
+
+
+def test_a_trusted_person_who_never_ran_a_tool_is_not_one_of_its_people():
+    pack = shared("tools", signed_pack())
+    ran = shared("usage", usage(KEY_B, "2026-12-04T10:00:00Z", [_counts(3, 0, "2026-12-04")]))
+    idle = shared("usage", usage(KEY_C, "2026-12-04T10:00:00Z", [_counts(0, 0, "")]))
+    tool = only_tool(view_of(pack, ran, idle, mine="0" * 64, trusted={PUB_B: "B", PUB_C: "C"}))
+    assert tool.usage == inbox.TeamUsage(runs=3, failures=0, people=1, last_used="2026-12-04")

@@ -937,6 +937,20 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/test_model.py", "-k", "tag_a_ticket_has"),
     ),
     Mutant(
+        "removing a tag takes the others",
+        "understudy_desktop/model/commands.py",
+        'tags = [t for t in ticket.tags if t != p["tag"]]',
+        'tags = [t for t in ticket.tags if t == p["tag"]]',
+        ("tests/test_model.py", "-k", "that_tag_alone"),
+    ),
+    Mutant(
+        "every template refused",
+        "understudy_desktop/model/commands.py",
+        "    if template is None:\n",
+        "    if True:\n",
+        ("tests/test_model.py", "-k", "becomes_the_reply"),
+    ),
+    Mutant(
         "undo keeps one change more",
         HISTORY,
         "del self._done[:-KEEP]",
@@ -1035,6 +1049,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "            if (c.sharedBy, c.tool) in seen:\n",
         "            if False:\n",
         ("tests/test_team_signing.py", "-k", "listed_twice"),
+    ),
+    Mutant(
+        "someone who never ran it counted",
+        INBOX,
+        "before.people + (1 if c.runs else 0)",
+        "before.people + 1",
+        ("tests/test_team_signing.py", "-k", "never_ran"),
     ),
     Mutant(
         "review of another version counts",
