@@ -456,3 +456,20 @@ def test_a_template_becomes_the_reply_with_the_requesters_first_name():
     assert out["ok"], out
     draft = next(t for t in model.tickets() if t["id"] == "T-1")["reply_draft"]
     assert draft == "Hi Customer" and out["result"]["draft_length"] == len(draft)
+
+
+def test_every_match_given_to_someone_not_on_the_queue_is_refused():
+    model = MemoryModel(queue())
+    before = model.tickets()
+    model.dispatch("filter_tickets", {})
+    out = model.dispatch("assign_matching_tickets", {"assignee": "ghost"})
+    assert not out["ok"] and out["code"] == "not_found", out
+    assert model.tickets() == before
+
+
+def test_a_set_based_change_to_what_every_match_holds_is_no_change():
+    model = MemoryModel(queue())
+    model.dispatch("filter_tickets", {})
+    out = model.dispatch("set_matching_status", {"status": "open"})
+    assert out["ok"] and out["result"] == {"matched": 6, "changed": 0}
+    assert out["writes"] == []

@@ -951,6 +951,20 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/test_model.py", "-k", "becomes_the_reply"),
     ),
     Mutant(
+        "every match given to a stranger",
+        "understudy_desktop/model/commands.py",
+        'value = _assignee(ctx, p[name]) if name == "assignee" else p[name]',
+        "value = p[name]",
+        ("tests/test_model.py", "-k", "not_on_the_queue"),
+    ),
+    Mutant(
+        "set-based change of nothing written",
+        "understudy_desktop/model/commands.py",
+        'writes = [Write(name, value, ids, "set", before)] if ids else []',
+        'writes = [Write(name, value, ids, "set", before)]',
+        ("tests/test_model.py", "-k", "what_every_match"),
+    ),
+    Mutant(
         "undo keeps one change more",
         HISTORY,
         "del self._done[:-KEEP]",
