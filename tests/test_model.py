@@ -473,3 +473,13 @@ def test_a_set_based_change_to_what_every_match_holds_is_no_change():
     out = model.dispatch("set_matching_status", {"status": "open"})
     assert out["ok"] and out["result"] == {"matched": 6, "changed": 0}
     assert out["writes"] == []
+
+
+def test_a_tag_on_every_match_tells_the_page_to_add_it_and_untag_to_remove_it():
+    """The change feed carries each write to the page as (op, field, value, ids)."""
+    model = MemoryModel(queue())
+    model.dispatch("filter_tickets", {})
+    [added] = model.dispatch("tag_matching_tickets", {"tag": "vip"})["writes"]
+    assert added.parts() == ("add_tag", "tags", "vip", [f"T-{i}" for i in range(1, 7)])
+    [removed] = model.dispatch("untag_matching_tickets", {"tag": "vip"})["writes"]
+    assert removed.parts()[0] == "remove_tag"

@@ -965,6 +965,13 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/test_model.py", "-k", "what_every_match"),
     ),
     Mutant(
+        "page told to remove a tag added",
+        "understudy_desktop/model/commands.py",
+        'op: WriteOp = "add_tag" if add else "remove_tag"',
+        'op: WriteOp = "remove_tag"',
+        ("tests/test_model.py", "-k", "tells_the_page"),
+    ),
+    Mutant(
         "undo keeps one change more",
         HISTORY,
         "del self._done[:-KEEP]",
