@@ -473,6 +473,10 @@ def test_a_set_based_change_to_what_every_match_holds_is_no_change():
     out = model.dispatch("set_matching_status", {"status": "open"})
     assert out["ok"] and out["result"] == {"matched": 6, "changed": 0}
     assert out["writes"] == []
+    model.dispatch("filter_tickets", {"tag": "a"})
+    out = model.dispatch("tag_matching_tickets", {"tag": "b"})
+    assert out["ok"] and out["result"] == {"matched": 1, "changed": 0}
+    assert out["writes"] == []
 
 
 def test_a_tag_on_every_match_tells_the_page_to_add_it_and_untag_to_remove_it():

@@ -871,3 +871,14 @@ def test_a_trusted_person_who_never_ran_a_tool_is_not_one_of_its_people():
     idle = shared("usage", usage(KEY_C, "2026-12-04T10:00:00Z", [_counts(0, 0, "")]))
     tool = only_tool(view_of(pack, ran, idle, mine="0" * 64, trusted={PUB_B: "B", PUB_C: "C"}))
     assert tool.usage == inbox.TeamUsage(runs=3, failures=0, people=1, last_used="2026-12-04")
+
+
+@pytest.mark.parametrize("later_first", [True, False])
+def test_the_latest_withdrawal_covers_a_version_shared_between_two(later_first):
+    """Withdrawn, shared again, withdrawn again: the later withdrawal covers the version
+    shared in between, whichever order the folder lists them in."""
+    first = shared("withdrawn", withdrawal(KEY_A, "assign_refund", "2026-12-05T10:00:00Z"))
+    again = shared("tools", signed_pack(created="2026-12-06T10:00:00Z"))
+    later = shared("withdrawn", withdrawal(KEY_A, "assign_refund", "2026-12-07T10:00:00Z"))
+    stops = [later, first] if later_first else [first, later]
+    assert only_tool(view_of(again, *stops)).state == "withdrawn"

@@ -972,6 +972,13 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/test_model.py", "-k", "tells_the_page"),
     ),
     Mutant(
+        "tag on no ticket written",
+        "understudy_desktop/model/commands.py",
+        '        if not ids:\n            return Applied({"matched": matched, "changed": 0})\n',
+        "",
+        ("tests/test_model.py", "-k", "what_every_match"),
+    ),
+    Mutant(
         "undo keeps one change more",
         HISTORY,
         "del self._done[:-KEEP]",
@@ -1077,6 +1084,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "before.people + (1 if c.runs else 0)",
         "before.people + 1",
         ("tests/test_team_signing.py", "-k", "never_ran"),
+    ),
+    Mutant(
+        "first withdrawal kept over a later one",
+        INBOX,
+        "if pair not in out or when(info.created) > when(out[pair]):",
+        "if pair not in out:",
+        ("tests/test_team_signing.py", "-k", "latest_withdrawal"),
     ),
     Mutant(
         "review of another version counts",
