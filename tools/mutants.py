@@ -1143,6 +1143,20 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     # --- the console's scheme ----------------------------------------------------------------
     Mutant(
+        "file types from the platform's table",
+        SCHEME,
+        "    if known:\n        return known\n",
+        "",
+        ("tests/test_console_boot.py", "-k", "one_type_on_every"),
+    ),
+    Mutant(
+        "unknown file type served as nothing",
+        SCHEME,
+        'return guessed or "application/octet-stream"',
+        "return guessed",
+        ("tests/test_console_boot.py", "-k", "one_type_on_every"),
+    ),
+    Mutant(
         "scheme serves any host",
         SCHEME,
         'if url.host() != HOST or method not in ("GET", "HEAD"):',
