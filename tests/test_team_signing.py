@@ -882,3 +882,9 @@ def test_the_latest_withdrawal_covers_a_version_shared_between_two(later_first):
     later = shared("withdrawn", withdrawal(KEY_A, "assign_refund", "2026-12-07T10:00:00Z"))
     stops = [later, first] if later_first else [first, later]
     assert only_tool(view_of(again, *stops)).state == "withdrawn"
+
+
+def test_a_withdrawal_made_the_second_a_version_was_shared_covers_it():
+    file = shared("tools", signed_pack(created="2026-12-05T10:00:00Z"))
+    stop = shared("withdrawn", withdrawal(KEY_A, "assign_refund", "2026-12-05T10:00:00Z"))
+    assert only_tool(view_of(file, stop)).state == "withdrawn"

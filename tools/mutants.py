@@ -1093,6 +1093,13 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/test_team_signing.py", "-k", "latest_withdrawal"),
     ),
     Mutant(
+        "withdrawal in the same second misses",
+        INBOX,
+        "when(stopped) >= when(latest.created)",
+        "when(stopped) > when(latest.created)",
+        ("tests/test_team_signing.py", "-k", "second_a_version"),
+    ),
+    Mutant(
         "review of another version counts",
         INBOX,
         "for k in reviewed.get(file.digest, set()) if",
