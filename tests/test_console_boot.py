@@ -163,3 +163,14 @@ def test_the_scheme_serves_its_own_host_only(console):
     )
     console.qtbot.waitUntil(lambda: console.js("Boolean(window.__post)"))
     assert console.value("window.__post") == "403"  # Qt answers a denied request so
+
+
+def test_each_file_type_has_one_type_on_every_platform():
+    """The page's own kinds of file are typed from the app's table, not the platform's (where
+    a module script may be text/plain, which Chromium refuses); others as guessed, or bytes."""
+    from understudy_desktop.web.scheme import mime_type_for
+
+    assert mime_type_for(Path("js/main.js")) == "text/javascript; charset=utf-8"
+    assert mime_type_for(Path("LIB.MJS")) == "text/javascript; charset=utf-8"
+    assert mime_type_for(Path("guide.pdf")) == "application/pdf"
+    assert mime_type_for(Path("blob.no-such-type")) == "application/octet-stream"

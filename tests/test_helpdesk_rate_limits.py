@@ -68,6 +68,7 @@ def test_a_helpdesk_that_never_stops_saying_wait_is_given_up_on_in_words():
         with pytest.raises(UnreachableError, match="asked to wait"):
             sync.read_all(adapter, "Support", pause=waits.append)
         assert sum(waits) >= sync.PATIENCE_S and len(waits) < 100
+        assert sum(waits[:-1]) < sync.PATIENCE_S, "no pause begun after its patience ran out"
 
 
 def test_a_helpdesk_that_cannot_be_reached_is_not_waited_for():

@@ -394,3 +394,96 @@ def test_arrow_keys_in_a_dropdown_while_teaching_record_the_value_settled_on():
         {"ticket_id": "T-2", "priority": "low"},
         {"ticket_id": "T-2", "priority": "high"},
     ]
+
+
+def test_assigning_and_unassigning_say_who_in_words():
+    """Any of the queue's people may be given a ticket, and it may be given back to no one;
+    the answer names them (an agent reads it) and who had it before."""
+    data = queue()
+    data["assignees"] = [
+        {"id": "priya", "name": "Priya Raman"},
+        {"id": "tomasz", "name": "Tomasz Nowak"},
+        {"id": "ana"},
+    ]
+    model = MemoryModel(data)
+    said = model.dispatch("set_ticket_assignee", {"ticket_id": "T-1", "assignee": "tomasz"})
+    assert said["ok"] and said["result"]["assignee_name"] == "Tomasz Nowak"
+    said = model.dispatch("set_ticket_assignee", {"ticket_id": "T-1", "assignee": "ana"})
+    assert said["result"]["assignee_name"] == "ana", "no name: the id"
+    said = model.dispatch("set_ticket_assignee", {"ticket_id": "T-1", "assignee": None})
+    assert said["ok"], said
+    assert (said["result"]["assignee_name"], said["result"]["previous"]) == ("Unassigned", "ana")
+    assert next(t for t in model.tickets() if t["id"] == "T-1")["assignee"] is None
+
+
+def test_a_filter_answers_its_first_twenty_matches_and_how_many_more():
+    model = MemoryModel(queue(25))
+    out = model.dispatch("filter_tickets", {})
+    assert out["ok"], out
+    assert out["result"] == {
+        "matched": 25,
+        "ticket_ids": [f"T-{i}" for i in range(1, 21)],
+        "more": 5,
+    }
+    few = model.dispatch("filter_tickets", {"text": "refund"})["result"]
+    assert few["matched"] == 12 and len(few["ticket_ids"]) == 12 and few["more"] == 0
+
+
+def test_adding_a_tag_a_ticket_has_changes_nothing_even_on_a_full_ticket():
+    from understudy_desktop.model.tables import MAX_TAGS
+
+    model = MemoryModel(queue())
+    out = model.dispatch("add_ticket_tag", {"ticket_id": "T-1", "tag": "a"})
+    assert out["ok"] and out["writes"] == [] and out["result"]["tags"] == ["a", "b"]
+    full = [f"t{i:02}" for i in range(MAX_TAGS)]
+    model.dispatch("set_ticket_tags", {"ticket_id": "T-2", "tags": full})
+    out = model.dispatch("add_ticket_tag", {"ticket_id": "T-2", "tag": "t00"})
+    assert out["ok"] and out["writes"] == [], out
+
+
+def test_removing_a_tag_takes_off_that_tag_alone():
+    model = MemoryModel(queue())
+    out = model.dispatch("remove_ticket_tag", {"ticket_id": "T-1", "tag": "b"})
+    assert out["ok"] and out["result"]["tags"] == ["a"] and len(out["writes"]) == 1
+    again = model.dispatch("remove_ticket_tag", {"ticket_id": "T-1", "tag": "b"})
+    assert again["ok"] and again["writes"] == [], "a tag it does not have: no change"
+    assert next(t for t in model.tickets() if t["id"] == "T-1")["tags"] == ["a"]
+
+
+def test_a_template_becomes_the_reply_with_the_requesters_first_name():
+    model = MemoryModel(queue())
+    out = model.dispatch("apply_template", {"ticket_id": "T-1", "template_id": "ok"})
+    assert out["ok"], out
+    draft = next(t for t in model.tickets() if t["id"] == "T-1")["reply_draft"]
+    assert draft == "Hi Customer" and out["result"]["draft_length"] == len(draft)
+
+
+def test_every_match_given_to_someone_not_on_the_queue_is_refused():
+    model = MemoryModel(queue())
+    before = model.tickets()
+    model.dispatch("filter_tickets", {})
+    out = model.dispatch("assign_matching_tickets", {"assignee": "ghost"})
+    assert not out["ok"] and out["code"] == "not_found", out
+    assert model.tickets() == before
+
+
+def test_a_set_based_change_to_what_every_match_holds_is_no_change():
+    model = MemoryModel(queue())
+    model.dispatch("filter_tickets", {})
+    out = model.dispatch("set_matching_status", {"status": "open"})
+    assert out["ok"] and out["result"] == {"matched": 6, "changed": 0}
+    assert out["writes"] == []
+    model.dispatch("filter_tickets", {"tag": "a"})
+    out = model.dispatch("tag_matching_tickets", {"tag": "b"})
+    assert out["ok"] and out["result"] == {"matched": 1, "changed": 0}
+    assert out["writes"] == []
+
+
+def test_a_tag_on_every_match_tells_the_page_to_add_it_and_untag_to_remove_it():
+    """The change feed carries each write to the page as (op, field, value, ids)."""
+    model = MemoryModel(queue())
+    model.dispatch("filter_tickets", {})
+    [added] = model.dispatch("tag_matching_tickets", {"tag": "vip"})["writes"]
+    assert added.parts() == ("add_tag", "tags", "vip", [f"T-{i}" for i in range(1, 7)])
+    [removed] = model.dispatch("untag_matching_tickets", {"tag": "vip"})["writes"]
+    assert removed.parts()[0] == "remove_tag"

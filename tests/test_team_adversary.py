@@ -450,3 +450,18 @@ def test_with_the_leads_list_only_the_people_on_it_count_in_the_team_counts():
         tool, counts(PRIYA, 3), counts(MALLORY, 5), rules(1), trusted=trusted, lead=PUB[LEAD]
     )
     assert one(anyone).usage.runs == 8
+
+
+def test_rules_from_a_lead_who_moved_twice_follow_to_the_newest_key():
+    lead2 = Ed25519PrivateKey.from_private_bytes(bytes([78]) * 32)
+    lead3 = Ed25519PrivateKey.from_private_bytes(bytes([79]) * 32)
+    PUB[lead2], PUB[lead3] = signing.public_hex(lead2), signing.public_hex(lead3)
+    first = signed("keys", documents.handover_document("Lee Lead", PUB[LEAD], lead2), LEAD)
+    second = signed("keys", documents.handover_document("Lee Lead", PUB[lead2], lead3), lead2)
+    tool = shared(pack(ALICE))
+    base: dict[str, Any] = {"trusted": TRUST_ALICE, "lead": PUB[LEAD]}
+    middle = rules(4, key=lead2, publishers=[PUB[PRIYA]])
+    newest = rules(5, key=lead3, publishers=None)
+    v = view(tool, first, second, middle, newest, **base)
+    assert v.policy is not None and v.policy.sequence == 5
+    assert one(v).state == "new"

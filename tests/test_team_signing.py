@@ -853,3 +853,38 @@ def test_an_edit_in_place_is_not_taken_for_an_unchanged_folder(tmp_path):
 def test_a_pack_nested_too_deeply_is_refused_in_words():
     with pytest.raises(PackError, match="nested far too deeply"):
         parse_pack(b"[" * 100_000 + b"]" * 100_000, "deep.understudy-pack.json")
+
+
+def test_a_tool_listed_twice_in_one_persons_counts_is_counted_once():
+    """One person's file counts a tool once: listing it again (a tampered or careless file)
+    neither doubles its runs nor makes its author two people who use it."""
+    pack = shared("tools", signed_pack())
+    twice = [_counts(5, 1, "2026-12-04"), _counts(500, 0, "2026-12-09")]
+    counts = shared("usage", usage(KEY_B, "2026-12-04T10:00:00Z", twice))
+    tool = only_tool(view_of(pack, counts, mine="0" * 64, trusted={PUB_B: "B"}))
+    assert tool.usage == inbox.TeamUsage(runs=5, failures=1, people=1, last_used="2026-12-04")
+
+
+def test_a_trusted_person_who_never_ran_a_tool_is_not_one_of_its_people():
+    pack = shared("tools", signed_pack())
+    ran = shared("usage", usage(KEY_B, "2026-12-04T10:00:00Z", [_counts(3, 0, "2026-12-04")]))
+    idle = shared("usage", usage(KEY_C, "2026-12-04T10:00:00Z", [_counts(0, 0, "")]))
+    tool = only_tool(view_of(pack, ran, idle, mine="0" * 64, trusted={PUB_B: "B", PUB_C: "C"}))
+    assert tool.usage == inbox.TeamUsage(runs=3, failures=0, people=1, last_used="2026-12-04")
+
+
+@pytest.mark.parametrize("later_first", [True, False])
+def test_the_latest_withdrawal_covers_a_version_shared_between_two(later_first):
+    """Withdrawn, shared again, withdrawn again: the later withdrawal covers the version
+    shared in between, whichever order the folder lists them in."""
+    first = shared("withdrawn", withdrawal(KEY_A, "assign_refund", "2026-12-05T10:00:00Z"))
+    again = shared("tools", signed_pack(created="2026-12-06T10:00:00Z"))
+    later = shared("withdrawn", withdrawal(KEY_A, "assign_refund", "2026-12-07T10:00:00Z"))
+    stops = [later, first] if later_first else [first, later]
+    assert only_tool(view_of(again, *stops)).state == "withdrawn"
+
+
+def test_a_withdrawal_made_the_second_a_version_was_shared_covers_it():
+    file = shared("tools", signed_pack(created="2026-12-05T10:00:00Z"))
+    stop = shared("withdrawn", withdrawal(KEY_A, "assign_refund", "2026-12-05T10:00:00Z"))
+    assert only_tool(view_of(file, stop)).state == "withdrawn"

@@ -169,3 +169,71 @@ def test_a_set_based_change_counts_and_records_only_the_tickets_it_changes():
     tagged = model.dispatch("tag_matching_tickets", {"tag": "a"})
     [tag_write] = tagged["writes"]
     assert tagged["result"]["changed"] == 5 and "T-1" not in tag_write.ids  # T-1 has it
+
+
+def test_a_toasts_undo_takes_its_own_change_from_among_several():
+    model, history = MemoryModel(queue()), History()
+    person_change(
+        model, history, 1, "set_ticket_priority", {"ticket_id": "T-1", "priority": "high"}
+    )
+    middle = person_change(
+        model, history, 2, "set_ticket_status", {"ticket_id": "T-2", "status": "solved"}
+    )
+    person_change(model, history, 3, "set_ticket_priority", {"ticket_id": "T-3", "priority": "low"})
+    assert history.take_undo(99) is None, "a toast for a change no longer kept takes nothing"
+    taken = undo(model, history, middle)
+    assert taken is not None and taken.seq == middle
+    assert field(model, "T-2", "status") == "open"
+    assert (field(model, "T-1", "priority"), field(model, "T-3", "priority")) == ("high", "low")
+    left = [e.seq for e in iter(history.take_undo, None)]
+    assert left == [3, 1]
+
+
+def test_an_undo_that_takes_nothing_back_leaves_redo_as_it_was():
+    """The person's change was changed again since (by an agent): undo leaves it, and Redo
+    still redoes what the person last undid."""
+    model, history = MemoryModel(queue()), History()
+    person_change(
+        model, history, 1, "set_ticket_priority", {"ticket_id": "T-1", "priority": "high"}
+    )
+    person_change(model, history, 2, "set_ticket_status", {"ticket_id": "T-2", "status": "solved"})
+    assert model.dispatch("set_ticket_priority", {"ticket_id": "T-1", "priority": "low"})["ok"]
+    undo(model, history)
+    assert field(model, "T-2", "status") == "open"
+    undo(model, history)
+    assert field(model, "T-1", "priority") == "low", "someone's later change is left as it is"
+    redone = redo(model, history)
+    assert redone is not None and redone.seq == 2
+    assert field(model, "T-2", "status") == "solved"
+
+
+def test_a_redo_that_puts_nothing_back_leaves_undo_as_it_was():
+    model, history = MemoryModel(queue()), History()
+    person_change(
+        model, history, 1, "set_ticket_priority", {"ticket_id": "T-1", "priority": "high"}
+    )
+    person_change(model, history, 2, "set_ticket_status", {"ticket_id": "T-2", "status": "solved"})
+    undo(model, history)
+    assert model.dispatch("set_ticket_status", {"ticket_id": "T-2", "status": "pending"})["ok"]
+    redo(model, history)
+    assert field(model, "T-2", "status") == "pending", "someone's later change is left as it is"
+    taken = undo(model, history)
+    assert taken is not None and taken.seq == 1
+    assert field(model, "T-1", "priority") == "normal"
+
+
+def test_undo_and_redo_of_a_tag_on_every_matching_ticket():
+    """Undo takes the tag off each ticket it was added to (and only it: T-1 keeps its own),
+    and redo adds it back."""
+    model, history = MemoryModel(queue()), History()
+    model.dispatch("filter_tickets", {})
+    person_change(model, history, 1, "tag_matching_tickets", {"tag": "vip"})
+    tags = {t["id"]: t["tags"] for t in model.tickets()}
+    assert tags["T-1"] == ["a", "b", "vip"] and tags["T-2"] == ["vip"]
+    undo(model, history)
+    assert {t["id"]: t["tags"] for t in model.tickets()} == {
+        "T-1": ["a", "b"],
+        **{f"T-{i}": [] for i in range(2, 7)},
+    }
+    redo(model, history)
+    assert {t["id"]: t["tags"] for t in model.tickets()} == tags
