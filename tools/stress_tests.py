@@ -65,6 +65,7 @@ TIME_SENSITIVE: tuple[tuple[str, str], ...] = (
 NOT_TIME_SENSITIVE: tuple[tuple[str, str], ...] = (
     ("tests/test_accessibility.py", "waits only for the page to draw"),
     ("tests/test_app_basics.py", "waits only for the page to draw or a dialog to open"),
+    ("tests/test_background_job.py", "one worker thread the test itself releases"),
     ("tests/test_bootstrap.py", "runs the set-up scripts against fake package answers"),
     ("tests/test_change_feed.py", "waits only for the page to draw a change"),
     ("tests/test_command_bus.py", "waits only for the page to draw"),

@@ -7,6 +7,7 @@ every few milliseconds, and Qt paints in between).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -30,6 +31,13 @@ class BackgroundJob(QObject):
         try:
             result = self._work()
         except Exception as exc:  # handed to the GUI thread, which decides what to show
-            self.failed.emit(exc)
+            self._tell(self.failed, exc)
             return
-        self.succeeded.emit(result)
+        self._tell(self.succeeded, result)
+
+    @staticmethod
+    def _tell(signal: Any, value: object) -> None:
+        # The job's owner may have been closed meanwhile (a preview the person stopped and
+        # shut): Qt deleted the job with it, emitting raises, and nobody waits for the answer.
+        with contextlib.suppress(RuntimeError):
+            signal.emit(value)
