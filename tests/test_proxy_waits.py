@@ -144,8 +144,9 @@ def test_the_first_call_after_the_person_restarts_the_app_runs(tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     command = [sys.executable, "-m", "understudy_desktop", "--data-dir", str(data)]
     apps = [start_app_process(data)]
-    # Ready: what it was doing while starting is no longer there for a proxy to read.
-    assert not (data / "starting.json").exists()
+    # Ready: what it was doing while starting is no longer there for a proxy to read (it
+    # goes just after agent.json is written, which is what starting the app waited for).
+    until(lambda: not (data / "starting.json").exists(), "the app's starting notes are gone")
     errors_file = tmp_path / "proxy-stderr.txt"
 
     async def go():
