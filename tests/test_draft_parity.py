@@ -187,18 +187,23 @@ def cases() -> list[dict[str, Any]]:
 
 
 def page_drafts(corpus: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    runner = web_assets_dir() / "tests" / "draft_parity_runner.mjs"
+    return run_page("draft_parity_runner.mjs", corpus)
+
+
+def run_page(runner_name: str, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What one of the page's parity runners (web_assets/tests) makes of each case, in Node."""
+    runner = web_assets_dir() / "tests" / runner_name
     done = subprocess.run(
         ["node", str(runner)],
-        input=json.dumps(corpus),
+        input=json.dumps(cases),
         capture_output=True,
         text=True,
         check=True,
         timeout=60,
         cwd=Path(runner).parent,
     )
-    drafts: list[dict[str, Any]] = json.loads(done.stdout)
-    return drafts
+    made: list[dict[str, Any]] = json.loads(done.stdout)
+    return made
 
 
 def shell_draft(case: dict[str, Any]) -> dict[str, Any]:

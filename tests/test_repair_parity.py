@@ -7,18 +7,15 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
-from test_draft_parity import REFUND, VALUES, cases, step
+from test_draft_parity import REFUND, VALUES, cases, run_page, step
 
 from understudy_desktop.catalogue import current_catalogue
 from understudy_desktop.library.draft_compiler import build_draft
 from understudy_desktop.library.generalize import GeneralizeError
 from understudy_desktop.library.repair_compiler import RepairError, repair_definition
-from understudy_desktop.paths import web_assets_dir
 
 ANA = {"kind": "person", "name": "Ana Souza"}
 
@@ -80,18 +77,7 @@ def corpus() -> list[dict[str, Any]]:
 
 
 def page_repairs(cases_: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    runner = web_assets_dir() / "tests" / "repair_parity_runner.mjs"
-    done = subprocess.run(
-        ["node", str(runner)],
-        input=json.dumps(cases_),
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-        cwd=Path(runner).parent,
-    )
-    repairs: list[dict[str, Any]] = json.loads(done.stdout)
-    return repairs
+    return run_page("repair_parity_runner.mjs", cases_)
 
 
 def shell_repair(case: dict[str, Any]) -> dict[str, Any]:
