@@ -351,10 +351,45 @@ def test_kept_documents_outlive_a_restart_and_an_edited_one_is_not_believed(tmp_
         decisions._write = lambda work, apply, done: (db.write(work), apply())  # type: ignore[method-assign]
         decisions.keep([("policy", name, data), ("policy", "f" * 64 + ".x", b"not signed")])
         assert [f.name for f in TeamDecisions(db).kept()] == [name]
+        # What does not verify is not even stored.
+        assert [r["name"] for r in db.read("SELECT name FROM team_kept")] == [name]
         assert TeamDecisions(db).kept()[0].seen > 0
         # Someone edits the database: the file no longer verifies, and counts for nothing.
         db.write(lambda conn: conn.execute("UPDATE team_kept SET data = data || x'20'"))
         assert TeamDecisions(db).kept() == []
+    finally:
+        db.close()
+
+
+def test_a_folder_flooded_with_signed_documents_keeps_only_so_many(tmp_path, monkeypatch):
+    """What is kept of the folder has a ceiling: a teammate who writes thousands of signed
+    rules cannot grow everyone's database without end. A kept row of a kind that is never
+    kept (edited into the database) is not read back either."""
+    from understudy_desktop.store.database import Database
+    from understudy_desktop.team import trust
+    from understudy_desktop.team.folder import content_name
+
+    monkeypatch.setattr(trust, "KEEP_MOST", 3)
+    files = []
+    for version in range(2, 7):
+        data = signing.sign(documents.policy_document("Lee Lead", version, None, False, []), LEAD)
+        files.append(("policy", content_name(data, "policy"), data))
+    tool = pack(LEAD, author="Lee Lead")
+    db = Database(tmp_path)
+    try:
+        decisions = trust.TeamDecisions(db)
+        decisions._write = lambda work, apply, done: (db.write(work), apply())  # type: ignore[method-assign]
+        decisions.keep(files[:2])
+        decisions.keep(files[2:])
+        assert len(decisions.kept()) == 3
+        assert len(trust.TeamDecisions(db).kept()) == 3
+        db.write(
+            lambda conn: conn.execute(
+                "INSERT INTO team_kept (name, kind, data, seen_at) VALUES (?, 'tools', ?, 1)",
+                (content_name(tool, "tools"), tool),
+            )
+        )
+        assert {f.kind for f in trust.TeamDecisions(db).kept()} == {"policy"}
     finally:
         db.close()
 

@@ -1169,6 +1169,34 @@ MUTANTS: tuple[Mutant, ...] = (
         "            (key, name, time.time()),\n",
         (TRUST, "-k", "trusted_key_is_kept"),
     ),
+    Mutant(
+        "an edited kept file believed",
+        "understudy_desktop/team/trust.py",
+        '            if found.verdict == "signed":\n                self._kept',
+        "            if True:\n                self._kept",
+        ("tests/test_team_adversary.py", "-k", "kept_documents"),
+    ),
+    Mutant(
+        "an unsigned file kept",
+        "understudy_desktop/team/trust.py",
+        '            if f.verdict == "signed"\n        ]',
+        "        ]",
+        ("tests/test_team_adversary.py", "-k", "kept_documents"),
+    ),
+    Mutant(
+        "kept files without a ceiling",
+        "understudy_desktop/team/trust.py",
+        "            room = KEEP_MOST - len(self._kept)\n",
+        "            room = len(files)\n",
+        ("tests/test_team_adversary.py", "-k", "flooded"),
+    ),
+    Mutant(
+        "a kept row of any kind read back",
+        "understudy_desktop/team/trust.py",
+        "            if kind not in KEPT_KINDS:\n",
+        "            if False:\n",
+        ("tests/test_team_adversary.py", "-k", "flooded"),
+    ),
     # --- the console's scheme ----------------------------------------------------------------
     Mutant(
         "file types from the platform's table",
