@@ -55,6 +55,7 @@ SYNC = "understudy_desktop/helpdesk/sync.py"
 HISTORY = "understudy_desktop/model/history.py"
 SCHEME = "understudy_desktop/web/scheme.py"
 WORDING = "understudy_desktop/approval/wording.py"
+CHECKS = "understudy_desktop/library/checks.py"
 FAKES = "tests/test_helpdesk_outbox_fakes.py"
 SYNC_RULES = "tests/test_helpdesk_sync_rules.py"
 UNDO = "tests/test_undo_history.py"
@@ -168,6 +169,76 @@ MUTANTS: tuple[Mutant, ...] = (
         "    if [s.command for s in definition.steps] != taught:\n",
         "    if False:\n",
         refusals("recorded_doing"),
+    ),
+    Mutant(
+        "a reserved tool name approved",
+        CHECKS,
+        "    if name.startswith(policy.reservedPrefix):\n",
+        "    if False:\n",
+        ("tests/test_packs.py",),
+    ),
+    Mutant(
+        "an unknown command approved",
+        CHECKS,
+        'return [f"Step {index + 1} uses a command this console does not have."]\n',
+        "return []\n",
+        refusals(),
+    ),
+    Mutant(
+        "a step's needed field left out",
+        CHECKS,
+        "        if needed not in step.args:\n",
+        "        if False:\n",
+        ("tests/test_packs.py",),
+    ),
+    Mutant(
+        "a step reads a question not asked",
+        CHECKS,
+        "        if isinstance(spec, ParamArg) and spec.name not in properties:\n",
+        "        if False:\n",
+        ("tests/test_packs.py",),
+    ),
+    Mutant(
+        "a step reads itself",
+        CHECKS,
+        "not spec.step < index",
+        "not spec.step <= index",
+        ("tests/test_packs.py",),
+    ),
+    Mutant(
+        "a fixed value the command refuses",
+        CHECKS,
+        "            if not validator.is_valid(spec.value):\n",
+        "            if False:\n",
+        refusals(),
+    ),
+    Mutant(
+        "annotations taken from the author",
+        CHECKS,
+        "        annotations=catalogue.annotations(steps),\n",
+        "        annotations=catalogue.annotations([]),\n",
+        ("tests/test_packs.py",),
+    ),
+    Mutant(
+        "a definition's own keys kept",
+        CHECKS,
+        "    known = {k: raw[k] for k in FIELDS if k in raw} if isinstance(raw, dict) else raw\n",
+        "    known = raw\n",
+        ("tests/test_pack_schema.py",),
+    ),
+    Mutant(
+        "a made-up key named in an error",
+        CHECKS,
+        '    return str(part) if isinstance(part, int) or part in _FORMAT_WORDS else "…"\n',
+        "    return str(part)\n",
+        ("tests/test_pack_schema.py",),
+    ),
+    Mutant(
+        "pydantic's message in an error",
+        CHECKS,
+        "        if kind.startswith(prefix):\n            return words\n",
+        "        if kind.startswith(prefix):\n            return str(error.get('msg'))\n",
+        ("tests/test_pack_schema.py",),
     ),
     Mutant(
         "repair may change other steps",
