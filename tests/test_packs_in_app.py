@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QLabel
+from PySide6.QtWidgets import QComboBox, QDialog, QLabel
 from test_teach_e2e import publish_from_editor, teach_assign_refund
 from waiting import HANG_S
 
@@ -296,3 +296,95 @@ def test_a_pack_whose_file_name_is_not_utf8_imports_with_a_readable_name(console
     assert names and set(names) <= set(console.taught())
     packs = [console.library.get(n).origin.pack for n in names]
     assert packs == ["caf\ufffd-tools.understudy-pack.json"] * len(names)
+
+
+# --- what the import flow itself decides ---------------------------------------------------
+
+
+def outcome_of_import(console, path: Path, confirm: bool) -> tuple[str, object, list[str]]:
+    """('imported', names) or ('failed', message), and what the person was shown."""
+    packs = console.window.packs
+    shown: list[str] = []
+    packs._show_problem = lambda title, message: shown.append(message)
+    heard: list[tuple[str, object]] = []
+    packs.imported.connect(lambda names: heard.append(("imported", names)))
+    packs.import_failed.connect(lambda message: heard.append(("failed", message)))
+    packs.import_pack(path, confirm=confirm)
+    console.qtbot.waitUntil(lambda: bool(heard))
+    return heard[0][0], heard[0][1], shown
+
+
+def test_a_signed_pack_given_on_the_command_line_trusts_nobody(console, tmp_path):
+    """--yes imports the file the person named, and nothing more: its signer stays a stranger
+    (trusting a key is the preview's to ask)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from understudy_desktop.team import signing
+
+    doc = json.loads((PACKS / "good.understudy-pack.json").read_text(encoding="utf-8"))
+    signed = tmp_path / "signed.understudy-pack.json"
+    signed.write_bytes(signing.sign(doc, Ed25519PrivateKey.generate()))
+    decisions = console.window.packs._decisions
+    before = decisions.trusted()
+    assert outcome_of_import(console, signed, confirm=False)[:2] == ("imported", ["assign_refund"])
+    assert decisions.trusted() == before
+
+
+def test_a_pack_that_would_pass_the_cap_is_refused_whole(console, monkeypatch):
+    from understudy_desktop.rules import rules
+
+    monkeypatch.setattr(console.library, "active_count", lambda: rules().maxTaughtTools)
+    kind, message, shown = outcome_of_import(
+        console, PACKS / "good.understudy-pack.json", confirm=False
+    )
+    assert kind == "failed" and "Nothing was changed" in str(message) and shown
+    assert console.taught() == []
+
+
+def test_an_import_button_that_granted_nothing_imports_nothing(console, monkeypatch):
+    """The preview closed as accepted, but no approval of exactly this import was made (the
+    Import button was never clicked): nothing is imported."""
+    monkeypatch.setattr(ImportPackDialog, "exec", lambda d: QDialog.DialogCode.Accepted.value)
+    kind, message, _shown = outcome_of_import(
+        console, PACKS / "good.understudy-pack.json", confirm=True
+    )
+    assert (kind, message) == (
+        "failed",
+        "good.understudy-pack.json was not imported: the approval did not match. Try again.",
+    )
+    assert console.taught() == []
+
+
+def test_an_import_the_library_refuses_is_said_and_changes_nothing(console, monkeypatch):
+    """Two previews of one pack: the second Import finds the tool there already. It is told,
+    and the tool from the first stays as it was."""
+    good = PACKS / "good.understudy-pack.json"
+    packs = console.window.packs
+    shown: list[str] = []
+    packs._show_problem = lambda title, message: shown.append(message)
+    heard: list[tuple[str, object]] = []
+
+    def import_meanwhile(dialog):
+        assert import_and_wait(console, good) == ["assign_refund"]
+        # From here on, what the second import comes to.
+        packs.imported.connect(lambda names: heard.append(("imported", names)))
+        packs.import_failed.connect(lambda message: heard.append(("failed", message)))
+        dialog.import_button.click()
+        return dialog.result()
+
+    monkeypatch.setattr(ImportPackDialog, "exec", import_meanwhile)
+    packs.import_pack(good, confirm=True)
+    console.qtbot.waitUntil(lambda: bool(heard))
+    [(kind, message)] = heard
+    assert kind == "failed" and str(message).startswith(
+        "good.understudy-pack.json was not imported. Nothing was changed."
+    )
+    assert shown == [message]
+    assert console.taught() == ["assign_refund"]
+
+
+def test_the_authors_name_on_packs_is_kept_to_its_limit(console):
+    from understudy_desktop.rules import rules
+
+    console.window.packs.set_author("  " + "Dana Ortiz " * 40)
+    assert console.window.packs.author() == ("Dana Ortiz " * 40)[: rules().limits.authorName]

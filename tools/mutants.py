@@ -56,6 +56,7 @@ HISTORY = "understudy_desktop/model/history.py"
 SCHEME = "understudy_desktop/web/scheme.py"
 WORDING = "understudy_desktop/approval/wording.py"
 CHECKS = "understudy_desktop/library/checks.py"
+PACK_ACTIONS = "understudy_desktop/shell/pack_actions.py"
 FAKES = "tests/test_helpdesk_outbox_fakes.py"
 SYNC_RULES = "tests/test_helpdesk_sync_rules.py"
 UNDO = "tests/test_undo_history.py"
@@ -1225,6 +1226,41 @@ MUTANTS: tuple[Mutant, ...] = (
         "            if shared is not None:\n                # Accepted, in the same transaction",
         "            if False:\n                # Accepted, in the same transaction",
         ("tests/test_team_library.py", "-k", "records_its_trust"),
+    ),
+    Mutant(
+        "an import without its approval",
+        PACK_ACTIONS,
+        "        if granted is None:\n",
+        "        if False:\n",
+        ("tests/test_packs_in_app.py", "-k", "granted_nothing"),
+    ),
+    Mutant(
+        "a pack past the cap imported",
+        PACK_ACTIONS,
+        "        if problem:\n            self._fail",
+        "        if False:\n            self._fail",
+        ("tests/test_packs_in_app.py", "-k", "pass_the_cap"),
+    ),
+    Mutant(
+        "a --yes import trusts its signer",
+        PACK_ACTIONS,
+        "            trust = provenance if provenance.team_file else None\n",
+        "            trust = provenance\n",
+        ("tests/test_packs_in_app.py", "-k", "command_line_trusts"),
+    ),
+    Mutant(
+        "a refused import said as done",
+        PACK_ACTIONS,
+        "            if err is not None:\n                self._fail",
+        "            if False:\n                self._fail",
+        ("tests/test_packs_in_app.py", "-k", "library_refuses"),
+    ),
+    Mutant(
+        "the pack author's name uncut",
+        PACK_ACTIONS,
+        "            self._settings.set(AUTHOR_NAME, name.strip()[: rules().limits.authorName])\n",
+        "            self._settings.set(AUTHOR_NAME, name.strip())\n",
+        ("tests/test_packs_in_app.py", "-k", "kept_to_its_limit"),
     ),
     Mutant(
         "trust not kept past a restart",
