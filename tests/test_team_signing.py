@@ -529,6 +529,28 @@ def test_installed_latest_version_is_current():
     assert only_tool(view_of(old, installed=[only])).state == "current"
 
 
+def test_a_version_older_than_the_installed_one_is_not_an_update():
+    """The installed version's file is gone from the folder (deleted, or not synced yet) and
+    an older one is there: taking it would take the tool back, so it is not offered."""
+    old = shared("tools", signed_pack(created="2026-12-01T10:00:00Z"))
+    new = shared("tools", signed_pack(created="2026-12-02T10:00:00Z"))
+    installed = inbox.Installed("assign_refund", PUB_A, "assign_refund", new.digest, new.created)
+    tool = only_tool(view_of(old, trusted={PUB_A: "Priya"}, installed=[installed]))
+    assert tool.state == "current" and not tool.offered
+
+
+def test_a_version_accepted_once_is_not_offered_again_as_an_update():
+    """Accepted before (under another name here, say) while this tool stayed as it was: the
+    same version is not offered to it again."""
+    old = shared("tools", signed_pack(created="2026-12-01T10:00:00Z"))
+    new = shared("tools", signed_pack(created="2026-12-02T10:00:00Z"))
+    installed = inbox.Installed("assign_refund", PUB_A, "assign_refund", old.digest, old.created)
+    trusted = {PUB_A: "Priya"}
+    accepted = frozenset({new.digest})
+    tool = only_tool(view_of(old, new, trusted=trusted, installed=[installed], accepted=accepted))
+    assert tool.state == "current" and not tool.offered
+
+
 def test_installed_tool_of_another_author_does_not_make_this_one_current():
     file = shared("tools", signed_pack())
     theirs = inbox.Installed("assign_refund", PUB_B, "assign_refund", file.digest, file.created)
