@@ -533,6 +533,20 @@ export class CaseContext {
     return (await mc.getTools()).find((t) => t.name === name);
   }
 
+  /**
+   * The entry of `name` once `mc` lists it, for a case that needs it. Chromium 156 lists a
+   * tool registered in a frame a moment after its registration resolves (once over 2 s on a
+   * busy machine), so the entry is looked for until SETTLES_MS; undefined only after that.
+   * @param {string} name
+   * @param {ProbedContext} [mc]
+   */
+  async listed(name, mc = this.mc) {
+    /** @type {ToolEntry | undefined} */
+    let found;
+    await until(async () => (found = await this.entry(name, mc)) !== undefined, SETTLES_MS);
+    return found;
+  }
+
   /** @param {() => unknown} fn */
   onCleanup(fn) { this.cleanups.push(fn); }
 
@@ -2196,7 +2210,7 @@ function frameCrossRealmCases(add) {
     ctx.listen(fmc, 'frame');
     const name = ctx.name();
     const call = await outcomeOf(ctx, 'register', () => ModelContext.prototype.registerTool.call(fmc, { name, description: 'd', execute: () => 1 }, { signal: ctx.signal }));
-    const entry = await ctx.entry(name);
+    const entry = await ctx.listed(name);
     return { call, owner: entry ? describeEntry(entry)?.window : null, events: [...ctx.log] };
   });
   add('frames.frameSignalForTopTool', async (ctx) => {
@@ -2253,7 +2267,7 @@ function frameExecutionCases(add) {
     const name = ctx.name();
     let client = /** @type {ToolClient | null} */ (null);
     await fmc.registerTool({ name, description: 'd', execute: ctx.executor('frame execute', (input, c) => { client = c; return new Promise(() => {}); }) }, { signal: ctx.signal });
-    const entry = await ctx.entry(name);
+    const entry = await ctx.listed(name);
     ctx.listen(ctx.mc, 'top');
     ctx.listen(fmc, 'frame');
     const controller = new AbortController();
@@ -2281,7 +2295,7 @@ function frameExecutionCases(add) {
     const fmc = contextOf(frame);
     const name = ctx.name();
     await fmc.registerTool({ name, description: 'd', execute: () => 'ran' });
-    const entry = /** @type {ToolEntry} */ (await ctx.entry(name)); // listed, or the case fails
+    const entry = /** @type {ToolEntry} */ (await ctx.listed(name)); // listed, or the case fails
     frame.remove();
     return { call: await outcomeOf(ctx, 'executeTool', () => ctx.mc.executeTool(entry, {})), entryWindow: entry.window === null ? 'null' : typeof entry.window };
   });
@@ -2337,7 +2351,7 @@ async function callIntoRemovedFrame(ctx, frame, how) {
   });
   // No case signal: aborting it once the frame is gone kills Chromium 156's renderer (SKIPPED).
   await fmc.registerTool({ name, description: 'd', execute });
-  const entry = await ctx.entry(name);
+  const entry = await ctx.listed(name);
   ctx.listen(ctx.mc, 'top');
   ctx.listen(fmc, 'frame');
   ctx.log.length = 0;
@@ -2362,8 +2376,8 @@ function srcdocFrameCases(add) {
     ctx.contexts.add(fmc);
     const name = ctx.name();
     await fmc.registerTool({ name, description: 'd', execute: ctx.executor('frame execute', () => 'from srcdoc') }, { signal: ctx.signal });
-    const topEntry = await ctx.entry(name);
-    const frameEntry = await ctx.entry(name, fmc);
+    const topEntry = await ctx.listed(name);
+    const frameEntry = await ctx.listed(name, fmc);
     /**
      * @param {ProbedContext} mc
      * @param {ToolEntry | undefined} entry
@@ -2384,7 +2398,7 @@ function srcdocFrameCases(add) {
     const fmc = contextOf(frame);
     ctx.contexts.add(fmc);
     const name = await ctx.register(ctx.baseTool({ execute: ctx.executor('top execute', () => 'from top') }));
-    const entry = await ctx.entry(name, fmc);
+    const entry = await ctx.listed(name, fmc);
     return { entry: describeEntry(entry), run: entry ? await outcomeOf(ctx, 'executeTool', () => fmc.executeTool(entry, {})) : 'missing' };
   });
   add('frames.srcdoc.exposedToOwnOrigin', async (ctx) => {
@@ -2422,7 +2436,7 @@ function nestedFrameCases(add) {
     const name = ctx.name();
     await imc.registerTool({ name, description: 'd', execute: () => 'inner' }, { signal: ctx.signal });
     ctx.mark('registered');
-    const entry = await ctx.entry(name);
+    const entry = await ctx.listed(name);
     return { events: [...ctx.log], owner: entry ? entry.window === inner.contentWindow : null, run: entry ? describe(await ctx.mc.executeTool(entry, {})) : null };
   });
   add('frames.aboutBlank', async (ctx) => {
@@ -2461,7 +2475,7 @@ async function blankFrameOutcome(ctx, frame) {
   const registered = fmc.registerTool({ name, description: 'd', execute: ctx.executor('frame execute', (input, c) => { client = c; return 'from blank'; }) }, { signal: ctx.signal });
   await registered;
   const fromFrame = await fmc.getTools();
-  const topEntry = await ctx.entry(name);
+  const topEntry = await ctx.listed(name);
   const frameEntry = fromFrame.find((t) => t.name === name);
   const refused = fmc.registerTool();
   const failure = await refused.catch((e) => e);
@@ -2512,7 +2526,7 @@ function aboutBlankFrameCases(add) {
     ctx.contexts.add(imc);
     const name = ctx.name();
     await imc.registerTool({ name, description: 'd', execute: () => 'from inner' }, { signal: ctx.signal });
-    const entry = await ctx.entry(name);
+    const entry = await ctx.listed(name);
     return { present: true, owner: entry ? entry.window === inner.contentWindow : null, run: entry ? await outcomeOf(ctx, 'executeTool', () => ctx.mc.executeTool(entry, {})) : 'missing' };
   });
   add('frames.aboutBlank.navigated', async (ctx) => {
