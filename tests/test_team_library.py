@@ -267,7 +267,9 @@ def test_a_known_name_with_a_new_key_is_warned_before_anything_else(console_fact
         db.close()
 
 
-def test_a_withdrawal_propagates_and_the_folder_can_go_and_come_back(console_factory, tmp_path):
+def test_a_withdrawal_propagates_and_the_folder_can_go_and_come_back(
+    console_factory, tmp_path, monkeypatch
+):
     folder, dana, sam = dana_shares_and_sam_accepts(console_factory, tmp_path)
     sam.qtbot.waitUntil(lambda: sam.session.team.status == "Team library: nothing new")
 
@@ -283,6 +285,9 @@ def test_a_withdrawal_propagates_and_the_folder_can_go_and_come_back(console_fac
     assert sam.library.callable("assign_refund") is not None
 
     # Dana retires her tool: the withdrawal is a signed file; Sam's copy is turned off.
+    told: list[str] = []
+    team = sam.session.team
+    monkeypatch.setattr(team, "_notify", told.append)
     tool = dana.library.get("assign_refund")
     grant = command_line_grant(REVOKE_TOOL.name, tool_args(tool))
     dana.wait_for(lambda done: dana.library.revoke("assign_refund", grant, done))
@@ -291,6 +296,21 @@ def test_a_withdrawal_propagates_and_the_folder_can_go_and_come_back(console_fac
     held = sam.library.get("assign_refund")
     assert held.status == "needs_review" and "Dana Ortiz withdrew it" in held.review_reason
     assert "assign_refund" not in sam.listed()
+    # Said once, however often the folder is looked at again (a copy held back is not
+    # taken away again).
+    for _ in range(3):
+        team.refresh()
+    assert [m for m in told if "withdrew" in m] == [
+        "Dana Ortiz withdrew “Assign refund” from the team library. It is turned off here; "
+        "you can remove it from your library."
+    ]
+    # What is not offered cannot be taken: the withdrawn version's review opens nothing.
+    opened: list[object] = []
+    monkeypatch.setattr(ImportPackDialog, "exec", lambda dialog: opened.append(dialog) or 0)
+    [item] = [t for t in team.view.tools if t.tool == "assign_refund"]
+    assert item.state == "withdrawn" and not item.offered
+    team.review(item)
+    assert opened == []
 
 
 def test_two_shares_at_once_both_land_and_conflict_copies_are_ignored(console_factory, tmp_path):

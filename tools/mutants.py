@@ -57,6 +57,7 @@ SCHEME = "understudy_desktop/web/scheme.py"
 WORDING = "understudy_desktop/approval/wording.py"
 CHECKS = "understudy_desktop/library/checks.py"
 PACK_ACTIONS = "understudy_desktop/shell/pack_actions.py"
+TEAM_SERVICE = "understudy_desktop/team/library_service.py"
 FAKES = "tests/test_helpdesk_outbox_fakes.py"
 SYNC_RULES = "tests/test_helpdesk_sync_rules.py"
 UNDO = "tests/test_undo_history.py"
@@ -1317,6 +1318,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "            self._settings.set(AUTHOR_NAME, name.strip()[: rules().limits.authorName])\n",
         "            self._settings.set(AUTHOR_NAME, name.strip())\n",
         ("tests/test_packs_in_app.py", "-k", "kept_to_its_limit"),
+    ),
+    Mutant(
+        "a tool not offered can be taken",
+        TEAM_SERVICE,
+        '        if not (item.offered or item.state == "declined"):\n            return\n',
+        "",
+        ("tests/test_team_library.py", "-k", "withdrawal_propagates"),
     ),
     Mutant(
         "trust not kept past a restart",
