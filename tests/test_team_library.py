@@ -165,6 +165,32 @@ def test_share_then_see_review_accept_run_and_update(console_factory, tmp_path):
     assert sam.dispatch("get_ticket", {"ticket_id": "T-1011"})["result"]["assignee"] == "marcus"
 
 
+def test_an_update_replaces_the_tool_it_updates_and_no_other_of_its_name(
+    console_factory, tmp_path
+):
+    """Sam had an assign_refund of his own when he accepted Dana's, so hers is here under
+    another name. Her update replaces that one; his own stays as it was."""
+    _folder, dana, sam = team_of_two(console_factory, tmp_path)
+    import_and_wait(sam, pack_variant(tmp_path, "Sam's own way.", "marcus"))
+    own = sam.library.get("assign_refund").digest
+    import_and_wait(dana, GOOD)
+    dana.session.team.share(["assign_refund"], "Dana Ortiz")
+    (item,) = offered(sam, 1)
+    review_and_accept(sam, item)
+    [hers] = [t.name for t in sam.library.tools() if t.origin.by == "team"]
+    assert hers != "assign_refund"
+
+    time.sleep(1.1)  # the version's time is to the second
+    import_and_wait(dana, pack_variant(tmp_path, "Assign refunds to Marcus.", "marcus"), True)
+    assert dana.session.team.share(["assign_refund"], "Dana Ortiz") == 1
+    (update,) = offered(sam, 1)
+    assert update.state == "update"
+    review_and_accept(sam, update)
+    assert sorted(t.name for t in sam.library.tools()) == sorted(["assign_refund", hers])
+    assert sam.library.get("assign_refund").digest == own
+    assert sam.library.get(hers).origin.version == update.file.digest
+
+
 def test_one_changed_byte_is_refused_and_an_unsigned_pack_is_labelled(console_factory, tmp_path):
     folder, dana, sam = team_of_two(console_factory, tmp_path)
     import_and_wait(dana, GOOD)

@@ -1327,6 +1327,13 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/test_team_library.py", "-k", "withdrawal_propagates"),
     ),
     Mutant(
+        "an update takes another tool's place",
+        PACK_ACTIONS,
+        '            pack["tools"][0]["name"] = provenance.update_of\n',
+        "            pass\n",
+        ("tests/test_team_library.py", "-k", "no_other_of_its_name"),
+    ),
+    Mutant(
         "trust not kept past a restart",
         "understudy_desktop/team/trust.py",
         "            lambda conn: self.write_trust(conn, key, name),\n",
