@@ -2116,7 +2116,9 @@ async function policyOutcome(ctx, frame) {
   const name = ctx.name();
   const register = await outcomeOf(ctx, 'register', () => fmc.registerTool({ name, description: 'd', execute: () => 'frame' }, { signal: ctx.signal }));
   const list = await outcomeOf(ctx, 'getTools', () => fmc.getTools());
-  return { register, list: 'threw' in list || 'rejected' in list ? list : 'listed', atTop: (await namesOf(ctx.mc)).includes(name) };
+  // A registered frame tool reaches the top's list a moment later natively (ctx.listed).
+  const atTop = 'fulfilled' in register ? (await ctx.listed(name)) !== undefined : (await namesOf(ctx.mc)).includes(name);
+  return { register, list: 'threw' in list || 'rejected' in list ? list : 'listed', atTop };
 }
 
 /** A frame's own ModelContext, the registry it shares with the top document, and what
@@ -2152,6 +2154,8 @@ function frameRegistryCases(add) {
     await ctx.mc.registerTool({ name: fromTop, description: 'In the top.', execute: ctx.executor('top execute', () => 'from top') }, { signal: ctx.signal });
     ctx.mark('top registered');
     const mine = (/** @type {ToolEntry[]} */ list) => list.filter((t) => t.name === fromFrame || t.name === fromTop).map(describeEntry);
+    await ctx.listed(fromFrame);
+    await ctx.listed(fromTop, fmc);
     const topList = await ctx.mc.getTools();
     const frameList = await fmc.getTools();
     /**
@@ -2173,7 +2177,10 @@ function frameRegistryCases(add) {
     const fmc = contextOf(frame);
     const name = await ctx.register(ctx.baseTool());
     const call = await outcomeOf(ctx, 'register', () => fmc.registerTool({ name, description: 'Same name.', execute: () => 1 }, { signal: ctx.signal }));
-    return { call, listed: (await namesOf(ctx.mc)).filter((n) => n === name).length };
+    const count = async () => (await namesOf(ctx.mc)).filter((n) => n === name).length;
+    // Both are listed once the frame's reaches the top's list (a moment later natively).
+    if ('fulfilled' in call) await until(async () => (await count()) > 1, SETTLES_MS);
+    return { call, listed: await count() };
   });
   add('frames.removed', async (ctx) => {
     const frame = await addFrame(ctx, 'f4');
@@ -2238,6 +2245,8 @@ function frameCrossRealmCases(add) {
     await ctx.mc.registerTool(ctx.baseTool({ name: names[0] }), ctx.options());
     await fmc.registerTool({ name: names[2], description: 'd', execute: () => 1 }, { signal: ctx.signal });
     const mine = async (/** @type {ProbedContext} */ mc) => (await namesOf(mc)).filter((n) => names.includes(n));
+    // Each list once it has all four (the other document's reach it a moment later natively).
+    for (const mc of [ctx.mc, fmc]) await until(async () => (await mine(mc)).length === names.length, SETTLES_MS);
     return { fromTop: await mine(ctx.mc), fromFrame: await mine(fmc) };
   });
   add('frames.getterAcrossRealms', async (ctx) => {
