@@ -7,7 +7,8 @@ Usage: .venv/bin/python tools/stress_tests.py [--runs 3] [--hogs N] [--whole] [-
   any run failed)
 
 The busy loops are processes of plain Python spinning at normal priority, as a build or a
-virus scan would on a person's machine; they stop when the runs end or the script is stopped.
+virus scan would on a person's machine; they stop when the runs end or the script is stopped
+(Ctrl+C or kill), and so does the run under way, with what it started.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -116,19 +118,27 @@ def one_run(pytest_args: list[str], keep: Path) -> tuple[int, list[str], str, fl
     if os.geteuid() == 0:
         env["QTWEBENGINE_DISABLE_SANDBOX"] = "1"
     started = time.monotonic()
-    done = subprocess.run(
+    # In a process group of its own: stopping this script stops the run and what it started
+    # (an installer build, app processes), not only pytest.
+    with subprocess.Popen(
         [sys.executable, "-m", "pytest", "-q", "-ra", "-p", "no:cacheprovider", *pytest_args],
         cwd=ROOT,
         env=env,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
-        check=False,
-    )
-    output = done.stdout + done.stderr
+        start_new_session=True,
+    ) as run:
+        try:
+            output, _ = run.communicate()
+        finally:
+            if run.poll() is None:
+                os.killpg(run.pid, signal.SIGKILL)
+                run.wait()
     keep.write_text(output, encoding="utf-8")
     lines = output.strip().splitlines()
     failed = [line for line in lines if line.startswith(("FAILED", "ERROR", "Fatal"))]
-    return done.returncode, failed, (lines[-1] if lines else ""), time.monotonic() - started
+    return run.returncode, failed, (lines[-1] if lines else ""), time.monotonic() - started
 
 
 def main() -> int:
@@ -138,6 +148,8 @@ def main() -> int:
     parser.add_argument("--whole", action="store_true", help="the whole suite, not the list")
     parser.add_argument("pytest_args", nargs="*", help="passed to pytest (after --)")
     args = parser.parse_args()
+    # Stopped with `kill`, as with Ctrl+C: the runs and the busy loops are stopped on the way out.
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: sys.exit(143))
     files = [] if args.whole else [name for name, _why in TIME_SENSITIVE]
     kind = "whole" if args.whole else "list"
     hogs = [multiprocessing.Process(target=spin, daemon=True) for _ in range(args.hogs)]
