@@ -106,6 +106,9 @@ class _Server(ThreadingHTTPServer):
     fake: FakeServer
 
 
+MOST_REQUESTS = 2_000  # the most any test makes is under 300
+
+
 class FakeServer:
     """What both fakes share: the server and its thread, the clock, the log, rate limits."""
 
@@ -178,6 +181,10 @@ class FakeServer:
             return self.bad_body()
         with self._lock:
             self.log.append(Seen(method, parts.path, query, body))
+            if len(self.log) > MOST_REQUESTS:
+                # A client that asks again and again (a page loop that never ends) fails
+                # at once, not after the test's hang deadline, or never.
+                return Answer(400, {"error": "more requests than any test makes"})
             if self._busy:
                 status, wait = self._busy.pop(0)
                 return Answer(status, self.busy_body(status), {"Retry-After": wait})
