@@ -2190,9 +2190,9 @@ function frameRegistryCases(add) {
     ctx.listen();
     frame.remove();
     ctx.mark('frame removed');
-    await ctx.mc.getTools();
-    await sleep(50);
-    return { listed: (await namesOf(ctx.mc)).includes(name), events: [...ctx.log] };
+    // Gone with its frame, on both sides; natively the list may hold it a moment longer.
+    const gone = await until(async () => !(await namesOf(ctx.mc)).includes(name), SETTLES_MS);
+    return { listed: !gone, events: [...ctx.log] };
   });
   add('frames.detachedContext', async (ctx) => {
     const frame = await addFrame(ctx, 'f5');
