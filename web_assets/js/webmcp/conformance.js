@@ -631,16 +631,17 @@ function describeWindow(w) {
 }
 
 /**
- * Whether check() came true (asked again every 20 ms) within ms.
- * @param {() => Promise<boolean>} check
+ * Whether check() came true (asked again every `everyMs`) within ms.
+ * @param {() => unknown} check
  * @param {number} ms
+ * @param {number} [everyMs]
  */
-async function until(check, ms) {
+export async function until(check, ms, everyMs = 20) {
   const deadline = performance.now() + ms;
   for (;;) {
     if (await check()) return true;
     if (performance.now() > deadline) return false;
-    await sleep(20);
+    await sleep(everyMs);
   }
 }
 

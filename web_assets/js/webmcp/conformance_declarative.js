@@ -5,7 +5,7 @@
 // When a form is listed and filled is a matter of tasks that differ between the two, so
 // the cases wait for the state they need (up to a deadline) instead of counting tasks.
 
-import { describe, describeError, namesOf, outcomeOf, sleep } from './conformance.js';
+import { describe, describeError, namesOf, outcomeOf, sleep, until as untilWithin } from './conformance.js';
 
 /** @typedef {import('./conformance.js').CaseContext} CaseContext */
 /** @typedef {(id: string, run: (ctx: CaseContext) => unknown) => void} AddCase */
@@ -13,17 +13,10 @@ import { describe, describeError, namesOf, outcomeOf, sleep } from './conformanc
 const DEADLINE_MS = 2000;
 
 /**
- * Wait until `test` holds, up to the deadline; says whether it did.
+ * Wait until `test` holds, up to the deadline (asked every 2 ms); says whether it did.
  * @param {() => unknown} test
  */
-async function until(test) {
-  const end = performance.now() + DEADLINE_MS;
-  while (!(await test())) {
-    if (performance.now() > end) return false;
-    await sleep(2);
-  }
-  return true;
-}
+const until = (test) => untilWithin(test, DEADLINE_MS, 2);
 
 /**
  * A form tool in this document, listed by the time this returns (or not: `entry` is then
