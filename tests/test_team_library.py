@@ -107,6 +107,15 @@ def pack_variant(tmp_path: Path, description: str, assignee: str = "priya") -> P
     return path
 
 
+def dana_shares_a_change(dana, sam, tmp_path: Path):
+    """Dana changes assign_refund (to Marcus) and shares it again; what Sam is offered."""
+    time.sleep(1.1)  # the version's time is to the second
+    import_and_wait(dana, pack_variant(tmp_path, "Assign refunds to Marcus.", "marcus"), True)
+    assert dana.session.team.share(["assign_refund"], "Dana Ortiz") == 1
+    (update,) = offered(sam, 1)
+    return update
+
+
 def shared_files(folder: Path, kind: str = "tools") -> list[Path]:
     return sorted(p for p in (folder / kind).glob("*.json") if not p.name.startswith("."))
 
@@ -150,10 +159,7 @@ def test_share_then_see_review_accept_run_and_update(console_factory, tmp_path):
     assert dana.session.team.share(["assign_refund"], "Dana Ortiz") == 0
 
     # Dana changes the tool and shares it: Sam sees an update, old -> new, under the same name.
-    time.sleep(1.1)  # the version's time is to the second
-    import_and_wait(dana, pack_variant(tmp_path, "Assign refunds to Marcus.", "marcus"), True)
-    assert dana.session.team.share(["assign_refund"], "Dana Ortiz") == 1
-    (update,) = offered(sam, 1)
+    update = dana_shares_a_change(dana, sam, tmp_path)
     assert update.state == "update" and sam.session.team.status == "1 update from your team"
     assert (item.file.version, update.file.version) == (1, 2)  # signed, one more each time
     text = review_and_accept(sam, update)
@@ -178,10 +184,7 @@ def test_an_update_replaces_the_tool_it_updates_and_no_other_of_its_name(console
     [hers] = [t.name for t in sam.library.tools() if t.origin.by == "team"]
     assert hers != "assign_refund"
 
-    time.sleep(1.1)  # the version's time is to the second
-    import_and_wait(dana, pack_variant(tmp_path, "Assign refunds to Marcus.", "marcus"), True)
-    assert dana.session.team.share(["assign_refund"], "Dana Ortiz") == 1
-    (update,) = offered(sam, 1)
+    update = dana_shares_a_change(dana, sam, tmp_path)
     assert update.state == "update"
     review_and_accept(sam, update)
     assert sorted(t.name for t in sam.library.tools()) == sorted(["assign_refund", hers])
