@@ -223,10 +223,13 @@ class Console:
     def scan_team_folder(self) -> None:
         """Scan the team folder now, and wait until that scan, begun after every change so far,
         is done (a scan already under way began before them: it ends first)."""
-        watcher = self.session.team.watcher
+        team = self.session.team
+        watcher = team.watcher
         self.qtbot.waitUntil(lambda: not watcher._busy)
         with self.qtbot.waitSignal(watcher.scanned):
             watcher.scan_now()
+        # The view is worked out on the team's thread: wait until it is shown.
+        self.qtbot.waitUntil(team.settled)
 
     def flush(self) -> None:
         result = self.wait_for(self.window.port.flush)

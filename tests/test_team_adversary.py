@@ -293,7 +293,7 @@ def test_deleting_ones_own_review_does_not_erase_it_from_the_history():
     accepted = review(PRIYA, tool)
     trusted = {**TRUST_ALICE, PUB[PRIYA]: "Priya"}
     v = _kept_view([tool], [accepted], trusted=trusted)
-    assert any("Priya accepted assign_refund" in f"{a.who} {a.what}" for a in v.audit)
+    assert any("Priya accepted “Assign refund”" in f"{a.who} {a.what}" for a in v.audit)
 
 
 def test_the_history_shows_only_what_signatures_prove_in_one_line_and_never_ahead():

@@ -171,14 +171,14 @@ def test_the_leads_rules_who_shares_a_second_review_and_a_switch_for_everyone(
         history.findChildren(QListWidget)[0].item(i).text()
         for i in range(history.findChildren(QListWidget)[0].count())
     )
-    assert "shared assign_refund" in history_words and internals(history_words) == []
+    assert "shared “Assign refund”" in history_words and internals(history_words) == []
     assert history.width() <= 1024 and history.height() <= 640
     history.close()
     window.close()
     # The history says who did what, from the signed files.
     said = [f"{a.who} {a.what}" for a in sam.session.team.view.audit]
-    assert any("shared assign_refund" in s for s in said)
-    assert any("accepted assign_refund" in s for s in said)
+    assert any("shared “Assign refund”" in s for s in said)
+    assert any("accepted “Assign refund”" in s for s in said)
     assert any("set the team's rules (number 2)" in s for s in said)
 
 

@@ -69,7 +69,7 @@ def dana_shares_and_sam_accepts(console_factory, tmp_path: Path):
 
 def offered(console, count: int) -> list:
     team = console.session.team
-    console.qtbot.waitUntil(lambda: len(team.view.offered) == count)
+    console.qtbot.waitUntil(lambda: team.settled() and len(team.view.offered) == count)
     return team.view.offered
 
 
@@ -245,6 +245,7 @@ def test_one_changed_byte_is_refused_and_an_unsigned_pack_is_labelled(console_fa
     grant = command_line_grant(REVOKE_TOOL.name, tool_args(tool))
     sam.wait_for(lambda done: sam.library.revoke("assign_refund", grant, done))
     sam.session.team.refresh()
+    sam.qtbot.waitUntil(sam.session.team.settled)
     (after,) = [t for t in sam.session.team.view.tools if t.file.digest == unsigned.file.digest]
     assert after.state == "declined" and not sam.session.team.view.offered
     # Remembered in the database: the same after a restart.
@@ -330,6 +331,7 @@ def test_a_withdrawal_propagates_and_the_folder_can_go_and_come_back(
     # taken away again).
     for _ in range(3):
         team.refresh()
+        sam.qtbot.waitUntil(team.settled)
     assert [m for m in told if "withdrew" in m] == [
         "Dana Ortiz withdrew “Assign refund” from the team library. It is turned off here; "
         "you can remove it from your library."

@@ -46,7 +46,7 @@ def test_share_review_withdraw_and_planted_files_over_real_syncthing(console_fac
         assert sam.library.callable("assign_refund") is not None
         # His review travels back to Dana's copy: the team's history has it.
         dana.qtbot.waitUntil(
-            lambda: any("accepted assign_refund" in a.what for a in dana.session.team.view.audit),
+            lambda: any("accepted “Assign refund”" in a.what for a in dana.session.team.view.audit),
         )
 
         # Someone drops an unsigned pack into Dana's copy under Dana's name, and plants a link

@@ -527,10 +527,10 @@ def test_the_history_lists_who_shared_accepted_withdrew_and_turned_off_what():
         trusted={**TRUST_ALICE, PUB[PRIYA]: "Priya Raman"},
     )
     said = [f"{line.who} {line.what}" for line in v.audit]
-    assert "Alice Novak shared assign_refund (version 1)" in said
-    assert "Alice Novak withdrew assign_refund" in said
-    assert "Priya Raman accepted assign_refund from Alice Novak" in said
-    assert any("turned off for the team: assign_refund" in s for s in said)
+    assert "Alice Novak shared “Assign refund” (version 1)" in said
+    assert "Alice Novak withdrew “Assign refund”" in said
+    assert "Priya Raman accepted “Assign refund” from Alice Novak" in said
+    assert any("turned off for the team: Assign refund" in s for s in said)
     assert not any("sneaky" in s for s in said)
 
 

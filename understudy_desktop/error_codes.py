@@ -38,6 +38,7 @@ class ErrorCode(StrEnum):
     DISABLED = "disabled"
     UNEXPLAINED_SELECTION = "unexplained_selection"
     NO_SHELL = "no_shell"
+    TEAM_UNCONFIRMED = "team_unconfirmed"
     INTERNAL = "internal"
 
 
@@ -72,6 +73,11 @@ MEANINGS: dict[ErrorCode, tuple[str, str]] = {
     ErrorCode.NAME_TAKEN: (AGENTS, "a tool with that name exists already"),
     ErrorCode.CAP_REACHED: (AGENTS, "the most tools that may be active are active already"),
     ErrorCode.TOOL_ERROR: (AGENTS, "anything else that went wrong inside a tool"),
+    ErrorCode.TEAM_UNCONFIRMED: (
+        AGENTS,
+        "a team tool waits: the team lead's rules have not been confirmed lately, and the lead "
+        "asked for team tools to wait until they are",
+    ),
     ErrorCode.INVALID_PAYLOAD: (PAGE, "a command's fields do not fit it"),
     ErrorCode.UNKNOWN_COMMAND: (PAGE, "not a command of this console"),
     ErrorCode.DISABLED: (PAGE, "the tool is turned off in the page's own list (native mode)"),

@@ -81,6 +81,27 @@ class PageAsks(BaseModel):
     messageBytes: int  # noqa: N815
 
 
+class TeamFreshness(BaseModel):
+    """How long the team lead's confirmation of the rules lasts (rules.json, teamFreshness)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    defaultSeconds: int  # noqa: N815 (the file's own keys)
+    minSeconds: int  # noqa: N815
+    maxSeconds: int  # noqa: N815
+    renewDivisor: int  # noqa: N815
+    arrivalGraceSeconds: float  # noqa: N815
+    keptPerSigner: int  # noqa: N815
+    namedMost: int  # noqa: N815
+
+    def lifetime(self, chosen: int | None) -> int:
+        """How long a confirmation lasts: the lead's choice within the bounds, else the
+        default."""
+        if chosen is None:
+            return self.defaultSeconds
+        return max(self.minSeconds, min(self.maxSeconds, chosen))
+
+
 class Rules(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
@@ -91,6 +112,7 @@ class Rules(BaseModel):
     maxTaughtTools: int  # noqa: N815
     approvalHoldSeconds: float  # noqa: N815
     consentTtlSeconds: float  # noqa: N815
+    teamFreshness: TeamFreshness  # noqa: N815
     schemaLint: SchemaLintRules  # noqa: N815
     listedSchemaOmits: ListedSchemaOmits  # noqa: N815
 

@@ -325,10 +325,20 @@ class ToolCalls(QObject):
         if tool is None:
             answer(error(ErrorCode.NOT_FOUND, "There is no tool by that name. Call tools/list."))
             return
-        refusal = may_run(name, tool_state(tool), tool.digest, None, time.monotonic())
+        state = tool_state(tool, self.library.paused_for(tool))
+        refusal = may_run(name, state, tool.digest, None, time.monotonic())
         if refusal is not None:
             answer(refusal)
             return
+        warning = self.library.team_warning if tool.origin.by == "team" else ""
+        if warning:
+            # The lead's rules are not confirmed lately, and the lead lets team tools run:
+            # the agent is told so with each answer, as the person is in the window.
+            told = answer
+
+            def answer(reply: dict[str, Any]) -> None:
+                told({**reply, "teamRules": warning})
+
         problems = argument_problems(tool.input_schema, arguments)
         if problems:
             answer(

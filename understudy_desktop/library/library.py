@@ -120,6 +120,12 @@ class Library(QObject):
         self._tools: dict[str, TaughtTool] = {}
         self._usage: dict[str, Usage] = {}
         self._recordings: dict[str, dict[str, Any]] = {}
+        # Team tools wait while this says why ('' they run): the lead's rules are not
+        # confirmed lately and the lead asked for that. In memory: worked out again from the
+        # team folder at every start, never an approval of its own.
+        self._team_pause = ""
+        # The lead lets them run meanwhile, with this warning for whoever calls one.
+        self.team_warning = ""
         self._dirty_usage: set[str] = set()
         self._usage_timer = QTimer(self)
         self._usage_timer.setSingleShot(True)
@@ -189,12 +195,27 @@ class Library(QObject):
             return self._tools.get(name)
 
     def callable(self, name: str) -> TaughtTool | None:
-        """The tool, if agents and people may run it now: active, and still what was approved."""
+        """The tool, if agents and people may run it now: active, still what was approved, and
+        not a team tool while the team's tools are paused."""
         tool = self.get(name)
-        return tool if tool is not None and tool.callable else None
+        return tool if tool is not None and tool.callable and not self.paused_for(tool) else None
 
     def callable_tools(self) -> list[TaughtTool]:
-        return [t for t in self.tools() if t.callable]
+        return [t for t in self.tools() if t.callable and not self.paused_for(t)]
+
+    # --- team tools while the lead's rules are not confirmed --------------------------------
+    def paused_for(self, tool: TaughtTool | None) -> str:
+        """Why this tool waits just now ('' it does not): a team tool while team tools pause."""
+        return self._team_pause if tool is not None and tool.origin.by == "team" else ""
+
+    def set_team_pause(self, reason: str, warning: str = "") -> None:
+        """Pause team tools for `reason` ('' let them run), or let them run with `warning`
+        said to whoever calls one. Agents' list changes with it."""
+        warning = "" if reason else warning
+        changed = reason != self._team_pause
+        self._team_pause, self.team_warning = reason, warning
+        if changed:
+            self.changed.emit()
 
     def active_count(self) -> int:
         with self._lock:

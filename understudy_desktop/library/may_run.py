@@ -18,7 +18,10 @@ class ToolState:
 
     status: str  # active, disabled, needs_review
     digest: str  # what the approved definition hashes to
-    held: str = ""  # why the team took it away (withdrawn, team_off), for a tool held back
+    held: str = ""  # why the team took it away (withdrawn, team_off, key_revoked)
+    # Why team tools are paused just now ('' not paused): the lead's rules have not been
+    # confirmed lately, and the lead asked for team tools to wait until they are.
+    paused: str = ""
 
 
 def may_run(
@@ -42,6 +45,12 @@ def may_run(
             ErrorCode.APPROVAL_CHANGED,
             f"{name} was turned off for the whole team by the team lead, so it does not run.",
         )
+    if state.status == "needs_review" and state.held == "key_revoked":
+        return _no(
+            ErrorCode.APPROVAL_CHANGED,
+            f"{name} was signed with a key the team lead revoked (it may have been copied), so "
+            "it does not run.",
+        )
     if state.status == "needs_review" or state.digest != approved:
         return _no(
             ErrorCode.APPROVAL_CHANGED,
@@ -50,6 +59,12 @@ def may_run(
         )
     if state.status != "active":
         return _no(ErrorCode.APPROVAL_CHANGED, f"{name} was turned off in the person's library.")
+    if state.paused:
+        return _no(
+            ErrorCode.TEAM_UNCONFIRMED,
+            f"{name} comes from the team library, and {state.paused}. The team lead asked for "
+            "team tools to wait until the rules are confirmed again.",
+        )
     if deadline is not None and now > deadline:
         return _no(ErrorCode.TIMEOUT, f"{name} waited its turn too long and did not run.")
     return None

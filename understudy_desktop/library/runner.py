@@ -20,7 +20,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -83,12 +83,12 @@ class RunJob:
         )
 
 
-def tool_state(tool: TaughtTool | None) -> ToolState | None:
+def tool_state(tool: TaughtTool | None, paused: str = "") -> ToolState | None:
     if tool is None:
         return None
     # A definition that no longer hashes to its approval is not the approved tool.
     status = tool.status if tool.intact else "needs_review"
-    return ToolState(status, tool.digest, tool.held)
+    return ToolState(status, tool.digest, tool.held, paused)
 
 
 class ToolRunner(QObject):
@@ -124,9 +124,8 @@ class ToolRunner(QObject):
     def check(self, job: RunJob) -> dict[str, Any] | None:
         """May `job` run now, by what the library holds in memory?"""
         current = self._library.get(job.tool.name)
-        return may_run(
-            job.tool.name, tool_state(current), job.tool.digest, job.deadline, time.monotonic()
-        )
+        state = tool_state(current, self._library.paused_for(current))
+        return may_run(job.tool.name, state, job.tool.digest, job.deadline, time.monotonic())
 
     def submit(self, job: RunJob) -> RunJob:
         refusal = self.check(job)
@@ -221,7 +220,10 @@ class ToolRunner(QObject):
 
         def inside(conn: sqlite3.Connection) -> dict[str, Any] | None:
             # The last word, in the run's own transaction.
-            refusal = may_run(name, stored_state(conn, name), approved, deadline, time.monotonic())
+            state = stored_state(conn, name)
+            if state is not None:
+                state = replace(state, paused=self._library.paused_for(self._library.get(name)))
+            refusal = may_run(name, state, approved, deadline, time.monotonic())
             with job.lock:
                 if refusal is None and job.refusal is not None:
                     refusal = job.refusal

@@ -208,6 +208,17 @@ MIGRATIONS: tuple[Migration, ...] = (
     """,
     # 11: the outbox's triggers only while a helpdesk is linked (helpdesk_tables.py says why).
     helpdesk_tables.watch_changes,
+    # 12: the team folder over time (team/): whether this person trusted a key themselves or
+    # through its owner's hand-over (their own word settles a key handed over twice), and
+    # when this app first saw each file of the folder (what a key signed after it was handed
+    # over or revoked proves nothing about its owner; the history says so).
+    """
+    ALTER TABLE team_authors ADD COLUMN how TEXT NOT NULL DEFAULT 'direct';
+    CREATE TABLE team_seen (
+        name TEXT PRIMARY KEY,
+        seen_at REAL NOT NULL
+    )
+    """,
 )
 
 

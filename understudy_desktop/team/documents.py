@@ -6,7 +6,7 @@ is ignored, never half-read."""
 from __future__ import annotations
 
 import contextlib
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal
 
 from cryptography.exceptions import InvalidSignature
@@ -17,14 +17,19 @@ from understudy_desktop.rules import rules
 from understudy_desktop.team.signing import canonical
 
 _LIMITS = rules().limits
+_FRESHNESS = rules().teamFreshness
 AUTHOR = _LIMITS.authorName  # a person's name as their colleagues see it
 HEX_KEY = r"^[0-9a-f]{64}$"
 HexKey = Annotated[str, Field(pattern=HEX_KEY)]
 SHARED_IN_REVIEW = 64 * 1024  # a one-tool pack is a few KB
 
 
+def iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def now_iso() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return iso(datetime.now(UTC))
 
 
 def when(iso: str) -> datetime:
@@ -176,8 +181,65 @@ class Policy(BaseModel):
     # Keys the lead revoked (a member's key that was copied, a member who left): they sign,
     # vouch and count for nothing, for every member who follows this lead.
     revokedKeys: list[HexKey] = Field(default_factory=list, max_length=2000)  # noqa: N815
+    # How long each of the lead's confirmations lasts (seconds; None: rules.json's default),
+    # and what members' apps do with team tools once none is in force: keep them running
+    # with a warning, or pause them until the rules are confirmed again.
+    confirmFor: int | None = Field(default=None, ge=1, le=10**9)  # noqa: N815
+    whenUnconfirmed: Literal["keep", "pause"] = "keep"  # noqa: N815
     authorKey: str = Field(pattern=HEX_KEY)  # noqa: N815
     signature: str
+
+
+class Confirmation(BaseModel):
+    """TUF's timestamp and snapshot roles in one small document. The lead's app signs it on a
+    schedule and whenever what it names changes: the rules in force (by their file), and every
+    rules file, withdrawal and key hand-over it counts. A member whose newest confirmation has
+    expired, or names a file their copy of the folder does not have, learns that something
+    may be keeping the lead's word from them (a frozen or filtered copy of the folder)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    confirmationVersion: Literal[1]  # noqa: N815
+    author: str = Field(max_length=AUTHOR)
+    created: str = Field(max_length=_LIMITS.timestamp)
+    expires: str = Field(max_length=_LIMITS.timestamp)
+    # One more than the signer's last: the newest is the highest, whatever the dates say, and
+    # an app never goes back to a lower one it saw replaced (TUF's version).
+    sequence: int = Field(ge=1, le=10**12)
+    rules: str = Field(default="", pattern=r"^([0-9a-f]{64})?$")  # the rules file in force
+    rulesSequence: int = Field(default=0, ge=0, le=10**9)  # noqa: N815
+    named: list[Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]] = Field(
+        default_factory=list, max_length=_FRESHNESS.namedMost
+    )
+    authorKey: str = Field(pattern=HEX_KEY)  # noqa: N815
+    signature: str
+
+
+def confirmation_document(
+    author: str,
+    sequence: int,
+    lifetime_s: int,
+    rules_file: str,
+    rules_sequence: int,
+    named: list[str],
+    now: datetime | None = None,
+) -> dict[str, Any]:
+    moment = now or datetime.now(UTC)
+    return {
+        "confirmationVersion": 1,
+        "author": author[:AUTHOR],
+        "created": iso(moment),
+        "expires": iso(moment + timedelta(seconds=lifetime_s)),
+        "sequence": sequence,
+        "rules": rules_file,
+        "rulesSequence": rules_sequence,
+        "named": sorted(set(named))[: _FRESHNESS.namedMost],
+    }
+
+
+def as_confirmation(document: dict[str, Any] | None) -> Confirmation | None:
+    found: Confirmation | None = _typed(Confirmation, document)
+    return found
 
 
 def review_document(
@@ -223,6 +285,8 @@ def policy_document(
     second_review: bool,
     turned_off: list[tuple[str, str]] | list[tuple[str, str, str]],
     revoked_keys: list[str] | None = None,
+    confirm_for: int | None = None,
+    when_unconfirmed: str = "keep",
 ) -> dict[str, Any]:
     off: list[dict[str, str]] = []
     for entry in turned_off:
@@ -242,6 +306,10 @@ def policy_document(
         document["revokedKeys"] = sorted(set(revoked_keys))
     if publishers is not None:
         document["publishers"] = sorted(set(publishers))
+    if confirm_for is not None:
+        document["confirmFor"] = confirm_for
+    if when_unconfirmed != "keep":
+        document["whenUnconfirmed"] = when_unconfirmed
     return document
 
 

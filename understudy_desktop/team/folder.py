@@ -8,6 +8,7 @@ thread, and tests and benchmarks use this directly.
         reviews/<sha256>.understudy-review.json       a member accepted a version, signed
         keys/<sha256>.understudy-key.json             an author's new key, vouched by the old
         policy/<sha256>.understudy-policy.json        the team lead's rules, signed
+        confirmed/<sha256>.understudy-confirmation.json  the lead confirming the newest rules
 
 Every file is named by the SHA-256 of its bytes and never rewritten, so whatever a sync
 service does, two people writing at once write two different names, and a copy it makes
@@ -37,10 +38,11 @@ from understudy_desktop.library.model import definition_hash
 from understudy_desktop.rules import rules
 from understudy_desktop.team import documents
 from understudy_desktop.team.documents import AUTHOR
+from understudy_desktop.team.fingerprint import does
 from understudy_desktop.team.no_links import Folder, LinkRefusedError
 from understudy_desktop.team.signing import Checked, Verdict, check
 
-Kind = Literal["tools", "withdrawn", "usage", "reviews", "keys", "policy"]
+Kind = Literal["tools", "withdrawn", "usage", "reviews", "keys", "policy", "confirmed"]
 SUFFIX: dict[Kind, str] = {
     "tools": ".understudy-pack.json",
     "withdrawn": ".understudy-withdrawal.json",
@@ -48,8 +50,17 @@ SUFFIX: dict[Kind, str] = {
     "reviews": ".understudy-review.json",
     "keys": ".understudy-key.json",
     "policy": ".understudy-policy.json",
+    "confirmed": ".understudy-confirmation.json",
 }
-KINDS: tuple[Kind, ...] = ("tools", "withdrawn", "usage", "reviews", "keys", "policy")
+KINDS: tuple[Kind, ...] = (
+    "tools",
+    "withdrawn",
+    "usage",
+    "reviews",
+    "keys",
+    "policy",
+    "confirmed",
+)
 MAX_FILE_BYTES = 2 * 1024 * 1024
 # A file whose bytes do not match its name yet, modified this recently, is taken as still
 # being copied in (a plain copy or a slow share writes it in pieces), not as tampered with.
@@ -88,6 +99,7 @@ class SharedFile:
     version: int = 0  # tools: the version number its author signed (0: none)
     definition: str = ""  # tools: what its tool's definition hashes to
     steps: str = ""  # tools: what its steps and questions hash to, whatever it is called
+    does: str = ""  # tools: what it does (team/fingerprint.py), whatever its wording
     same: str = ""  # tools: its tools and author, hashed (an unchanged share has the same)
     info: Any = None  # the typed document of the other kinds (documents.py), None if unfit
     size: int = 0
@@ -148,6 +160,7 @@ def _tool_fields(document: dict[str, Any] | None) -> dict[str, Any]:
         steps = hashlib.sha256(
             rfc8785.dumps([tool.get("steps"), tool.get("inputSchema")])
         ).hexdigest()
+        what = does(tool)
     except (rfc8785.CanonicalizationError, TypeError, ValueError, RecursionError):
         return {}
     title = tool.get("title")
@@ -157,6 +170,7 @@ def _tool_fields(document: dict[str, Any] | None) -> dict[str, Any]:
         "version": version if isinstance(version, int) and 0 < version <= 10**9 else 0,
         "definition": digest,
         "steps": steps,
+        "does": what,
         "same": same,
     }
 
@@ -167,6 +181,7 @@ _TYPED = {
     "reviews": documents.as_review,
     "keys": documents.as_handover,
     "policy": documents.as_policy,
+    "confirmed": documents.as_confirmation,
 }
 
 
@@ -214,7 +229,10 @@ class FolderReader:
     """Scans a folder, remembering files it has read: they never change under their name, so
     a scan of an unchanged folder does not list it again (cheap enough to poll a share)."""
 
-    def __init__(self, clock: Any = time.time) -> None:
+    def __init__(self, clock: Any = time.time, first_seen: dict[str, float] | None = None) -> None:
+        # When this app first saw each file, from earlier runs (team/trust.py keeps it): a
+        # file's `seen` is that, not this run's first scan.
+        self._first_seen = first_seen or {}
         self._known: dict[tuple[Kind, str, int, int], SharedFile] = {}
         self._growing: dict[tuple[Kind, str], tuple[int, int]] = {}  # arriving: size, time
         self._stamps: tuple[Any, ...] | None = None
@@ -312,7 +330,8 @@ class FolderReader:
         data = sub.read(name, MAX_FILE_BYTES)
         if data is None:
             return None  # a link, mid-sync or gone: the next scan sees it
-        found = dataclasses.replace(read_file(kind, name, data), seen=self._clock())
+        first = self._first_seen.get(name) or self._clock()
+        found = dataclasses.replace(read_file(kind, name, data), seen=first)
         if found.verdict == "changed" and content_name(data, kind) != name:
             # Not (yet) the bytes it is named for. Seen for the first time, or grown since
             # the last scan, and modified lately: still being copied in. It is read again at

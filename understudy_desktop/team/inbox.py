@@ -14,7 +14,6 @@ import dataclasses
 import functools
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Literal
 
 from understudy_desktop.team import names
@@ -27,8 +26,11 @@ from understudy_desktop.team.documents import (
     when,
 )
 from understudy_desktop.team.folder import FolderScan, SharedFile, content_name, read_file
-from understudy_desktop.team.names import one_line
+from understudy_desktop.team.freshness import Freshness, freshness
+from understudy_desktop.team.history import AuditLine, Signers, history, replaced_at
 from understudy_desktop.team.signing import key_id
+
+__all__ = ["AuditLine", "Decisions", "Installed", "TeamTool", "TeamView", "team_view"]
 
 State = Literal[
     "new",  # signed by someone this person trusts, not in their library
@@ -61,6 +63,7 @@ class Installed:
     version: str  # the digest of the file it came from
     created: str  # when that version was shared
     held: str = ""  # why the team took it away here ('' when it did not)
+    does: str = ""  # what it does (team/fingerprint.py), to keep it off under any name
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,13 @@ class Decisions:
     have: dict[str, str] = field(default_factory=dict)  # definition digest -> local tool
     lead: str = ""  # the team lead's key they chose to follow ('' none)
     my_name: str = ""
+    # Keys this person trusted themselves, after checking them with their owner (not through
+    # a hand-over): their word settles a key handed over twice.
+    direct: frozenset[str] = frozenset()
+    # Every tool of the library signed by a key (from the team or a pack file): a key the
+    # lead revokes stops them all, accepted before or after.
+    keyed: tuple[Installed, ...] = ()
+    now: float = 0.0  # the time the view is worked out for (0: now)
 
 
 @dataclass(frozen=True)
@@ -120,15 +130,6 @@ class TeamTool:
         return bool(self.impostor_of or self.other_names) or self.state == "unsigned"
 
 
-@dataclass(frozen=True)
-class AuditLine:
-    when: str
-    who: str  # the signer's name, as this person knows it
-    key: str
-    what: str  # in words
-    file: str = ""  # the file it comes from (its name)
-
-
 @dataclass
 class TeamView:
     reachable: bool
@@ -147,6 +148,11 @@ class TeamView:
     arriving: int = 0
     links: list[str] = field(default_factory=list)
     audit: list[AuditLine] = field(default_factory=list)
+    freshness: Freshness = field(default_factory=lambda: Freshness("no_lead"))
+    lead_revoked: set[str] = field(default_factory=set)  # keys the lead revoked
+    revoke_here: list[Installed] = field(default_factory=list)  # signed by one: to stop here
+    unrevoke_here: list[Installed] = field(default_factory=list)  # no longer revoked
+    chain: list[str] = field(default_factory=list)  # the lead's keys, oldest first
 
     @property
     def offered(self) -> list[TeamTool]:
@@ -182,12 +188,19 @@ class KeyChanges:
 
 
 def _handovers(
-    scan: FolderScan, trusted: dict[str, str], lead_revoked: frozenset[str] = frozenset()
+    scan: FolderScan,
+    trusted: dict[str, str],
+    lead_revoked: frozenset[str] = frozenset(),
+    direct: frozenset[str] = frozenset(),
 ) -> KeyChanges:
     """Hand-overs signed by the old key and countersigned by the new one. A key handed over
     is revoked from then on (its owner moved on, or it was copied); a key handed over to two
     different keys was surely copied, and neither new key is trusted through it. A key the
-    lead revoked hands over to nobody. Trust follows a chain: old -> newer -> newest."""
+    lead revoked hands over to nobody. Trust follows a chain: old -> newer -> newest.
+
+    The lead's word and this person's own settle a key handed over twice: a new key the lead
+    revoked is no candidate, and of those left, the one this person trusts themselves (having
+    checked it with its owner) is the owner's."""
     offers: dict[str, set[str]] = {}
     for file in _signed(scan, "keys"):
         info = file.info
@@ -199,12 +212,14 @@ def _handovers(
             and countersigned(info)
         ):
             offers.setdefault(file.key, set()).add(info.newKey)
-    contested = {old: news for old, news in offers.items() if len(news) > 1}
-    successor = {
-        old: next(iter(news))
-        for old, news in offers.items()
-        if len(news) == 1 and next(iter(news)) not in lead_revoked
-    }
+    settled: dict[str, set[str]] = {}
+    for old, news in offers.items():
+        left = news - lead_revoked
+        if len(left) > 1 and len(left & direct) == 1:
+            left = left & direct
+        settled[old] = left
+    contested = {old: news for old, news in settled.items() if len(news) > 1}
+    successor = {old: next(iter(news)) for old, news in settled.items() if len(news) == 1}
     vouched: dict[str, tuple[str, str]] = {}
     known = dict(trusted)
     changed = True
@@ -339,19 +354,22 @@ class _Context:
     by_version: dict[str, Installed]  # the file a tool here came from -> it
     revoked: set[str]  # keys that sign nothing new
     disputed: set[str]  # keys a copied key was handed over to, as well as another
+    lead_revoked: frozenset[str]  # keys the lead revoked: what they signed stops, even here
     person_of: dict[str, str]  # a key -> the first key of the same person
 
 
 def _context(scan: FolderScan, d: Decisions, view: TeamView) -> _Context:
     me = ({d.mine} if d.mine else set()) | set(d.former)
     base = {**d.trusted, **{k: d.my_name for k in me}}
-    keys = _handovers(scan, base)
+    direct = d.direct & frozenset(d.trusted)
+    keys = _handovers(scan, base, direct=direct)
     chain = _lead_chain(d.lead, keys.successor)
     policy, view.policies = _policy(scan, chain)
     lead = chain[-1] if chain else ""
     lead_revoked = frozenset(policy.revokedKeys) - me - set(chain) if policy else frozenset()
     if lead_revoked:
-        keys = _handovers(scan, base, lead_revoked)
+        keys = _handovers(scan, base, lead_revoked, direct)
+    view.lead_revoked, view.chain = set(lead_revoked), chain
     view.vouched, view.revoked, view.contested = keys.vouched, set(keys.revoked), keys.contested
     view.handed = dict(keys.successor)
     # A revoked key, or one a copied key handed over to, signs, vouches and counts for nothing.
@@ -365,8 +383,10 @@ def _context(scan: FolderScan, d: Decisions, view: TeamView) -> _Context:
     view.policy = policy
     counted = set(trusted) | me
     publishers = set(policy.publishers) - out if policy and policy.publishers is not None else None
-    if publishers is not None and lead:
-        publishers.add(lead)
+    if publishers is not None:
+        # The lead's own tools are the team's under any list of theirs, from each of the keys
+        # the lead has had (a tool shared before the lead moved keys included).
+        publishers |= set(chain)
     # With the lead's list of who may share, only those people (and this person) are the
     # team in the counts: someone trusted one to one still counts for nothing there.
     in_counts = counted & publishers | me if publishers is not None else counted
@@ -388,6 +408,7 @@ def _context(scan: FolderScan, d: Decisions, view: TeamView) -> _Context:
         reviewed=_reviewed(scan, reviewers - out),
         off={(t.sharedBy, t.tool) for t in policy.turnedOff} if policy else set(),
         off_steps={t.steps for t in policy.turnedOff if t.steps} if policy else set(),
+        lead_revoked=lead_revoked,
         usage=usage,
         withdrawn=_withdrawn(scan, same_person, out),
         by_key_names=_names_by_key(scan),
@@ -440,10 +461,35 @@ def team_view(scan: FolderScan, d: Decisions) -> TeamView:
         for t in view.tools
         if t.state == "turned_off" and t.installed
     }
+    # Back on only by the lead's word: not because the tool's file left the folder.
     view.turn_back = [
-        i for i in d.installed if i.held == "team_off" and (i.key, i.shared_as) not in off_installed
+        i
+        for i in d.installed
+        if i.held == "team_off"
+        and (i.key, i.shared_as) not in off_installed
+        and (i.key, i.shared_as) not in c.off
+        and not (i.does and i.does in c.off_steps)
     ]
-    view.audit = audit_lines(scan, {**c.trusted, **{k: "You" for k in c.me}}, c.policy)
+    # A key the lead revoked stops every tool it signed, whenever it was accepted; one the lead
+    # no longer revokes comes back for the person to review.
+    view.revoke_here = [i for i in d.keyed if i.key in c.lead_revoked and i.held != "key_revoked"]
+    view.unrevoke_here = [
+        i for i in d.keyed if i.held == "key_revoked" and i.key not in c.lead_revoked
+    ]
+    names = {**c.trusted, **{k: d.my_name or "You" for k in c.me}}
+    if c.policy is not None and view.chain:
+        names.setdefault(view.chain[-1], c.policy.author)
+    now = d.now or time.time()
+    view.freshness = freshness(scan, d.lead, set(view.chain[-1:]), c.me, c.policy, names, now)
+    signers = Signers(
+        names=dict(c.trusted),
+        me=frozenset(c.me),
+        lead_revoked=c.lead_revoked,
+        handed=dict(view.handed),
+        contested=dict(view.contested),
+        leads=frozenset(view.chain),
+    )
+    view.audit = history(scan, signers, replaced_at(scan, c.lead_revoked, view.chain))
     return view
 
 
@@ -513,8 +559,14 @@ def _state(
     stopped = c.withdrawn.get((key, name)) if key else None
     if stopped is not None and when(stopped) >= when(latest.created):
         return "withdrawn"  # this person's own too, once they withdrew it
-    if (key and (key, name) in c.off) or (latest.steps and latest.steps in c.off_steps):
-        return "turned_off"  # the same steps under another name are the same tool
+    if (
+        (key and (key, name) in c.off)
+        or (latest.steps and latest.steps in c.off_steps)
+        or (latest.does and latest.does in c.off_steps)
+    ):
+        return "turned_off"  # what it does, under another name or wording, is the same tool
+    if key and key in c.lead_revoked:
+        return "revoked"  # accepted before or not: the lead said the key counts for nothing
     if key and key in c.me:
         return "mine"
     if key and key in c.disputed and here is None:
@@ -614,71 +666,3 @@ def _second_review_done(
     if {k for k in reviewed.get(file.digest, set()) if person_of.get(k, k) != author}:
         return True
     return bool(mine) and mine in reviewers and person_of.get(mine, mine) != author
-
-
-def audit_lines(
-    scan: FolderScan, trusted: dict[str, str], policy: Policy | None
-) -> list[AuditLine]:
-    """Who shared, accepted, withdrew and turned off what, from the signed files only."""
-    lines: list[AuditLine] = []
-
-    def who(file: SharedFile) -> str:
-        named = trusted.get(file.key) or one_line(file.author)
-        return named if file.key in trusted else f"{named or 'someone'} (not trusted by you)"
-
-    for file in scan.files:
-        if file.verdict != "signed":
-            continue
-        info = file.info
-        if file.kind == "tools" and file.tool:
-            version = f" (version {file.version})" if file.version else ""
-            lines.append(
-                AuditLine(
-                    file.created, who(file), file.key, f"shared {file.tool}{version}", file.name
-                )
-            )
-        elif file.kind == "withdrawn" and file.tool:
-            lines.append(
-                AuditLine(file.created, who(file), file.key, f"withdrew {file.tool}", file.name)
-            )
-        elif file.kind == "reviews" and isinstance(info, Review):
-            by = trusted.get(info.sharedBy) or f"key {key_id(info.sharedBy)}"
-            lines.append(
-                AuditLine(
-                    file.created, who(file), file.key, f"accepted {info.tool} from {by}", file.name
-                )
-            )
-        elif file.kind == "keys" and isinstance(info, KeyHandover):
-            lines.append(
-                AuditLine(
-                    file.created,
-                    who(file),
-                    file.key,
-                    f"moved to a new key ({key_id(info.newKey)})",
-                    file.name,
-                )
-            )
-        elif file.kind == "policy" and isinstance(info, Policy):
-            off = ", ".join(sorted(t.tool for t in info.turnedOff)) or "nothing"
-            lines.append(
-                AuditLine(
-                    file.created,
-                    who(file),
-                    file.key,
-                    f"set the team's rules (number {info.sequence}); turned off for the "
-                    f"team: {off}",
-                    file.name,
-                )
-            )
-    # A file dates itself; it is shown no later than when this app first saw it (a date in
-    # the future cannot put a line at the top of the history).
-    seen = {f.name: f.seen for f in scan.files}
-    dated = [dataclasses.replace(line, when=_no_later(line, seen)) for line in lines]
-    dated.sort(key=lambda line: when(line.when), reverse=True)
-    del policy
-    return dated
-
-
-def _no_later(line: AuditLine, seen: dict[str, float]) -> str:
-    limit = datetime.fromtimestamp(seen.get(line.file, 0.0) or time.time(), UTC)
-    return line.when if when(line.when) <= limit else limit.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -22,25 +22,37 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Signal, SignalInstance
+from shiboken6 import isValid
 
 from understudy_desktop.library.library import Library
 from understudy_desktop.library.model import TaughtTool, definition_hash, shown_name
 from understudy_desktop.packs.export import ExportError, build_pack, definitions_of
 from understudy_desktop.store.settings import Settings
+from understudy_desktop.team.background import Background
+from understudy_desktop.team.confirming import (
+    moment,
+)
 from understudy_desktop.team.documents import (
+    confirmation_document,
     policy_document,
     review_document,
     usage_document,
     withdrawal_document,
 )
+from understudy_desktop.team.fingerprint import does
 from understudy_desktop.team.folder import (
     FolderScan,
     Kind,
+    SharedFile,
     load,
     read_file,
     remove_own,
     share_digest,
     write_shared,
+)
+from understudy_desktop.team.freshness import (
+    STALE,
+    Freshness,
 )
 from understudy_desktop.team.identity import Identity
 from understudy_desktop.team.inbox import (
@@ -48,21 +60,27 @@ from understudy_desktop.team.inbox import (
     Installed,
     TeamTool,
     TeamView,
-    team_view,
-    with_kept,
 )
 from understudy_desktop.team.no_links import LinkRefusedError
 from understudy_desktop.team.provenance import Provenance
 from understudy_desktop.team.signing import key_id
-from understudy_desktop.team.status_words import LINK_WORDS, UNREACHABLE, offered_words
+from understudy_desktop.team.status_words import (
+    LINK_WORDS,
+    UNREACHABLE,
+    freshness_notice,
+    freshness_status,
+    offered_words,
+    restored_words,
+    unconfirmed_reason,
+)
 from understudy_desktop.team.trust import KEPT_KINDS, TeamDecisions
 from understudy_desktop.team.usage import USAGE_EVERY_S, usage_rows
+from understudy_desktop.team.view_work import Job, LeadPlan, Worked, work_out
 from understudy_desktop.team.watcher import POLL_MS, TeamWatcher
 from understudy_desktop.text import count_of
 
 log = logging.getLogger(__name__)
 TEAM_FOLDER = "team_folder"
-KEEP_AT_ONCE = 500  # documents read into the database per refresh (the rest next time)
 SHARE_USAGE = "team_share_usage"
 # The tools this person has in the folder (from the last scan that reached it), and the ones
 # they removed from their library whose withdrawal is not written yet: both in the database,
@@ -78,6 +96,8 @@ REVIEWS_PENDING = "team_reviews_pending"
 HANDOVERS_PENDING = "team_handovers_pending"
 # The team lead's key this person chose to follow ('' none).
 TEAM_LEAD = "team_lead_key"
+# Why team tools were paused at the last run ('' or absent: they were not).
+PAUSED = "team_tools_paused"
 
 
 class PackImport(Protocol):
@@ -126,8 +146,19 @@ class TeamLibrary(QObject):
         show_problem: Callable[[str, str], None],
         parent: QObject | None = None,
         poll_ms: int = POLL_MS,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         super().__init__(parent)
+        self._clock = clock
+        self._background = Background()
+        self._computing = False
+        self._again = False
+        self._generation = 0  # of the views asked for
+        self._shown = 0  # the generation of the view shown
+        self._next_look = 0.0
+        self._freshness_told: tuple[object, ...] = ()
+        self._restored_told: set[str] = set()
+        self._confirming = False
         self._library = library
         self._packs = packs
         self._settings = settings
@@ -144,8 +175,14 @@ class TeamLibrary(QObject):
         self._withdrawn_here: set[tuple[str, str]] = set()
         self._usage_published: list[dict[str, Any]] = []
         self._usage_published_at = -USAGE_EVERY_S
-        self.watcher = TeamWatcher(self, poll_ms)
+        # Paused at the last run: paused from the start, until the folder says otherwise
+        # (agents must not slip a call in before the first view is worked out).
+        paused = str(settings.get(PAUSED, "") or "")
+        if paused:
+            library.set_team_pause(paused)
+        self.watcher = TeamWatcher(self, poll_ms, clock, decisions.first_seen)
         self.watcher.scanned.connect(self._on_scan)
+        self.destroyed.connect(lambda *_a: self._background.close())
         library.changed.connect(self.refresh)
         library.removed.connect(self._on_removed)
         packs.accepted_from_team.connect(self._on_accepted)
@@ -179,18 +216,12 @@ class TeamLibrary(QObject):
 
     # --- what the folder means here --------------------------------------------------------
     def installed(self) -> list[Installed]:
-        return [
-            Installed(
-                t.name,
-                t.origin.key,
-                t.origin.shared_as,
-                t.origin.version,
-                t.origin.created,
-                t.held,
-            )
-            for t in self._library.tools()
-            if t.origin.by == "team"
-        ]
+        """The tools of the library that came from the team folder."""
+        return [i for t in self._library.tools() if t.origin.by == "team" for i in [_here(t)]]
+
+    def keyed(self) -> list[Installed]:
+        """Every tool of the library signed by a key: from the team folder or a pack file."""
+        return [_here(t) for t in self._library.tools() if t.origin.key]
 
     @property
     def lead(self) -> str:
@@ -199,7 +230,7 @@ class TeamLibrary(QObject):
     def follow_lead(self, key: str) -> None:
         """Follow the policy signed by this key ('' : follow none)."""
         self._settings.set(TEAM_LEAD, key or None)
-        self.refresh()
+        self.refresh(at_once=True)
 
     def decisions_now(self) -> Decisions:
         return Decisions(
@@ -213,13 +244,19 @@ class TeamLibrary(QObject):
             have={definition_hash(t.definition): t.name for t in self._library.tools()},
             lead=self.lead,
             my_name=self._packs.author(),
+            direct=self.decisions.direct(),
+            keyed=tuple(self.keyed()),
+            now=self._clock(),
         )
 
     def _on_scan(self, scan: FolderScan) -> None:
         if scan.same_as_before and self._scan is not None and self._scan.reachable:
             # Nothing was added or removed: the view stays what it is (an idle folder of
-            # thousands of files costs a few directory reads a poll, nothing more).
+            # thousands of files costs a few directory reads a poll, nothing more). The
+            # lead's schedule and a confirmation running out are clock work, not the folder's.
             self._publish_usage_when_due()
+            if self._clock_due():
+                self.refresh()
             return
         if scan.reachable and scan.laid_out and not self._expect_layout():
             self._settings.set(LAID_OUT, str(scan.folder))
@@ -229,35 +266,6 @@ class TeamLibrary(QObject):
         self._scan = scan
         self.refresh()
 
-    def _keep_what_counts(self, scan: FolderScan) -> None:
-        """Keep the signed documents that decide something here, the first time they are
-        seen: signed by someone this person trusts (or moved to a key of theirs), by this
-        person, or by the lead they follow."""
-        folder = self.folder
-        if folder is None:
-            return
-        kept = {f.name for f in self.decisions.kept()}
-        mine = {self.identity.public_key} | set(self.identity.former_keys)
-        policy = self.view.policy
-        counts = (
-            set(self.decisions.trusted())
-            | mine
-            | set(self.view.vouched)
-            | {self.lead}
-            | ({policy.authorKey} if policy is not None else set())
-        ) - {""}
-        todo = [
-            f
-            for f in scan.files
-            if f.kind in KEPT_KINDS
-            and f.verdict == "signed"
-            and f.key in counts
-            and f.name not in kept
-        ][:KEEP_AT_ONCE]
-        loaded = [(f.kind, f.name, data) for f in todo if (data := load(folder, f)) is not None]
-        if loaded:
-            self.decisions.keep(loaded)
-
     def _expect_layout(self) -> bool:
         folder = self.folder
         return folder is not None and self._settings.get(LAID_OUT) == str(folder)
@@ -266,21 +274,93 @@ class TeamLibrary(QObject):
         folder = self.folder
         if folder is None:
             raise FileNotFoundError(errno.ENOENT, "no team folder is chosen")
-        return write_shared(folder, kind, data, expect_layout=self._expect_layout())
+        path = write_shared(folder, kind, data, expect_layout=self._expect_layout())
+        if kind in KEPT_KINDS:
+            # This person's own rules, withdrawals, hand-overs and reviews are kept the moment
+            # they are written: one deleted from the folder before the next scan is written
+            # back all the same.
+            self.decisions.keep([(kind, path.name, data)])
+        return path
 
-    def refresh(self) -> None:
+    # --- working out the view, off the window's thread --------------------------------------
+    def settled(self) -> bool:
+        """No view is being worked out, or waiting to be (tests and benchmarks wait on it)."""
+        return not self._computing and not self._again
+
+    def refresh(self, at_once: bool = False) -> None:
+        """Work out the view again from the last scan, on the team's thread; it is shown (and
+        acted on) when it is ready. Asked again while one is under way, once more after it.
+        `at_once`: here and now, for what the person just did (the lead's new rules are in
+        force the moment they are saved; the dialog reopened a moment later shows them)."""
         if self._scan is None:
             return
-        # The folder, and what it held before that this app keeps: deleting a file of the
-        # folder (the newest rules, a withdrawal, a hand-over, a review) undoes nothing.
-        self.view = team_view(with_kept(self._scan, self.decisions.kept()), self.decisions_now())
+        if at_once:
+            self._worked_out(work_out(self._job(), self.decisions), background=False)
+            return
+        if self._computing:
+            self._again = True
+            return
+        self._computing = True
+        job = self._job()
+        self._background.run(lambda: work_out(job, self.decisions), self._worked_out)
+
+    def _job(self) -> Job:
+        assert self._scan is not None
+        self._generation += 1
+        return Job(
+            generation=self._generation,
+            scan=self._scan,
+            kept=self.decisions.kept(),
+            decisions=self.decisions_now(),
+            folder=self.folder,
+            expect_layout=self._expect_layout(),
+            keep_from=self._keep_from(),
+            lead_key=self.identity.public_key if self.is_lead() else "",
+        )
+
+    def _keep_from(self) -> set[str]:
+        """Whose documents this app keeps: signed by someone this person trusts (or moved to
+        a key of theirs), by this person, or by the lead they follow."""
+        policy = self.view.policy
+        mine = {self.identity.public_key} | set(self.identity.former_keys)
+        return (
+            set(self.decisions.trusted())
+            | mine
+            | set(self.view.vouched)
+            | set(self.view.chain)
+            | {self.lead}
+            | ({policy.authorKey} if policy is not None else set())
+        ) - {""}
+
+    def _worked_out(self, worked: Worked | None, background: bool = True) -> None:
+        if not isValid(self):
+            return  # the app is closing: the window, and this service with it, are gone
+        if background:
+            self._computing = False
+        if (
+            worked is not None
+            and worked.folder == self.folder
+            and self._scan is not None
+            and worked.generation > self._shown
+        ):
+            # A view worked out from an older state than the one shown is not shown.
+            self._shown = worked.generation
+            self._show(worked)
+        if background and self._again:
+            self._again = False
+            self.refresh()
+
+    def _show(self, worked: Worked) -> None:
+        self.view = worked.view
+        self._next_look = self._clock() + worked.next_look_s
         self._act_on(self.view)
         if self.view.reachable:
-            self._keep_what_counts(self._scan)
             self._remember_mine()
             self._write_pending_withdrawals()
             self._write_pending_reviews()
             self._write_pending_handovers()
+            self._told_restored(worked.restored)
+            self._lead_duties(worked.lead)
         self._publish_usage_when_due()
         if self.view.links and not self._links_told:
             self._links_told = True
@@ -289,17 +369,24 @@ class TeamLibrary(QObject):
                 "not follow it and does not write through it. Ask whoever looks after the "
                 "folder to remove it."
             )
+        self._on_freshness(self.view.freshness)
         if not self.view.reachable:
             self._set_status(UNREACHABLE)
         else:
             words = offered_words(self.view)
-            self._set_status(words or "Team library: nothing new")
+            stale = freshness_status(self.view.freshness, self._clock())
+            self._set_status(stale or words or "Team library: nothing new")
             counted = [t for t in self.view.tools if t.state in ("new", "update", "untrusted")]
             fresh = {t.file.digest for t in counted} - self._announced
             if fresh and words:
                 self._announced |= fresh
                 self._notify(f"{words}. Open View › Team library to review them.")
         self.view_changed.emit(self.view)
+
+    def _clock_due(self) -> bool:
+        """Something the clock alone changes: the lead's next confirmation is due, or the
+        confirmation in force here runs out (or its grace ends)."""
+        return self._clock() >= self._next_look
 
     def _act_on(self, view: TeamView) -> None:
         """What the folder says that changes this person's library or memory."""
@@ -320,17 +407,130 @@ class TeamLibrary(QObject):
                 f"Your team lead turned “{self._words(here.local_name)}” back on for the team. "
                 "Review it in your library to use it again."
             )
+        self._stop_revoked(view)
         if view.seen:
             self.decisions.note_versions(view.seen)
         trusted = self.decisions.trusted()
         for new, (old, name) in view.vouched.items():
             if new not in trusted and old in trusted and new not in self._vouched:
                 self._vouched.add(new)  # once: the trust is written a moment later
-                self.decisions.trust(new, name, lambda _e: self.refresh())
+                self.decisions.trust(new, name, lambda _e: self.refresh(), vouched=True)
                 self._notify(
                     f"{name} moved to a new key, vouched for by the key you trust for them: "
                     "their tools keep saying they are from them."
                 )
+
+    def _stop_revoked(self, view: TeamView) -> None:
+        """A key the lead revoked stops every tool it signed here; one the lead no longer
+        revokes leaves its tools for the person to review."""
+        for here in view.revoke_here:
+            if ("revoked", here.local_name) in self._withdrawn_here:
+                continue
+            self._withdrawn_here.add(("revoked", here.local_name))
+            self._withdrawn_here.discard(("unrevoked", here.local_name))
+            self._library.hold_back(
+                here.local_name,
+                "your team lead revoked the key it was signed with (it may have been copied)",
+                lambda _err: None,
+                held="key_revoked",
+            )
+            self._notify(
+                f"Your team lead revoked the key “{self._words(here.local_name)}” was signed "
+                "with (it may have been copied, or its owner left the team). It is turned off "
+                "here, and agents are told why."
+            )
+        for here in view.unrevoke_here:
+            if ("unrevoked", here.local_name) in self._withdrawn_here:
+                continue
+            self._withdrawn_here.add(("unrevoked", here.local_name))
+            self._withdrawn_here.discard(("revoked", here.local_name))
+            self._library.hold_back(
+                here.local_name,
+                "your team lead no longer revokes the key it was signed with; review it to use "
+                "it again",
+                lambda _err: None,
+            )
+
+    # --- is the lead's word reaching this computer? -----------------------------------------
+    def _on_freshness(self, fresh: Freshness) -> None:
+        """Pause team tools, or let them run with a warning, as the lead's rules say; tell
+        the person once each time the state changes."""
+        now = self._clock()
+        reason = unconfirmed_reason(fresh, now) if fresh.stale else ""
+        self._library.set_team_pause(reason if fresh.paused else "", reason)
+        if (reason if fresh.paused else "") != (self._settings.get(PAUSED, "") or ""):
+            self._settings.set(PAUSED, reason if fresh.paused else None)
+        told = (fresh.state, fresh.file, fresh.missing_rules, fresh.missing_other, fresh.pause)
+        if fresh.stale and told != self._freshness_told:
+            self._notify(freshness_notice(fresh, now))
+        elif not fresh.stale and self._freshness_told and self._freshness_told[0] in STALE:
+            self._notify("Your team lead's rules are confirmed again. Team tools run as usual.")
+        self._freshness_told = told if fresh.stale else (fresh.state,)
+
+    def _lead_duties(self, plan: LeadPlan | None) -> None:
+        """As the team lead: sign a new confirmation when one is due (what it names changed,
+        or a renewDivisor-th of its lifetime passed), and remove this person's outdated ones,
+        on the team's thread."""
+        folder = self.folder
+        if plan is None or folder is None or not self.is_lead():
+            return
+        if plan.outdated:
+            names = list(plan.outdated)
+            self._background.run(lambda: remove_own(folder, "confirmed", names), _ignored)
+        if not plan.due or self._confirming:
+            return
+        want = plan.want
+        document = confirmation_document(
+            self._packs.author() or "Team lead",
+            plan.sequence,
+            want.lifetime_s,
+            want.rules,
+            want.rules_sequence,
+            list(want.named),
+            moment(self._clock()),
+        )
+        data = self.identity.sign(document)
+        expect = self._expect_layout()
+        self._confirming = True
+
+        def written(path: Path | None) -> None:
+            if not isValid(self):
+                return
+            self._confirming = False
+            if path is None:
+                return  # logged; the next view tries again
+            self.decisions.keep([("confirmed", path.name, data)])
+            self._add_to_scan("confirmed", path.name, data)
+            self.refresh()
+
+        self._background.run(
+            lambda: write_shared(folder, "confirmed", data, expect_layout=expect), written
+        )
+
+    def _add_to_scan(self, kind: Kind, name: str, data: bytes) -> None:
+        """A file this app just wrote, in the view at once (the dialog reopened a moment
+        later shows it), not only once the folder is read again."""
+        if self._scan is not None and self._scan.reachable:
+            written = dataclasses.replace(read_file(kind, name, data), seen=self._clock())
+            if all(f.name != written.name for f in self._scan.files):
+                self._scan = dataclasses.replace(
+                    self._scan, files=[*self._scan.files, written], same_as_before=False
+                )
+
+    def _told_restored(self, restored: list[SharedFile]) -> None:
+        """Files someone removed from the folder that this app wrote back: the person hears of
+        their own (the lead, of their rules), once per file."""
+        mine = {self.identity.public_key} | set(self.identity.former_keys)
+        own = [f for f in restored if f.key in mine and f.name not in self._restored_told]
+        self._restored_told |= {f.name for f in own}
+        if not own:
+            return
+        what = restored_words(own)
+        self._notify(
+            f"Someone removed {what} from the team folder (a colleague with access to it, or "
+            "their sync service). Understudy put it back. If it keeps happening, ask whoever "
+            "looks after the folder."
+        )
 
     def _take_away(self, item: TeamTool, why: str) -> None:
         here = item.installed
@@ -672,13 +872,8 @@ class TeamLibrary(QObject):
         self._settings.set(TEAM_LEAD, self.identity.public_key)
         # In force here at once (the dialog reopened a moment later shows them), not only
         # once the folder is read again.
-        if self._scan is not None and self._scan.reachable:
-            written = read_file("policy", path.name, data)
-            if all(f.name != written.name for f in self._scan.files):
-                self._scan = dataclasses.replace(
-                    self._scan, files=[*self._scan.files, written], same_as_before=False
-                )
-            self.refresh()
+        self._add_to_scan("policy", path.name, data)
+        self.refresh(at_once=True)
         self._notify("The team's rules are saved in the team folder.")
         self.watcher.scan_now()
         return True
@@ -687,12 +882,14 @@ class TeamLibrary(QObject):
         """As the team lead: turn one shared tool off (or on again) for every member."""
         policy = self.view.policy
         current = {(t.sharedBy, t.tool, t.steps) for t in policy.turnedOff} if policy else set()
-        # Its steps are turned off too (by their definition), under whatever name they come.
-        entry = (item.key, item.tool, item.file.steps)
+        # What it does is turned off too (its steps and kinds of input, not their wording:
+        # team/fingerprint.py), under whatever name and words it comes.
+        entry = (item.key, item.tool, item.file.does)
+        same = {item.file.does, item.file.steps} - {""}
         wanted = (
             current | {entry}
             if off
-            else {e for e in current if e[:2] != entry[:2] and not (entry[2] and e[2] == entry[2])}
+            else {e for e in current if e[:2] != entry[:2] and e[2] not in same}
         )
         return self.write_policy(
             policy.publishers if policy else None,
@@ -800,3 +997,23 @@ class TeamLibrary(QObject):
         self._usage_published, self._usage_published_at = counts, time.monotonic()
         self.watcher.scan_now()
         return True
+
+
+def _ignored(_result: object) -> None:
+    """A background job whose outcome only the log needs."""
+
+
+def _here(tool: TaughtTool) -> Installed:
+    try:
+        what = does(tool.definition)
+    except (ValueError, TypeError):
+        what = ""
+    return Installed(
+        tool.name,
+        tool.origin.key,
+        tool.origin.shared_as,
+        tool.origin.version,
+        tool.origin.created,
+        tool.held,
+        what,
+    )

@@ -10,6 +10,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
@@ -27,10 +29,18 @@ ARRIVING_RETRY_MS = 700
 class TeamWatcher(QObject):
     scanned = Signal(object)  # FolderScan, on the Qt thread
 
-    def __init__(self, parent: QObject | None = None, poll_ms: int = POLL_MS) -> None:
+    def __init__(
+        self,
+        parent: QObject | None = None,
+        poll_ms: int = POLL_MS,
+        clock: Callable[[], float] = time.time,
+        first_seen: Callable[[], dict[str, float]] = dict,
+    ) -> None:
         super().__init__(parent)
         self._folder: Path | None = None
-        self._reader = FolderReader()
+        self._clock = clock
+        self._first_seen = first_seen
+        self._reader = FolderReader(clock)
         self._busy = False
         self._again = False
         self.last_scan: FolderScan | None = None
@@ -56,7 +66,7 @@ class TeamWatcher(QObject):
         if self._fs.directories():
             self._fs.removePaths(self._fs.directories())
         self._folder = folder
-        self._reader = FolderReader()
+        self._reader = FolderReader(self._clock, self._first_seen())
         if folder is None:
             self._poll.stop()
             return
