@@ -482,7 +482,9 @@ def team_view(scan: FolderScan, d: Decisions) -> TeamView:
     now = d.now or time.time()
     view.freshness = freshness(scan, d.lead, set(view.chain[-1:]), c.me, c.policy, names, now)
     signers = Signers(
-        names=dict(c.trusted),
+        # Who each key belonged to, a revoked one too (its owner is named, as its owner's
+        # old key, not trusted for what it signs now).
+        names={**d.trusted, **{k: v[1] for k, v in view.vouched.items()}, **c.trusted},
         me=frozenset(c.me),
         lead_revoked=c.lead_revoked,
         handed=dict(view.handed),
