@@ -140,7 +140,7 @@ def test_the_lead_revokes_a_members_key_for_everyone_who_follows_the_lead():
     )
     off = rules(1, revoked_keys=[PUB[ALICE]])
     v = view(tool, counts, off, trusted=TRUST_ALICE, lead=PUB[LEAD])
-    assert one(v).state == "revoked" and one(v).usage.runs == 0
+    assert one(v).state == "lead_revoked" and one(v).usage.runs == 0
     # Someone who does not follow that lead decides for themselves.
     assert one(view(tool, counts, off, trusted=TRUST_ALICE)).state == "new"
 

@@ -31,6 +31,7 @@ from test_team_trust import (
 )
 
 from understudy_desktop.rules import rules as shared_rules
+from understudy_desktop.shell import team_words
 from understudy_desktop.team import (
     confirming,
     documents,
@@ -292,7 +293,8 @@ def test_a_key_the_lead_revokes_stops_the_tools_it_signed_that_were_accepted_bef
         installed=(here,),
         keyed=(here, from_pack),
     )
-    assert one(v).state == "revoked"
+    assert one(v).state == "lead_revoked"
+    assert "your team lead revoked this key" in team_words.line(one(v))
     assert [i.local_name for i in v.revoke_here] == ["assign_refund", "refund_from_file"]
     # Held back already: nothing more to do; the lead takes the revocation back: reviewed again.
     held = dataclasses.replace(here, held="key_revoked")

@@ -103,8 +103,7 @@ def test_the_leads_rules_who_shares_a_second_review_and_a_switch_for_everyone(
     # nothing); then Sam's copy stops at once, and an agent is told why in words.
     lee.qtbot.waitUntil(lambda: "assign_refund" in states(lee))
     window = lee.window.team_menu.show_team()
-    rows = [window.items.item(i) for i in range(window.items.count())]
-    window.items.setCurrentItem(next(r for r in rows if "Assign refund" in r.text()))
+    window.items.choose(next(r for r in window.items.rows() if "Assign refund" in r.text()))
     asked: list[str] = []
 
     def answer(_parent, _title, words, *_rest):
@@ -316,7 +315,7 @@ def test_the_lead_revokes_a_members_key_for_the_whole_team(console_factory, tmp_
     assert len(asked) == 1 and not any("(you)" in x for x in asked[0])  # never one's own
     assert dana_key in lee.session.team.view.policy.revokedKeys  # at once, here
     lee.qtbot.waitUntil(lambda: len(shared_files(folder, "policy")) == 3)
-    wait_state(sam, "assign_refund", "revoked")
+    wait_state(sam, "assign_refund", "lead_revoked")
     assert sam.session.team.view.offered == []
     assert dana_key in (sam.session.team.view.policy.revokedKeys or [])
     # Saving the rules again keeps the key revoked.

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QGroupBox, QLabel, QListWidget
+from PySide6.QtWidgets import QGroupBox, QLabel
 from test_plain_words import internals, widget_text
 
 from understudy_desktop.bridge.library_view import library_view
@@ -446,11 +446,11 @@ def test_team_screens_are_in_plain_words(console_factory, tmp_path):
     dana.session.team.share(["assign_refund"], "Dana Ortiz")
     offered(sam, 1)
     dialog = sam.window.team_menu.show_team()
-    sam.qtbot.waitUntil(lambda: dialog.items.count() == 2)
-    items = dialog.findChildren(QListWidget)[0]
-    text = widget_text(dialog) + "\n" + items.item(0).text() + "\n" + items.item(1).text()
+    sam.qtbot.waitUntil(lambda: len(dialog.items.texts()) == 2)
+    rows = dialog.items.texts()
+    text = widget_text(dialog) + "\n" + "\n".join(rows)
     # Grouped: the heading, then the tool.
-    assert items.item(0).text() == "From people you do not trust yet (1)"
+    assert rows[0] == "From people you do not trust yet (1)"
     assert "Assign refund (version 1): from Dana Ortiz (key " in text
     assert "1 new tool from someone you do not trust yet" in text
     assert internals(text) == []

@@ -6,6 +6,7 @@ stop trusting one), and the team lead whose rules they follow (or, as the lead, 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -33,11 +34,23 @@ from understudy_desktop.rules import rules
 from understudy_desktop.shell.plain_label import plain_label
 from understudy_desktop.shell.screen_fit import fit_to_screen
 from understudy_desktop.team.identity import KEY_FILE_SUFFIX, KeyFileError
+from understudy_desktop.team.invitation import EXAMPLE_CODE, InvitationError
+from understudy_desktop.team.invitation import SUFFIX as INVITATION_SUFFIX
 from understudy_desktop.team.library_service import TeamLibrary
 from understudy_desktop.team.signing import fingerprint, key_id
 from understudy_desktop.text import visible_controls
 
 NO_FOLDER = "None chosen"
+_HOUR, _DAY = 3600, 86400
+CONFIRM_CHOICES = (
+    ("1 hour", _HOUR),
+    ("8 hours", 8 * _HOUR),
+    ("1 day", _DAY),
+    ("3 days", 3 * _DAY),
+    ("1 week", 7 * _DAY),
+    ("30 days", 30 * _DAY),
+)
+DEFAULT_CONFIRM = rules().teamFreshness.defaultSeconds
 
 
 class SettingsDialog(QDialog):
@@ -207,27 +220,83 @@ class SettingsDialog(QDialog):
         )
         self.lead = QComboBox()
         self.lead.setAccessibleName("Team lead")
-        self.lead.addItem("Nobody (no rules)", "")
-        seen: set[str] = set()
-        trusted = self._team.decisions.trusted()
-        for file in self._team.view.policies:
-            if file.key in seen:
-                continue
-            seen.add(file.key)
-            name = trusted.get(file.key) or file.author or "someone who gave no name"
-            self.lead.addItem(visible_controls(f"{name} (key {key_id(file.key)})"), file.key)
-        current = self._team.lead
-        if current and current not in seen:
-            self.lead.addItem(f"Your choice before (key {key_id(current)})", current)
-        self.lead.setCurrentIndex(max(0, self.lead.findData(current)))
+        self._choices = {c.key: c for c in self._team.lead_choices()}
+        self._fill_leads(self._team.lead)
+        self.lead.currentIndexChanged.connect(lambda _i: self._show_lead())
         layout.addWidget(self.lead)
+        self.lead_key = _words("")
+        self.lead_key.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.lead_key)
+        self.lead_warning = _words("")
+        layout.addWidget(self.lead_warning)
+        row = QHBoxLayout()
+        self.invitation_button = QPushButton("Use an &invitation…")
+        self.invitation_button.setToolTip(
+            "The code or file your team lead gave you: it names their key, so you follow "
+            "theirs and no other."
+        )
+        self.invitation_button.clicked.connect(self._use_invitation)
+        row.addWidget(self.invitation_button)
+        self.invite_button = QPushButton("In&vite a member…")
+        self.invite_button.setToolTip("A code or a file that lets a newcomer follow your rules.")
+        self.invite_button.clicked.connect(self._invite)
+        self.invite_button.setVisible(self._team.is_lead())
+        row.addWidget(self.invite_button)
+        row.addStretch(1)
+        layout.addLayout(row)
         self.rules_button = QPushButton("Set the team's &rules as its lead…")
         self.rules_button.setToolTip("Your rules are signed by you; members choose to follow them.")
         self.rules_button.clicked.connect(self._set_rules)
         self.rules_button.setEnabled(self._team.folder is not None)
         layout.addWidget(self.rules_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addStretch(1)
+        self._show_lead()
         return page
+
+    def _fill_leads(self, current: str) -> None:
+        """Every key that signed rules, by name and then key (an order no signer chooses);
+        none is picked for a newcomer but the one their invitation names."""
+        self.lead.blockSignals(True)
+        self.lead.clear()
+        self.lead.addItem("Nobody (no rules)", "")
+        for choice in self._choices.values():
+            name = choice.name or "someone who gave no name"
+            mark = "⚠ " if choice.others and not choice.invited else ""
+            note = " · your invitation" if choice.invited else ""
+            text = f"{mark}{name} · key {choice.key_id}{note}"
+            self.lead.addItem(visible_controls(text), choice.key)
+        if current and current not in self._choices:
+            self.lead.addItem(f"Your choice before (key {key_id(current)})", current)
+        self.lead.setCurrentIndex(max(0, self.lead.findData(current)))
+        self.lead.blockSignals(False)
+
+    def _show_lead(self) -> None:
+        key = str(self.lead.currentData() or "")
+        choice = self._choices.get(key)
+        self.lead_key.setText(f"Fingerprint of this key: {fingerprint(key)}" if key else "")
+        if choice is not None and choice.others and not choice.invited:
+            others = choice.others + 1
+            self.lead_warning.setText(
+                visible_controls(
+                    f"⚠ {others} different keys call themselves “{choice.name}”. Only one of "
+                    "them is your team lead: use the invitation your lead gave you, or compare "
+                    "the whole fingerprint with them, by phone or in person, before you choose."
+                )
+            )
+        elif choice is not None and choice.invited:
+            self.lead_warning.setText("✓ Your team lead's invitation names this key.")
+        else:
+            self.lead_warning.setText("")
+
+    def _use_invitation(self) -> None:
+        dialog = InvitationDialog(self._team, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self._choices = {c.key: c for c in self._team.lead_choices()}
+            self._fill_leads(self._team.lead)
+            self._show_lead()
+
+    def _invite(self) -> None:
+        InviteDialog(self._team, self).exec()
 
     def _set_rules(self) -> None:
         RulesDialog(self._team, self).exec()
@@ -340,6 +409,29 @@ class RulesDialog(QDialog):
         )
         self.second.setChecked(bool(policy and policy.secondReview))
         layout.addWidget(self.second)
+        layout.addWidget(
+            _words(
+                "Your app confirms these rules to members on a schedule, so a member whose copy "
+                "of the folder stops getting your newer rules learns of it. Say the rules are "
+                "not confirmed after:"
+            )
+        )
+        self.confirm_for = QComboBox()
+        self.confirm_for.setAccessibleName("Rules not confirmed after")
+        chosen = policy.confirmFor if policy is not None else None
+        for label, seconds in CONFIRM_CHOICES:
+            self.confirm_for.addItem(label, seconds)
+        index = self.confirm_for.findData(chosen if chosen is not None else DEFAULT_CONFIRM)
+        if index < 0:
+            self.confirm_for.addItem(f"{chosen} seconds (set before)", chosen)
+            index = self.confirm_for.count() - 1
+        self.confirm_for.setCurrentIndex(index)
+        layout.addWidget(self.confirm_for)
+        self.pause = QCheckBox(
+            "Meanwhile, pause team tools (otherwise they keep running, with a warning)"
+        )
+        self.pause.setChecked(bool(policy and policy.whenUnconfirmed == "pause"))
+        layout.addWidget(self.pause)
         self._turned_off = (
             [(t.sharedBy, t.tool, t.steps) for t in policy.turnedOff] if policy else []
         )
@@ -402,12 +494,138 @@ class RulesDialog(QDialog):
         if answer != QMessageBox.StandardButton.Yes:
             return
         if self._team.write_policy(
-            self.publishers(), self.second.isChecked(), self._turned_off, [*self._revoked, key]
+            self.publishers(),
+            self.second.isChecked(),
+            self._turned_off,
+            [*self._revoked, key],
+            **self._freshness(),
         ):
             self.accept()
 
+    def _freshness(self) -> dict[str, Any]:
+        return {
+            "confirm_for": int(self.confirm_for.currentData()),
+            "when_unconfirmed": "pause" if self.pause.isChecked() else "keep",
+        }
+
     def _save(self) -> None:
         if self._team.write_policy(
-            self.publishers(), self.second.isChecked(), self._turned_off, self._revoked
+            self.publishers(),
+            self.second.isChecked(),
+            self._turned_off,
+            self._revoked,
+            **self._freshness(),
         ):
             self.accept()
+
+
+class InvitationDialog(QDialog):
+    """Settings › Team lead › Use an invitation…: the code or file the lead gave."""
+
+    def __init__(self, team: TeamLibrary, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._team = team
+        self.setWindowTitle("Use an invitation")
+        fit_to_screen(self, 480, 220)
+        layout = QVBoxLayout(self)
+        layout.addWidget(
+            _words(
+                "Type the invitation code your team lead gave you (16 letters and digits), or "
+                "open the invitation file they sent you."
+            )
+        )
+        self.code = QLineEdit()
+        self.code.setAccessibleName("Invitation code")
+        self.code.setPlaceholderText(EXAMPLE_CODE)
+        layout.addWidget(self.code)
+        self.said = _words("")
+        layout.addWidget(self.said)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.use_button = buttons.addButton(
+            "&Use this code", QDialogButtonBox.ButtonRole.AcceptRole
+        )
+        self.use_button.setDefault(True)
+        self.file_button = buttons.addButton(
+            "Open an invitation &file…", QDialogButtonBox.ButtonRole.ActionRole
+        )
+        buttons.accepted.connect(self._use_code)
+        buttons.rejected.connect(self.reject)
+        self.file_button.clicked.connect(self._open_file)
+        layout.addWidget(buttons)
+
+    def _use_code(self) -> None:
+        try:
+            words = self._team.use_invitation_code(self.code.text())
+        except InvitationError as exc:
+            self.said.setText(str(exc))
+            return
+        QMessageBox.information(self, "Invitation", words)
+        self.accept()
+
+    def _open_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            "Open an invitation",
+            str(Path.home()),
+            f"Understudy invitations (*{INVITATION_SUFFIX});;All files (*)",
+        )
+        if not path:
+            return
+        try:
+            words = self._team.use_invitation_file(Path(path))
+        except InvitationError as exc:
+            self.said.setText(str(exc))
+            return
+        QMessageBox.information(self, "Invitation", visible_controls(words))
+        self.accept()
+
+
+class InviteDialog(QDialog):
+    """Settings › Team lead › Invite a member…: the lead's code, and a file to send."""
+
+    def __init__(self, team: TeamLibrary, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._team = team
+        self.setWindowTitle("Invite a member")
+        fit_to_screen(self, 480, 240)
+        layout = QVBoxLayout(self)
+        code = team.invitation_code()
+        layout.addWidget(
+            _words(
+                "Give a newcomer this code in person, by phone or in a chat your team already "
+                "trusts, and ask them to use it in Settings › Team lead › Use an invitation. "
+                "It names your key, so they follow your rules and not a copy under your name."
+            )
+        )
+        self.code = QLabel(code or "You have no key yet: set the team's rules first.")
+        font = self.code.font()
+        font.setPointSize(font.pointSize() + 4)
+        font.setBold(True)
+        self.code.setFont(font)
+        self.code.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.code.setAccessibleName("Invitation code")
+        layout.addWidget(self.code)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.save_button = buttons.addButton(
+            "&Save as a file…", QDialogButtonBox.ButtonRole.ActionRole
+        )
+        self.save_button.setEnabled(bool(code))
+        self.save_button.clicked.connect(self._save)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def _save(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self,
+            "Save the invitation",
+            str(Path.home() / f"team-lead{INVITATION_SUFFIX}"),
+            f"Understudy invitations (*{INVITATION_SUFFIX})",
+        )
+        if not path:
+            return
+        try:
+            self._team.save_invitation(Path(path))
+        except InvitationError as exc:
+            QMessageBox.warning(self, "Not saved", str(exc))
+            return
+        QMessageBox.information(self, "Saved", "The invitation is saved. Send it to the newcomer.")

@@ -6,19 +6,21 @@ someone else's file)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFont, QKeyEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
-    QListWidgetItem,
     QMessageBox,
     QPushButton,
+    QTreeView,
     QVBoxLayout,
     QWidget,
 )
@@ -29,7 +31,57 @@ from understudy_desktop.shell.pack_dialogs import ExportPackDialog, day_words
 from understudy_desktop.shell.screen_fit import fit_to_screen
 from understudy_desktop.team.inbox import TeamTool, TeamView
 from understudy_desktop.team.library_service import TeamLibrary
+from understudy_desktop.team.signing import fingerprint
 from understudy_desktop.text import visible_controls
+
+TOOL_ROLE = Qt.ItemDataRole.UserRole + 1
+# While files keep arriving the view changes many times a second: the list is drawn again at
+# most this often (thousands of rows take tens of milliseconds to lay out).
+REDRAW_MS = 400
+
+
+class TeamList(QTreeView):
+    """The team window's list: a heading per group, its tools below it. A model, laid out only
+    where it is seen, so thousands of rows open at once; Enter reviews the chosen tool."""
+
+    def __init__(self, on_enter: Callable[[], None]) -> None:
+        super().__init__()
+        self._on_enter = on_enter
+        self.model_ = QStandardItemModel(self)
+        self.setModel(self.model_)
+        self.setHeaderHidden(True)
+        self.setRootIsDecorated(False)
+        self.setWordWrap(True)
+        self.setUniformRowHeights(False)
+        self.setItemsExpandable(False)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt's name)
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self._on_enter()
+            return
+        super().keyPressEvent(event)
+
+    def rows(self) -> list[QStandardItem]:
+        """Every row, headings and tools, in order."""
+        out: list[QStandardItem] = []
+        for g in range(self.model_.rowCount()):
+            heading = self.model_.item(g)
+            out.append(heading)
+            out.extend(heading.child(r) for r in range(heading.rowCount()))
+        return out
+
+    def texts(self) -> list[str]:
+        return [row.text() for row in self.rows()]
+
+    def current_tool(self) -> TeamTool | None:
+        index = self.currentIndex()
+        found = index.data(TOOL_ROLE) if index.isValid() else None
+        return found if isinstance(found, TeamTool) else None
+
+    def choose(self, row: QStandardItem) -> None:
+        self.setCurrentIndex(row.index())
 
 
 class TeamDialog(QDialog):
@@ -46,12 +98,16 @@ class TeamDialog(QDialog):
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
-        self.items = QListWidget()
-        self.items.setWordWrap(True)
+        self.items = TeamList(self._review)
         self.items.setAccessibleName("Tools in the team library")
-        self.items.itemDoubleClicked.connect(lambda _item: self._review())
-        self.items.currentItemChanged.connect(lambda *_a: self._update_buttons())
+        self.items.doubleClicked.connect(lambda _index: self._review())
+        self.items.selectionModel().currentChanged.connect(lambda *_a: self._update_buttons())
         layout.addWidget(self.items, 1)
+        self._pending: TeamView | None = None
+        self._drawn_at = 0.0
+        self._redraw = QTimer(self)
+        self._redraw.setSingleShot(True)
+        self._redraw.timeout.connect(self._draw_pending)
         row = QHBoxLayout()
         self.review_button = QPushButton("&Review…")
         self.review_button.clicked.connect(self._review)
@@ -68,12 +124,18 @@ class TeamDialog(QDialog):
         self.team_off_button = QPushButton("Turn &off for the team")
         self.team_off_button.setToolTip("As the team lead: nobody's app runs this tool.")
         self.team_off_button.clicked.connect(self._turn_off_for_team)
+        self.their_key_button = QPushButton("This key is &theirs…")
+        self.their_key_button.setToolTip(
+            "Only after checking the whole fingerprint with its owner, by phone or in person."
+        )
+        self.their_key_button.clicked.connect(self._trust_their_key)
         for button in (
             self.review_button,
             self.decline_button,
             self.share_button,
             self.history_button,
             self.team_off_button,
+            self.their_key_button,
         ):
             row.addWidget(button)
         row.addStretch(1)
@@ -82,8 +144,22 @@ class TeamDialog(QDialog):
         close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         close.rejected.connect(self.reject)
         layout.addWidget(close)
-        team.view_changed.connect(self.show_view)
+        team.view_changed.connect(self._view_changed)
         self.show_view(team.view)
+
+    def _view_changed(self, view: TeamView) -> None:
+        """Draw a new view now, or, if one was drawn a moment ago, once REDRAW_MS have passed
+        (the newest view then; those in between are never drawn)."""
+        self._pending = view
+        if self._redraw.isActive():
+            return
+        wait = REDRAW_MS - (time.monotonic() - self._drawn_at) * 1000
+        self._redraw.start(max(0, int(wait)))
+
+    def _draw_pending(self) -> None:
+        view, self._pending = self._pending, None
+        if view is not None:
+            self.show_view(view)
 
     def show_view(self, view: TeamView) -> None:
         folder = self._team.folder
@@ -99,36 +175,46 @@ class TeamDialog(QDialog):
         notes = team_words.notes(view)
         if notes and folder is not None:
             self.status.setText(self.status.text() + "\n" + "\n".join(notes))
+        self._drawn_at = time.monotonic()
         chosen = self._current()
-        self.items.clear()
+        model = self.items.model_
+        model.clear()
         heading_font = QFont(self.font())
         heading_font.setBold(True)
+        by_state: dict[str, list[TeamTool]] = {}
+        for tool in view.tools:
+            by_state.setdefault(tool.state, []).append(tool)
+        again: QStandardItem | None = None
+        first: QStandardItem | None = None
         for heading, states in team_words.GROUPS:
-            members = sorted((t for t in view.tools if t.state in states), key=lambda t: t.tool)
+            members = sorted(
+                (t for state in states for t in by_state.get(state, [])), key=lambda t: t.tool
+            )
             if not members:
                 continue
-            header = QListWidgetItem(f"{heading} ({len(members)})")
-            header.setFlags(Qt.ItemFlag.NoItemFlags)
+            header = QStandardItem(f"{heading} ({len(members)})")
+            header.setFlags(Qt.ItemFlag.ItemIsEnabled)
             header.setFont(heading_font)
-            self.items.addItem(header)
+            rows = []
             for tool in members:
-                item = QListWidgetItem(visible_controls(team_words.describe(tool)))
-                item.setData(Qt.ItemDataRole.UserRole, tool)
-                item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{heading}: {item.text()}")
-                self.items.addItem(item)
+                text = visible_controls(team_words.describe(tool))
+                row = QStandardItem(text)
+                row.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+                row.setData(tool, TOOL_ROLE)
+                row.setData(f"{heading}: {text}", Qt.ItemDataRole.AccessibleTextRole)
+                rows.append(row)
                 if chosen is not None and tool.file.name == chosen.file.name:
-                    self.items.setCurrentItem(item)
-        if self.items.currentItem() is None:
-            for row in range(self.items.count()):
-                if self.items.item(row).flags() & Qt.ItemFlag.ItemIsEnabled:
-                    self.items.setCurrentRow(row)
-                    break
+                    again = row
+                first = first or row
+            header.appendRows(rows)
+            model.appendRow(header)
+        self.items.expandAll()
+        if again is not None or first is not None:
+            self.items.choose(again or first)  # type: ignore[arg-type]
         self._update_buttons()
 
     def _current(self) -> TeamTool | None:
-        item = self.items.currentItem()
-        found = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
-        return found if isinstance(found, TeamTool) else None
+        return self.items.current_tool()
 
     def _update_buttons(self) -> None:
         tool = self._current()
@@ -145,6 +231,26 @@ class TeamDialog(QDialog):
             self.team_off_button.setText("Turn &on for the team")
         else:
             self.team_off_button.setText("Turn &off for the team")
+        self.their_key_button.setVisible(tool is not None and tool.state == "disputed")
+
+    def _trust_their_key(self) -> None:
+        """A key handed over twice: this person checked with its owner which new key is
+        theirs, and says so (their own word settles it for them)."""
+        tool = self._current()
+        if tool is None or tool.state != "disputed":
+            return
+        name = visible_controls(tool.author or "its owner")
+        answer = QMessageBox.question(
+            self,
+            "Is this key theirs?",
+            f"Someone moved {name}'s old key to two different new keys, so one of them is not "
+            f"{name}'s. Only say this one is theirs if {name} read you its whole fingerprint, "
+            f"by phone or in person, and it was exactly:\n\n{fingerprint(tool.key)}",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self._team.trust(tool.key, tool.author or "Someone")
 
     def _review(self) -> None:
         tool = self._current()

@@ -3,9 +3,14 @@ warning (shown first) and one line that says what it is. No Qt here."""
 
 from __future__ import annotations
 
+import time
+
 from understudy_desktop.library.model import shown_name
 from understudy_desktop.shell.pack_dialogs import day_words
+from understudy_desktop.team.documents import when
 from understudy_desktop.team.inbox import UNSIGNED_WORDS, State, TeamTool, TeamView
+from understudy_desktop.team.names import one_line
+from understudy_desktop.team.status_words import ago, freshness_notice
 
 # (heading, the states it holds), in the order the window shows them.
 GROUPS: tuple[tuple[str, tuple[State, ...]], ...] = (
@@ -15,7 +20,7 @@ GROUPS: tuple[tuple[str, tuple[State, ...]], ...] = (
     ("Not signed by anyone", ("unsigned",)),
     ("Waiting", ("awaiting_review", "not_allowed", "older")),
     ("Withdrawn or turned off for the team", ("withdrawn", "turned_off")),
-    ("Cannot be used", ("changed", "revoked", "disputed")),
+    ("Cannot be used", ("changed", "revoked", "disputed", "lead_revoked")),
     ("Already in your library", ("current", "declined")),
     ("Shared by you", ("mine",)),
 )
@@ -38,6 +43,9 @@ def warning(item: TeamTool) -> str:
         )
     if item.other_names:
         others = ", ".join(f"“{n}”" for n in item.other_names)
+        more = item.other_count - len(item.other_names)
+        if more > 0:
+            others += f" and {more:,} more"
         return (
             f"⚠ This key also signed files under other names ({others}). One person may have "
             "several names, but ask before you trust it."
@@ -95,6 +103,11 @@ def line(item: TeamTool) -> str:
                 f"{name}: signed with a key{key} that claims to take over from a key another "
                 "new key claims too; ask its author, by phone or in person, which one is theirs"
             )
+        case "lead_revoked":
+            return (
+                f"{name}: from {who}{key}; your team lead revoked this key (it may have been "
+                "copied, or its owner left the team), so nothing it signed is used"
+            )
         case "revoked":
             return (
                 f"{name}: signed with a key that {who or 'its owner'} no longer uses{key}; "
@@ -110,9 +123,18 @@ def describe(item: TeamTool) -> str:
     return f"{first}\n{line(item)}" if first else line(item)
 
 
-def notes(view: TeamView) -> list[str]:
+def notes(view: TeamView, now: float | None = None) -> list[str]:
     """What the window says about the folder as a whole."""
+    now = time.time() if now is None else now
     out = []
+    fresh = view.freshness
+    if fresh.stale:
+        out.append(f"⚠ {freshness_notice(fresh, now)}")
+    elif fresh.state == "fresh":
+        confirmed = ago(max(0.0, now - when(fresh.confirmed_at).timestamp()))
+        out.append(
+            f"{one_line(fresh.by) or 'Your team lead'} confirmed the team's rules {confirmed}."
+        )
     if view.usage_ignored:
         n = view.usage_ignored
         listed = view.policy is not None and view.policy.publishers is not None

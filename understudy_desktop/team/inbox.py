@@ -48,8 +48,10 @@ State = Literal[
     "mine",  # shared by this person
     "revoked",  # signed by a key that was handed over or revoked: it signs nothing new
     "disputed",  # signed by one of two keys a copied key was handed over to
+    "lead_revoked",  # signed by a key the team lead revoked: stopped even if accepted
 ]
 OFFERED: tuple[State, ...] = ("new", "update", "untrusted", "unsigned")
+OTHER_NAMES_SHOWN = 5  # a key's other names named in its warning (the rest are counted)
 UNSIGNED_WORDS = "Nobody signed this: anyone with access to the folder could have put it here."
 
 
@@ -110,7 +112,8 @@ class TeamTool:
     named_in_file: str = ""  # the name the file gives, when it differs from `author`
     impostor_of: str = ""  # the key id of a known person whose name this one looks like
     looks_like: str = ""  # that person's name
-    other_names: tuple[str, ...] = ()  # other names the same key signed under
+    other_names: tuple[str, ...] = ()  # other names the same key signed under (the first)
+    other_count: int = 0  # how many other names it signed under in all
     installed: Installed | None = None
     usage: TeamUsage = field(default_factory=TeamUsage)
     have_as: str = ""  # a tool of this person's library with the same definition
@@ -322,13 +325,41 @@ def _reviewed(scan: FolderScan, reviewers: set[str] | None) -> dict[str, set[str
     return out
 
 
-def _names_by_key(scan: FolderScan) -> dict[str, set[str]]:
+@dataclass
+class _Looks:
+    """The distinct names (by their look) one key signed under, indexed so that what a tool's
+    name does not look like is found without comparing every pair (one key may sign under
+    thousands of names)."""
+
+    ordered: list[str] = field(default_factory=list)  # one spelling per look, sorted
+    by_form: dict[str, set[str]] = field(default_factory=dict)  # a folded form -> spellings
+
+    def others(self, name: str, most: int) -> tuple[tuple[str, ...], int]:
+        """Up to `most` of the names that do not look like `name`, and how many there are."""
+        alike = set().union(*(self.by_form.get(f, set()) for f in names.folds(name)))
+        shown: list[str] = []
+        for other in self.ordered:
+            if len(shown) == most:
+                break
+            if other not in alike:
+                shown.append(other)
+        return tuple(shown), len(self.ordered) - len(alike)  # every alike one is in `ordered`
+
+
+def _names_by_key(scan: FolderScan) -> dict[str, _Looks]:
     """Each signing key and the distinct names (by their look) it signed under."""
-    out: dict[str, dict[frozenset[str], str]] = {}
+    spelled: dict[str, dict[frozenset[str], str]] = {}
     for file in scan.files:
         if file.verdict == "signed" and file.author:
-            out.setdefault(file.key, {}).setdefault(names.folds(file.author), file.author)
-    return {key: set(by_look.values()) for key, by_look in out.items()}
+            spelled.setdefault(file.key, {}).setdefault(names.folds(file.author), file.author)
+    out: dict[str, _Looks] = {}
+    for key, by_look in spelled.items():
+        looks = _Looks(sorted(by_look.values()))
+        for forms, spelling in by_look.items():
+            for form in forms:
+                looks.by_form.setdefault(form, set()).add(spelling)
+        out[key] = looks
+    return out
 
 
 @dataclass
@@ -347,7 +378,7 @@ class _Context:
     off_steps: set[str]  # steps turned off for the team, under any name
     usage: dict[tuple[str, str], TeamUsage]
     withdrawn: dict[tuple[str, str], str]
-    by_key_names: dict[str, set[str]]
+    by_key_names: dict[str, _Looks]
     known: dict[str, str]  # the names this person knows, by key (look-alikes of these)
     reviewed_versions: dict[tuple[str, str], int]
     by_team_name: dict[tuple[str, str], Installed]  # (author key, shared name) -> here
@@ -514,13 +545,11 @@ def _judge(c: _Context, view: TeamView, name: str, files: list[SharedFile]) -> T
     looks_key = names.same_as_any(latest.author, {k: v for k, v in c.known.items() if k != key})
     if key and c.same_person.get(key) and looks_key == c.same_person.get(key):
         looks_key = ""
-    other_names = (
-        tuple(
-            sorted(n for n in c.by_key_names.get(key, set()) if not names.alike(n, latest.author))
-        )
-        if key and not is_trusted
-        else ()
-    )
+    other_names: tuple[str, ...] = ()
+    other_count = 0
+    looks = c.by_key_names.get(key) if key and not is_trusted else None
+    if looks is not None:
+        other_names, other_count = looks.others(latest.author, OTHER_NAMES_SHOWN)
     # The newest version known: seen here before, or accepted by someone this person trusts
     # (a newcomer then never takes an older one for the newest, either).
     seen_version = (
@@ -540,6 +569,7 @@ def _judge(c: _Context, view: TeamView, name: str, files: list[SharedFile]) -> T
         impostor_of=key_id(looks_key) if looks_key and not is_trusted else "",
         looks_like=c.known.get(looks_key, "") if looks_key and not is_trusted else "",
         other_names=other_names,
+        other_count=other_count,
         installed=here,
         usage=c.usage.get((key, name), TeamUsage()) if key else TeamUsage(),
         have_as=c.d.have.get(latest.definition, "") if here is None else "",
@@ -568,7 +598,7 @@ def _state(
     ):
         return "turned_off"  # what it does, under another name or wording, is the same tool
     if key and key in c.lead_revoked:
-        return "revoked"  # accepted before or not: the lead said the key counts for nothing
+        return "lead_revoked"  # accepted before or not: the key counts for nothing now
     if key and key in c.me:
         return "mine"
     if key and key in c.disputed and here is None:

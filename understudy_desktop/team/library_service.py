@@ -19,11 +19,12 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from PySide6.QtCore import QObject, Signal, SignalInstance
 from shiboken6 import isValid
 
+from understudy_desktop.atomic_file import write_atomically
 from understudy_desktop.library.library import Library
 from understudy_desktop.library.model import TaughtTool, definition_hash, shown_name
 from understudy_desktop.packs.export import ExportError, build_pack, definitions_of
@@ -61,9 +62,23 @@ from understudy_desktop.team.inbox import (
     TeamTool,
     TeamView,
 )
+from understudy_desktop.team.invitation import (
+    EXAMPLE_CODE,
+    InvitationError,
+    code_of,
+    invitation_document,
+    matches,
+    normal_code,
+    read_invitation,
+)
+from understudy_desktop.team.invitation import (
+    MAX_FILE_BYTES as INVITATION_BYTES,
+)
+from understudy_desktop.team.lead_choice import LeadChoice, lead_choices
+from understudy_desktop.team.names import one_line
 from understudy_desktop.team.no_links import LinkRefusedError
 from understudy_desktop.team.provenance import Provenance
-from understudy_desktop.team.signing import key_id
+from understudy_desktop.team.signing import fingerprint, key_id
 from understudy_desktop.team.status_words import (
     LINK_WORDS,
     UNREACHABLE,
@@ -98,6 +113,8 @@ HANDOVERS_PENDING = "team_handovers_pending"
 TEAM_LEAD = "team_lead_key"
 # Why team tools were paused at the last run ('' or absent: they were not).
 PAUSED = "team_tools_paused"
+# An invitation code entered before its lead's files reached the folder.
+INVITED = "team_lead_invited"
 
 
 class PackImport(Protocol):
@@ -361,6 +378,7 @@ class TeamLibrary(QObject):
             self._write_pending_handovers()
             self._told_restored(worked.restored)
             self._lead_duties(worked.lead)
+            self._follow_invited()
         self._publish_usage_when_due()
         if self.view.links and not self._links_told:
             self._links_told = True
@@ -825,6 +843,90 @@ class TeamLibrary(QObject):
     def _write_pending_handovers(self) -> None:
         self._write_pending(HANDOVERS_PENDING, "keys", lambda text: str(text).encode("utf-8"))
 
+    # --- choosing a lead, by invitation ------------------------------------------------------
+    def lead_choices(self) -> list[LeadChoice]:
+        """Whose rules this person may follow: every key that signed rules or confirmations."""
+        files = [*(self._scan.files if self._scan is not None else []), *self.decisions.kept()]
+        return lead_choices(files, self.decisions.trusted(), self.invited)
+
+    @property
+    def invited(self) -> str:
+        """An invitation code this person entered whose lead has not written yet ('' none)."""
+        return str(self._settings.get(INVITED, "") or "")
+
+    def invitation_code(self) -> str:
+        """This person's key's invitation code, for newcomers to follow them ('' no key)."""
+        mine = self.identity.public_key
+        return code_of(mine) if mine else ""
+
+    def save_invitation(self, path: Path) -> None:
+        """An invitation file naming this person's key. Raises InvitationError in words."""
+        data = self.identity.sign(
+            invitation_document(self._packs.author() or "Team lead", self.identity.public_key)
+        )
+        try:
+            write_atomically(path, data)
+        except OSError as exc:
+            raise InvitationError(
+                f"The invitation could not be saved there ({exc.strerror or exc}). Nothing was "
+                "changed."
+            ) from exc
+
+    def use_invitation_code(self, typed: str) -> str:
+        """Follow the lead whose key has this code; if none has written to the folder yet, as
+        soon as one does. Returns what happened, in words; raises InvitationError."""
+        code = normal_code(typed)
+        if code is None:
+            raise InvitationError(
+                "That is not an invitation code: a code has 16 letters and digits, like "
+                f"{EXAMPLE_CODE}. Nothing was changed."
+            )
+        found = [c for c in self.lead_choices() if matches(code, c.key)]
+        if found:
+            self._settings.set(INVITED, None)
+            self.follow_lead(found[0].key)
+            return self._following_words(found[0].key, found[0].name)
+        self._settings.set(INVITED, code)
+        return (
+            "Nobody with this code has written to the team folder yet (their files may still "
+            "be on their way). Understudy follows them as soon as their rules arrive."
+        )
+
+    def use_invitation_file(self, path: Path) -> str:
+        """Follow the lead an invitation file names. Returns what happened, in words; raises
+        InvitationError."""
+        try:
+            with path.open("rb") as handle:
+                data = handle.read(INVITATION_BYTES + 1)
+        except OSError as exc:
+            raise InvitationError(
+                f"The invitation could not be read ({exc.strerror or exc}). Nothing was changed."
+            ) from exc
+        invitation = read_invitation(data)
+        self._settings.set(INVITED, None)
+        self.follow_lead(invitation.key)
+        return self._following_words(invitation.key, invitation.name)
+
+    def _following_words(self, key: str, name: str) -> str:
+        return (
+            f"You follow {one_line(name) or 'your team lead'}'s rules now: the key whose "
+            f"fingerprint is {fingerprint(key)}."
+        )
+
+    def _follow_invited(self) -> None:
+        """An invitation entered before its lead's files arrived: followed once they do."""
+        code = self.invited
+        if not code or self._scan is None:
+            return
+        found = [c for c in self.lead_choices() if matches(code, c.key)]
+        if found:
+            self._settings.set(INVITED, None)
+            self.follow_lead(found[0].key)
+            self._notify(
+                f"Your team lead's rules arrived. "
+                f"{self._following_words(found[0].key, found[0].name)}"
+            )
+
     # --- the team lead ------------------------------------------------------------------------
     def is_lead(self) -> bool:
         mine = self.identity.public_key
@@ -836,11 +938,14 @@ class TeamLibrary(QObject):
         second_review: bool,
         turned_off: list[tuple[str, str]] | list[tuple[str, str, str]],
         revoked_keys: list[str] | None = None,
+        confirm_for: int | Literal["same"] | None = "same",
+        when_unconfirmed: str = "",
     ) -> bool:
         """As the team lead: sign and write the team's rules (the next number, above any
         this person signed with an earlier key too). This person follows their own policy
         from then on. Keys the rules revoked stay revoked unless `revoked_keys` says
-        otherwise. Problems are shown; True when written."""
+        otherwise; how long a confirmation lasts and what members do without one stay as
+        they were unless given. Problems are shown; True when written."""
         mine_keys = {self.identity.public_key} | set(self.identity.former_keys)
         mine = [
             f.info.sequence for f in self.view.policies if f.key in mine_keys and f.info is not None
@@ -848,6 +953,10 @@ class TeamLibrary(QObject):
         policy = self.view.policy
         if revoked_keys is None:
             revoked_keys = list(policy.revokedKeys) if policy is not None else []
+        if confirm_for == "same":
+            confirm_for = policy.confirmFor if policy is not None else None
+        if not when_unconfirmed:
+            when_unconfirmed = policy.whenUnconfirmed if policy is not None else "keep"
         document = policy_document(
             self._packs.author() or "Team lead",
             max(mine, default=0) + 1,
@@ -855,6 +964,8 @@ class TeamLibrary(QObject):
             second_review,
             turned_off,
             revoked_keys,
+            confirm_for,
+            when_unconfirmed,
         )
         data = self.identity.sign(document)
         try:

@@ -63,7 +63,7 @@ def _skeleton(text: str) -> str:
     return str(_CHECKER.getSkeleton(_ANY_CASE, text))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1 << 16)  # a folder may hold thousands of names; each is a few hundred bytes
 def folds(name: str) -> frozenset[str]:
     """The forms `name` is compared by."""
     plain = _spaces(unicodedata.normalize("NFKC", name))
