@@ -52,6 +52,10 @@ TIME_SENSITIVE: tuple[tuple[str, str], ...] = (
     ("tests/test_open_progress.py", "a big file read on a thread, with progress and Stop"),
     ("tests/test_team_library.py", "the team folder's watcher: file events, polls, scans"),
     ("tests/test_team_lead.py", "the team folder's watcher across several consoles"),
+    (
+        "tests/test_team_over_time.py",
+        "the team's thread and watcher across consoles, the lead's confirmations",
+    ),
     ("tests/test_team_syncthing.py", "two real Syncthing processes"),
     ("tests/test_helpdesk_rt.py", "a real Request Tracker"),
     ("tests/test_helpdesk_in_app.py", "a real Request Tracker, synced from the app"),

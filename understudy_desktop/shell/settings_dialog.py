@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from understudy_desktop.rules import rules
 from understudy_desktop.shell.plain_label import plain_label
 from understudy_desktop.shell.screen_fit import fit_to_screen
+from understudy_desktop.team.documents import Policy
 from understudy_desktop.team.identity import KEY_FILE_SUFFIX, KeyFileError
 from understudy_desktop.team.invitation import EXAMPLE_CODE, InvitationError
 from understudy_desktop.team.invitation import SUFFIX as INVITATION_SUFFIX
@@ -409,6 +410,28 @@ class RulesDialog(QDialog):
         )
         self.second.setChecked(bool(policy and policy.secondReview))
         layout.addWidget(self.second)
+        self._add_freshness(layout, policy)
+        self._turned_off = (
+            [(t.sharedBy, t.tool, t.steps) for t in policy.turnedOff] if policy else []
+        )
+        self._revoked = list(policy.revokedKeys) if policy else []
+        self.revoke_button = QPushButton("&Revoke someone's key…")
+        self.revoke_button.setToolTip(
+            "For a key that was copied, or a person who left: it signs, vouches and counts "
+            "for nothing, for everyone who follows your rules."
+        )
+        self.revoke_button.clicked.connect(self._revoke_chosen)
+        layout.addWidget(self.revoke_button)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.button(QDialogButtonBox.StandardButton.Save).setText("Sign and &save")
+        buttons.accepted.connect(self._save)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def _add_freshness(self, layout: QVBoxLayout, policy: Policy | None) -> None:
+        """How long a confirmation lasts, and what members' apps do without one."""
         layout.addWidget(
             _words(
                 "Your app confirms these rules to members on a schedule, so a member whose copy "
@@ -432,24 +455,6 @@ class RulesDialog(QDialog):
         )
         self.pause.setChecked(bool(policy and policy.whenUnconfirmed == "pause"))
         layout.addWidget(self.pause)
-        self._turned_off = (
-            [(t.sharedBy, t.tool, t.steps) for t in policy.turnedOff] if policy else []
-        )
-        self._revoked = list(policy.revokedKeys) if policy else []
-        self.revoke_button = QPushButton("&Revoke someone's key…")
-        self.revoke_button.setToolTip(
-            "For a key that was copied, or a person who left: it signs, vouches and counts "
-            "for nothing, for everyone who follows your rules."
-        )
-        self.revoke_button.clicked.connect(self._revoke_chosen)
-        layout.addWidget(self.revoke_button)
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
-        )
-        buttons.button(QDialogButtonBox.StandardButton.Save).setText("Sign and &save")
-        buttons.accepted.connect(self._save)
-        buttons.rejected.connect(self.reject)
-        layout.addWidget(buttons)
 
     def publishers(self) -> list[str] | None:
         if self.anyone.isChecked():

@@ -378,9 +378,16 @@ def load(folder: Path, file: SharedFile) -> bytes | None:
 
 
 def write_shared(folder: Path, kind: Kind, data: bytes, expect_layout: bool = False) -> Path:
-    """Put one signed file into the folder under its content name. Writing a file that is
-    there already changes nothing (the same bytes). OSError is the caller's to word; a link
-    in the way is LinkRefusedError.
+    """Put one signed file into the folder (write_file says how); its path."""
+    return write_file(folder, kind, data, expect_layout)[0]
+
+
+def write_file(
+    folder: Path, kind: Kind, data: bytes, expect_layout: bool = False
+) -> tuple[Path, bool]:
+    """Put one signed file into the folder under its content name, and say whether it was
+    written now (False: it was there already, the same bytes). OSError is the caller's to
+    word; a link in the way is LinkRefusedError.
 
     The team folder itself is never made here: a missing one is an unplugged drive, not a
     place to start anew. `expect_layout` (this person has seen the folder in use) also
@@ -397,9 +404,8 @@ def write_shared(folder: Path, kind: Kind, data: bytes, expect_layout: bool = Fa
         if sub is None:
             raise FileNotFoundError(errno.ENOENT, "the team folder could not be written", kind)
         with sub:
-            if not sub.is_plain(name):
-                sub.write_new(name, data)
-    return folder / kind / name
+            created = not sub.is_plain(name) and sub.write_new(name, data)
+    return folder / kind / name, created
 
 
 def remove_own(folder: Path, kind: Kind, names: list[str]) -> None:

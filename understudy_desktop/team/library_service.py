@@ -34,6 +34,7 @@ from understudy_desktop.team.confirming import (
     moment,
 )
 from understudy_desktop.team.documents import (
+    Confirmation,
     confirmation_document,
     policy_document,
     review_document,
@@ -176,6 +177,13 @@ class TeamLibrary(QObject):
         self._freshness_told: tuple[object, ...] = ()
         self._restored_told: set[str] = set()
         self._confirming = False
+        # Files this app wrote that no scan of the folder has shown yet, by name.
+        self._own: dict[str, SharedFile] = {}
+        self._on_disk: frozenset[str] = frozenset()  # what the last scan of the folder found
+        # The highest number this app signed a confirmation with (the next is higher, even
+        # when a scan that began before the last one was written does not show it).
+        self._confirmed_sequence = 0
+        self._confirmed_by = 0  # the last view asked for before that confirmation was shown
         self._library = library
         self._packs = packs
         self._settings = settings
@@ -245,7 +253,10 @@ class TeamLibrary(QObject):
         return str(self._settings.get(TEAM_LEAD, "") or "")
 
     def follow_lead(self, key: str) -> None:
-        """Follow the policy signed by this key ('' : follow none)."""
+        """Follow the policy signed by this key ('' : follow none). Choosing another lead by
+        hand forgets an invitation that named someone else."""
+        if self.invited and not matches(self.invited, key):
+            self._settings.set(INVITED, None)
         self._settings.set(TEAM_LEAD, key or None)
         self.refresh(at_once=True)
 
@@ -280,6 +291,10 @@ class TeamLibrary(QObject):
         elif scan.reachable and not scan.laid_out and self._expect_layout():
             # Seen in use before, empty now: a network share's bare mount point, most likely.
             scan = FolderScan(scan.folder, reachable=False)
+        if scan.reachable:
+            self._on_disk = frozenset(f.name for f in scan.files)
+            self._own = {n: f for n, f in self._own.items() if n not in self._on_disk}
+            scan = _with_own(scan, self._own)
         self._scan = scan
         self.refresh()
 
@@ -333,6 +348,7 @@ class TeamLibrary(QObject):
             expect_layout=self._expect_layout(),
             keep_from=self._keep_from(),
             lead_key=self.identity.public_key if self.is_lead() else "",
+            on_disk=self._on_disk,
         )
 
     def _keep_from(self) -> set[str]:
@@ -377,7 +393,7 @@ class TeamLibrary(QObject):
             self._write_pending_reviews()
             self._write_pending_handovers()
             self._told_restored(worked.restored)
-            self._lead_duties(worked.lead)
+            self._lead_duties(worked.lead, worked.generation)
             self._follow_invited()
         self._publish_usage_when_due()
         if self.view.links and not self._links_told:
@@ -485,7 +501,7 @@ class TeamLibrary(QObject):
             self._notify("Your team lead's rules are confirmed again. Team tools run as usual.")
         self._freshness_told = told if fresh.stale else (fresh.state,)
 
-    def _lead_duties(self, plan: LeadPlan | None) -> None:
+    def _lead_duties(self, plan: LeadPlan | None, generation: int) -> None:
         """As the team lead: sign a new confirmation when one is due (what it names changed,
         or a renewDivisor-th of its lifetime passed), and remove this person's outdated ones,
         on the team's thread."""
@@ -495,12 +511,13 @@ class TeamLibrary(QObject):
         if plan.outdated:
             names = list(plan.outdated)
             self._background.run(lambda: remove_own(folder, "confirmed", names), _ignored)
-        if not plan.due or self._confirming:
+        if not plan.due or self._confirming or generation <= self._confirmed_by:
+            # One is being written, or this view was worked out before the last one was.
             return
         want = plan.want
         document = confirmation_document(
             self._packs.author() or "Team lead",
-            plan.sequence,
+            max(plan.sequence, self._confirmed_sequence + 1),
             want.lifetime_s,
             want.rules,
             want.rules_sequence,
@@ -519,6 +536,7 @@ class TeamLibrary(QObject):
                 return  # logged; the next view tries again
             self.decisions.keep([("confirmed", path.name, data)])
             self._add_to_scan("confirmed", path.name, data)
+            self._confirmed_by = self._generation  # views asked for until now lack it
             self.refresh()
 
         self._background.run(
@@ -527,13 +545,15 @@ class TeamLibrary(QObject):
 
     def _add_to_scan(self, kind: Kind, name: str, data: bytes) -> None:
         """A file this app just wrote, in the view at once (the dialog reopened a moment
-        later shows it), not only once the folder is read again."""
+        later shows it), not only once the folder is read again: and in every view until a
+        scan of the folder has it, since a scan that began before the write does not (the
+        lead's next confirmation must never be worked out without the rules just signed)."""
+        written = dataclasses.replace(read_file(kind, name, data), seen=self._clock())
+        self._own[written.name] = written
+        if kind == "confirmed" and isinstance(written.info, Confirmation):
+            self._confirmed_sequence = max(self._confirmed_sequence, written.info.sequence)
         if self._scan is not None and self._scan.reachable:
-            written = dataclasses.replace(read_file(kind, name, data), seen=self._clock())
-            if all(f.name != written.name for f in self._scan.files):
-                self._scan = dataclasses.replace(
-                    self._scan, files=[*self._scan.files, written], same_as_before=False
-                )
+            self._scan = _with_own(self._scan, self._own)
 
     def _told_restored(self, restored: list[SharedFile]) -> None:
         """Files someone removed from the folder that this app wrote back: the person hears of
@@ -851,7 +871,8 @@ class TeamLibrary(QObject):
 
     @property
     def invited(self) -> str:
-        """An invitation code this person entered whose lead has not written yet ('' none)."""
+        """The invitation code this person used ('' none): the lead it names is followed as
+        soon as their files arrive, and marked as the invited one among those who claim it."""
         return str(self._settings.get(INVITED, "") or "")
 
     def invitation_code(self) -> str:
@@ -881,12 +902,11 @@ class TeamLibrary(QObject):
                 "That is not an invitation code: a code has 16 letters and digits, like "
                 f"{EXAMPLE_CODE}. Nothing was changed."
             )
+        self._settings.set(INVITED, code)
         found = [c for c in self.lead_choices() if matches(code, c.key)]
         if found:
-            self._settings.set(INVITED, None)
             self.follow_lead(found[0].key)
             return self._following_words(found[0].key, found[0].name)
-        self._settings.set(INVITED, code)
         return (
             "Nobody with this code has written to the team folder yet (their files may still "
             "be on their way). Understudy follows them as soon as their rules arrive."
@@ -903,7 +923,7 @@ class TeamLibrary(QObject):
                 f"The invitation could not be read ({exc.strerror or exc}). Nothing was changed."
             ) from exc
         invitation = read_invitation(data)
-        self._settings.set(INVITED, None)
+        self._settings.set(INVITED, code_of(invitation.key))
         self.follow_lead(invitation.key)
         return self._following_words(invitation.key, invitation.name)
 
@@ -916,11 +936,10 @@ class TeamLibrary(QObject):
     def _follow_invited(self) -> None:
         """An invitation entered before its lead's files arrived: followed once they do."""
         code = self.invited
-        if not code or self._scan is None:
+        if not code or self._scan is None or matches(code, self.lead):
             return
         found = [c for c in self.lead_choices() if matches(code, c.key)]
-        if found:
-            self._settings.set(INVITED, None)
+        if found and not self.lead:
             self.follow_lead(found[0].key)
             self._notify(
                 f"Your team lead's rules arrived. "
@@ -1128,3 +1147,12 @@ def _here(tool: TaughtTool) -> Installed:
         tool.held,
         what,
     )
+
+
+def _with_own(scan: FolderScan, own: dict[str, SharedFile]) -> FolderScan:
+    """The scan, with the files this app wrote that it does not show yet."""
+    present = {f.name for f in scan.files}
+    extra = [f for name, f in own.items() if name not in present]
+    if not extra:
+        return scan
+    return dataclasses.replace(scan, files=[*scan.files, *extra], same_as_before=False)

@@ -19,7 +19,7 @@ from understudy_desktop.team.confirming import (
     outdated_own,
     wanted,
 )
-from understudy_desktop.team.folder import FolderScan, SharedFile, load, write_shared
+from understudy_desktop.team.folder import FolderScan, SharedFile, load, write_file
 from understudy_desktop.team.freshness import confirmations, newest_by_signer, until_it_changes
 from understudy_desktop.team.inbox import Decisions, TeamView, team_view, with_kept
 from understudy_desktop.team.trust import KEPT_KINDS, TeamDecisions
@@ -40,6 +40,9 @@ class Job:
     expect_layout: bool
     keep_from: set[str]
     lead_key: str  # this person's key, when they are the lead ('' otherwise)
+    # The names the last scan found in the folder itself (`scan` adds this app's own files
+    # that no scan has shown yet): what is missing, and so written back, is judged by these.
+    on_disk: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,7 @@ def _write_back(job: Job, decisions: TeamDecisions) -> list[SharedFile]:
     any app that saw it. Only into a folder that holds something of its signer's still (not
     into another team's folder this person moved to)."""
     assert job.folder is not None
-    present = {f.name for f in job.scan.files}
+    present = job.on_disk
     signers = {f.key for f in job.scan.files if f.key}
     newest_here: dict[str, int] = {}
     for f in confirmations(job.scan, signers):
@@ -129,11 +132,12 @@ def _write_back(job: Job, decisions: TeamDecisions) -> list[SharedFile]:
     written: set[str] = set()
     for kind, name, data in decisions.kept_data([f.name for f in missing]):
         try:
-            write_shared(job.folder, kind, data, expect_layout=job.expect_layout)
+            _path, created = write_file(job.folder, kind, data, expect_layout=job.expect_layout)
         except OSError as exc:
             log.info("a kept %s could not be written back: %s", kind, exc)
             continue
-        written.add(name)
+        if created:  # not merely missing from a scan that began before it was written
+            written.add(name)
     if written:
         log.warning("wrote back %d file(s) missing from the team folder", len(written))
     return [f for f in missing if f.name in written]
