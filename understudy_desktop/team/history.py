@@ -79,9 +79,17 @@ def history(scan: FolderScan, s: Signers, replaced: dict[str, float]) -> list[Au
         return s.names.get(key) or one_line(file.author) or "someone"
 
     def who(file: SharedFile) -> str:
+        # The hand-over that settled where a key went is its owner's act (the new key
+        # countersigned it, and nothing disputes it); anything else a replaced key signed
+        # after this app learnt it was replaced is only the key's.
         key = file.key
         since = replaced.get(key)
-        if since is not None and not (file.seen and since and file.seen < since):
+        settled = (
+            file.kind == "keys"
+            and isinstance(file.info, KeyHandover)
+            and s.handed.get(key) == file.info.newKey
+        )
+        if since is not None and not settled and not (file.seen and since and file.seen < since):
             # Signed with a key that was handed over or revoked, and not seen here before
             # that: whoever held the key, not proven to be its owner.
             if key in s.me:
