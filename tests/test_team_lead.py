@@ -103,7 +103,7 @@ def test_the_leads_rules_who_shares_a_second_review_and_a_switch_for_everyone(
     # nothing); then Sam's copy stops at once, and an agent is told why in words.
     lee.qtbot.waitUntil(lambda: "assign_refund" in states(lee))
     window = lee.window.team_menu.show_team()
-    window.items.choose(next(r for r in window.items.rows() if "Assign refund" in r.text()))
+    window.items.choose_text("Assign refund")
     asked: list[str] = []
 
     def answer(_parent, _title, words, *_rest):

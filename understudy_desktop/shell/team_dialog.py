@@ -10,9 +10,8 @@ import time
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QFont, QKeyEvent, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
@@ -20,7 +19,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QMessageBox,
     QPushButton,
-    QTreeView,
     QVBoxLayout,
     QWidget,
 )
@@ -29,59 +27,15 @@ from understudy_desktop.library.model import shown_name
 from understudy_desktop.shell import team_words
 from understudy_desktop.shell.pack_dialogs import ExportPackDialog, day_words
 from understudy_desktop.shell.screen_fit import fit_to_screen
+from understudy_desktop.shell.team_list import TeamList
 from understudy_desktop.team.inbox import TeamTool, TeamView
 from understudy_desktop.team.library_service import TeamLibrary
 from understudy_desktop.team.signing import fingerprint
 from understudy_desktop.text import visible_controls
 
-TOOL_ROLE = Qt.ItemDataRole.UserRole + 1
 # While files keep arriving the view changes many times a second: the list is drawn again at
-# most this often (thousands of rows take tens of milliseconds to lay out).
+# most this often, and only while the window is shown.
 REDRAW_MS = 400
-
-
-class TeamList(QTreeView):
-    """The team window's list: a heading per group, its tools below it. A model, laid out only
-    where it is seen, so thousands of rows open at once; Enter reviews the chosen tool."""
-
-    def __init__(self, on_enter: Callable[[], None]) -> None:
-        super().__init__()
-        self._on_enter = on_enter
-        self.model_ = QStandardItemModel(self)
-        self.setModel(self.model_)
-        self.setHeaderHidden(True)
-        self.setRootIsDecorated(False)
-        self.setWordWrap(True)
-        self.setUniformRowHeights(False)
-        self.setItemsExpandable(False)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt's name)
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self._on_enter()
-            return
-        super().keyPressEvent(event)
-
-    def rows(self) -> list[QStandardItem]:
-        """Every row, headings and tools, in order."""
-        out: list[QStandardItem] = []
-        for g in range(self.model_.rowCount()):
-            heading = self.model_.item(g)
-            out.append(heading)
-            out.extend(heading.child(r) for r in range(heading.rowCount()))
-        return out
-
-    def texts(self) -> list[str]:
-        return [row.text() for row in self.rows()]
-
-    def current_tool(self) -> TeamTool | None:
-        index = self.currentIndex()
-        found = index.data(TOOL_ROLE) if index.isValid() else None
-        return found if isinstance(found, TeamTool) else None
-
-    def choose(self, row: QStandardItem) -> None:
-        self.setCurrentIndex(row.index())
 
 
 class TeamDialog(QDialog):
@@ -103,6 +57,12 @@ class TeamDialog(QDialog):
         self.items.doubleClicked.connect(lambda _index: self._review())
         self.items.selectionModel().currentChanged.connect(lambda *_a: self._update_buttons())
         layout.addWidget(self.items, 1)
+        self.details = QLabel()
+        self.details.setTextFormat(Qt.TextFormat.PlainText)
+        self.details.setWordWrap(True)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details.setAccessibleName("The chosen tool")
+        layout.addWidget(self.details)
         self._pending: TeamView | None = None
         self._drawn_at = 0.0
         self._redraw = QTimer(self)
@@ -149,12 +109,18 @@ class TeamDialog(QDialog):
 
     def _view_changed(self, view: TeamView) -> None:
         """Draw a new view now, or, if one was drawn a moment ago, once REDRAW_MS have passed
-        (the newest view then; those in between are never drawn)."""
+        (the newest view then; those in between are never drawn). A closed window draws the
+        newest when it is shown again."""
         self._pending = view
-        if self._redraw.isActive():
+        if self._redraw.isActive() or not self.isVisible():
             return
         wait = REDRAW_MS - (time.monotonic() - self._drawn_at) * 1000
         self._redraw.start(max(0, int(wait)))
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        if self._pending is not None:
+            self._draw_pending()
 
     def _draw_pending(self) -> None:
         view, self._pending = self._pending, None
@@ -176,41 +142,7 @@ class TeamDialog(QDialog):
         if notes and folder is not None:
             self.status.setText(self.status.text() + "\n" + "\n".join(notes))
         self._drawn_at = time.monotonic()
-        chosen = self._current()
-        model = self.items.model_
-        model.clear()
-        heading_font = QFont(self.font())
-        heading_font.setBold(True)
-        by_state: dict[str, list[TeamTool]] = {}
-        for tool in view.tools:
-            by_state.setdefault(tool.state, []).append(tool)
-        again: QStandardItem | None = None
-        first: QStandardItem | None = None
-        for heading, states in team_words.GROUPS:
-            members = sorted(
-                (t for state in states for t in by_state.get(state, [])), key=lambda t: t.tool
-            )
-            if not members:
-                continue
-            header = QStandardItem(f"{heading} ({len(members)})")
-            header.setFlags(Qt.ItemFlag.ItemIsEnabled)
-            header.setFont(heading_font)
-            rows = []
-            for tool in members:
-                text = visible_controls(team_words.describe(tool))
-                row = QStandardItem(text)
-                row.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
-                row.setData(tool, TOOL_ROLE)
-                row.setData(f"{heading}: {text}", Qt.ItemDataRole.AccessibleTextRole)
-                rows.append(row)
-                if chosen is not None and tool.file.name == chosen.file.name:
-                    again = row
-                first = first or row
-            header.appendRows(rows)
-            model.appendRow(header)
-        self.items.expandAll()
-        if again is not None or first is not None:
-            self.items.choose(again or first)  # type: ignore[arg-type]
+        self.items.show_view(view)
         self._update_buttons()
 
     def _current(self) -> TeamTool | None:
@@ -218,6 +150,7 @@ class TeamDialog(QDialog):
 
     def _update_buttons(self) -> None:
         tool = self._current()
+        self.details.setText(self.items.current_words())
         reviewable = tool is not None and (tool.offered or tool.state == "declined")
         self.review_button.setEnabled(reviewable)
         self.decline_button.setEnabled(tool is not None and tool.offered)
