@@ -70,7 +70,12 @@ def test_the_window_and_its_dialogs_open_within_the_screen(qtbot, data_dir):
         assert within(window)
         queue = preview_queue_file(FIXTURES / "queues" / "freshdesk_export.csv")
         from understudy_desktop.approval.dialog import ConsentDialog, DialogText
-        from understudy_desktop.shell.settings_dialog import RulesDialog, SettingsDialog
+        from understudy_desktop.shell.settings_dialog import (
+            InvitationDialog,
+            InviteDialog,
+            RulesDialog,
+            SettingsDialog,
+        )
         from understudy_desktop.shell.team_dialog import TeamDialog
 
         steps = "\n".join(f"{n}. Set the status of the ticket to pending." for n in range(1, 31))
@@ -87,6 +92,8 @@ def test_the_window_and_its_dialogs_open_within_the_screen(qtbot, data_dir):
             ConsentDialog(session.consent.gate.ledger, "k", approval, window),
             SettingsDialog(session.team, window),
             RulesDialog(session.team, window),
+            InvitationDialog(session.team, window),
+            InviteDialog(session.team, window),
             TeamDialog(session.team, lambda: None, window),
         ):
             dialog.show()

@@ -288,6 +288,11 @@ class SettingsDialog(QDialog):
             self.lead_warning.setText("✓ Your team lead's invitation names this key.")
         else:
             self.lead_warning.setText("")
+        # Shown only with words: a label shown again is laid out again for its new height.
+        for label in (self.lead_key, self.lead_warning):
+            label.setVisible(bool(label.text()))
+        if self.lead_warning.parentWidget() is not None:
+            self.lead_warning.parentWidget().layout().activate()
 
     def _use_invitation(self) -> None:
         dialog = InvitationDialog(self._team, self)

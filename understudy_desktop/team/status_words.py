@@ -82,12 +82,20 @@ def _have_not(fresh: Freshness) -> str:
 
 
 def freshness_status(fresh: Freshness, now: float) -> str:
-    """The status bar's words while the lead's word is not proven here ('' when it is)."""
-    reason = unconfirmed_reason(fresh, now)
-    if not reason:
+    """The status bar's words while the lead's word is not proven here ('' when it is): short,
+    since the status bar shares its line (the team window says the rest)."""
+    by = one_line(fresh.by) or "your team lead"
+    if fresh.state == "never":
+        said = f"rules not confirmed by {by} yet"
+    elif fresh.state == "expired":
+        confirmed = when(fresh.confirmed_at).timestamp()
+        said = f"rules last confirmed by {by} {ago(max(0.0, now - confirmed))}"
+    elif fresh.state == "missing":
+        said = f"{by}'s newer rules have not arrived"
+    else:
         return ""
     after = "team tools are paused" if fresh.paused else "team tools still run"
-    return f"Team library: {reason[:1].upper()}{reason[1:]}; {after}"
+    return f"Team library: {said}; {after}"
 
 
 def freshness_notice(fresh: Freshness, now: float) -> str:
