@@ -21,6 +21,7 @@ from test_team_trust import (
     LEAD,
     MALLORY,
     PACK,
+    PRIYA,
     PUB,
     TRUST_ALICE,
     one,
@@ -355,3 +356,70 @@ def test_a_time_ago_reads_in_plain_words():
     assert status_words.ago(3 * DAY + 5) == "3 days ago"
     assert status_words.ago(HOUR) == "1 hour ago"
     assert status_words.ago(125) == "2 minutes ago"
+
+
+# --- what a call is told; invitations; the newcomer's list ------------------------------------
+
+
+def test_a_paused_team_tool_and_a_revoked_keys_tool_are_refused_in_words():
+    from understudy_desktop.error_codes import ErrorCode
+    from understudy_desktop.library.may_run import ToolState, may_run
+
+    reason = "your team's rules were last confirmed by Lee Park 3 days ago"
+    paused = may_run("refund", ToolState("active", "d", "", reason), "d", None, 0)
+    assert paused is not None and paused["code"] == ErrorCode.TEAM_UNCONFIRMED
+    assert reason in paused["message"] and "wait until the rules are confirmed" in paused["message"]
+    assert may_run("refund", ToolState("active", "d", "", ""), "d", None, 0) is None
+    revoked = may_run("refund", ToolState("needs_review", "d", "key_revoked"), "d", None, 0)
+    assert revoked is not None and revoked["code"] == ErrorCode.APPROVAL_CHANGED
+    assert "signed with a key the team lead revoked" in revoked["message"]
+
+
+def test_an_invitation_code_is_read_back_however_it_was_typed():
+    from understudy_desktop.team import invitation
+
+    code = invitation.code_of(PUB[LEAD])
+    assert len(code) == 19 and code.count("-") == 3
+    assert set(code.replace("-", "")) <= set("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+    typed = code.lower().replace("-", " ").replace("0", "o").replace("1", "l")
+    assert invitation.normal_code(typed) == code and invitation.matches(typed, PUB[LEAD])
+    assert not invitation.matches(code, PUB[MALLORY])
+    assert invitation.normal_code(code[:-1]) is None
+    assert invitation.normal_code(code.replace(code[0], "U", 1)) is None  # no U in a code
+
+
+def test_an_invitation_file_names_its_lead_and_an_edited_one_is_refused():
+    import pytest
+
+    from understudy_desktop.team import invitation
+
+    data = signing.sign(invitation.invitation_document("Lee Park", PUB[LEAD]), LEAD)
+    found = invitation.read_invitation(data)
+    assert found.key == PUB[LEAD] and found.name == "Lee Park"
+    with pytest.raises(invitation.InvitationError, match="changed after"):
+        invitation.read_invitation(data.replace(b"Lee Park", b"Lee Parc"))
+    someone_else = invitation.invitation_document("Lee Park", PUB[LEAD])
+    with pytest.raises(invitation.InvitationError, match="does not hold together"):
+        invitation.read_invitation(signing.sign(someone_else, MALLORY))
+    with pytest.raises(invitation.InvitationError, match="not an Understudy invitation"):
+        invitation.read_invitation(b"{}")
+
+
+def test_the_newcomers_list_names_every_key_that_claims_the_lead_and_warns_on_each():
+    from understudy_desktop.team.invitation import code_of
+    from understudy_desktop.team.lead_choice import lead_choices
+
+    real = rules(1)
+    forgeries = [
+        signed("policy", documents.policy_document("Lee  Lead", 90, None, False, []), key)
+        for key in (MALLORY, ALICE)
+    ]
+    other = signed("policy", documents.policy_document("Dana Ortiz", 2, None, False, []), PRIYA)
+    choices = lead_choices([*forgeries, real, other], {})
+    by_key = {c.key: c for c in choices}
+    assert by_key[PUB[LEAD]].others == 2 and by_key[PUB[MALLORY]].others == 2
+    assert by_key[PUB[PRIYA]].others == 0
+    order = [(c.name.casefold(), c.key_id) for c in choices]
+    assert order == sorted(order)  # by name and key, whatever number each claims
+    invited = lead_choices([*forgeries, real], {}, code_of(PUB[LEAD]))
+    assert [c.key for c in invited if c.invited] == [PUB[LEAD]]

@@ -66,6 +66,11 @@ WORDS = "tests/test_approval_wording.py"
 LIMITS = ("tests/test_limits_from_rules.py",)
 HOSTILE = "tests/test_hostile_page.py"
 TRUST = "tests/test_team_trust.py"
+FRESH = "understudy_desktop/team/freshness.py"
+CONFIRMING = "understudy_desktop/team/confirming.py"
+HISTORY_FILE = "understudy_desktop/team/history.py"
+FRESH_TESTS = "tests/test_team_freshness.py"
+OVER_TIME = "tests/test_team_over_time.py"
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "revoked tool runs",
@@ -336,8 +341,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "run not checked in its transaction",
         RUNNER,
-        "            refusal = may_run(name, stored_state(conn, name), approved, deadline, "
-        "time.monotonic())",
+        "            refusal = may_run(name, state, approved, deadline, time.monotonic())",
         "            refusal = None",
         (HOSTILE, "-k", "in_the_database_meanwhile"),
     ),
@@ -407,8 +411,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "team-off tool offered",
         INBOX,
-        "    if (key and (key, name) in c.off) or (latest.steps and latest.steps in c.off_steps):",
-        "    if False:",
+        "        (key and (key, name) in c.off)\n",
+        "        False\n",
         (TRUST, "-k", "turned_off_for_the_team"),
     ),
     Mutant(
@@ -568,8 +572,9 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "turned off, back under a new name",
         INBOX,
-        "(latest.steps and latest.steps in c.off_steps):\n",
-        "False:\n",
+        "        or (latest.steps and latest.steps in c.off_steps)\n"
+        "        or (latest.does and latest.does in c.off_steps)\n",
+        "",
         ("tests/test_team_adversary.py", "-k", "another_name"),
     ),
     Mutant(
@@ -1357,8 +1362,10 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "a tool turned back on runs unreviewed",
         TEAM_SERVICE,
-        "            self._library.hold_back(\n                here.local_name,\n",
-        "            (\n                here.local_name,\n",
+        "            self._library.hold_back(\n                here.local_name,\n"
+        '                "your team lead turned it back on',
+        "            (\n                here.local_name,\n"
+        '                "your team lead turned it back on',
         ("tests/test_team_lead.py", "-k", "leads_rules"),
     ),
     Mutant(
@@ -1392,15 +1399,15 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "trust not kept past a restart",
         "understudy_desktop/team/trust.py",
-        "            lambda conn: self.write_trust(conn, key, name),\n",
-        "            lambda conn: None,\n",
+        "        self._write(lambda conn: self.write_trust(conn, key, name, vouched), apply, done)",
+        "        self._write(lambda conn: None, apply, done)",
         (TRUST, "-k", "trusted_key_is_kept"),
     ),
     Mutant(
         "trusted name kept uncut",
         "understudy_desktop/team/trust.py",
-        "            (key, name[:AUTHOR], time.time()),\n",
-        "            (key, name, time.time()),\n",
+        '            (key, name[:AUTHOR], time.time(), "vouched" if vouched else "direct"),\n',
+        '            (key, name, time.time(), "vouched" if vouched else "direct"),\n',
         (TRUST, "-k", "trusted_key_is_kept"),
     ),
     Mutant(
@@ -1430,6 +1437,236 @@ MUTANTS: tuple[Mutant, ...] = (
         "            if kind not in KEPT_KINDS:\n",
         "            if False:\n",
         ("tests/test_team_adversary.py", "-k", "flooded"),
+    ),
+    # --- the lead's word over time (issue 48) -------------------------------------------------
+    Mutant(
+        "a confirmation never runs out",
+        FRESH,
+        "    live = [f for f in newest.values() if runs_out(f.info) >= moment]",
+        "    live = list(newest.values())",
+        (FRESH_TESTS, "-k", "ran_out"),
+    ),
+    Mutant(
+        "a confirmation lasts as long as it says",
+        FRESH,
+        "    return min(when(info.expires), when(info.created) + timedelta(seconds=_FRESH."
+        "maxSeconds))",
+        "    return when(info.expires)",
+        (FRESH_TESTS, "-k", "lasts_no_longer"),
+    ),
+    Mutant(
+        "rules kept from a copy go unnoticed",
+        FRESH,
+        "        if info.rules and info.rules not in present:\n",
+        "        if False:\n",
+        (FRESH_TESTS, "-k", "rules_named_but_kept"),
+    ),
+    Mutant(
+        "a withdrawal kept from a copy goes unnoticed",
+        FRESH,
+        "        missing_other += sum(1 for d in info.named if d not in present and d != "
+        "info.rules)",
+        "        missing_other += 0",
+        (FRESH_TESTS, "-k", "withdrawal_named"),
+    ),
+    Mutant(
+        "no time for named files to arrive",
+        FRESH,
+        "        if now - (file.seen or now) < _FRESH.arrivalGraceSeconds:\n",
+        "        if False:\n",
+        (FRESH_TESTS, "-k", "rules_named_but_kept"),
+    ),
+    Mutant(
+        "anyone's confirmation counts",
+        FRESH,
+        "        and f.key in signers\n",
+        "",
+        (FRESH_TESTS, "-k", "only_the_leads_key"),
+    ),
+    Mutant(
+        "the oldest confirmation counts",
+        FRESH,
+        "    found.sort(key=lambda f: (f.info.sequence, when(f.created), f.name), reverse=True)",
+        "    found.sort(key=lambda f: (f.info.sequence, when(f.created), f.name))",
+        (FRESH_TESTS, "-k", "only_the_leads_key"),
+    ),
+    Mutant(
+        "a lead who never confirms is never said",
+        FRESH,
+        "        if heard and now - min(heard) < _FRESH.arrivalGraceSeconds:",
+        "        if True:",
+        (FRESH_TESTS, "-k", "never_confirmed"),
+    ),
+    Mutant(
+        "the lead's choice to pause ignored",
+        FRESH,
+        '    pause = policy is not None and policy.whenUnconfirmed == "pause"',
+        "    pause = False",
+        (FRESH_TESTS, "-k", "decide_whether_team_tools_pause"),
+    ),
+    Mutant(
+        "the lead warned of their own word",
+        FRESH,
+        "    if leads & me:\n",
+        "    if False:\n",
+        (FRESH_TESTS, "-k", "not_warned_about_their_own"),
+    ),
+    Mutant(
+        "a change not confirmed until the schedule",
+        CONFIRMING,
+        "    if (info.rules, tuple(sorted(info.named))) != (want.rules, want.named):\n",
+        "    if False:\n",
+        (FRESH_TESTS, "-k", "confirms_again"),
+    ),
+    Mutant(
+        "never confirmed again on a schedule",
+        CONFIRMING,
+        "    return now - signed >= want.lifetime_s / _FRESH.renewDivisor",
+        "    return False",
+        (FRESH_TESTS, "-k", "confirms_again"),
+    ),
+    Mutant(
+        "a throwaway key's withdrawals swell each confirmation",
+        CONFIRMING,
+        "    keys = counted | authors\n",
+        "    keys = {f.key for f in scan.files}\n",
+        (FRESH_TESTS, "-k", "confirms_again"),
+    ),
+    Mutant(
+        "every old confirmation left in the folder",
+        CONFIRMING,
+        "    return confirmations(scan, mine)[_FRESH.keptPerSigner :]",
+        "    return []",
+        (FRESH_TESTS, "-k", "keeps_only_its_newest"),
+    ),
+    Mutant(
+        "a reworded question is another tool",
+        "understudy_desktop/team/fingerprint.py",
+        '                fields[field] = {"answer": place, "kind": _kind(properties.get(name))}',
+        '                fields[field] = {"answer": name, "kind": _kind(properties.get(name))}',
+        (FRESH_TESTS, "-k", "ignores_its_wording"),
+    ),
+    Mutant(
+        "a question's kind left out of what a tool does",
+        "understudy_desktop/team/fingerprint.py",
+        '                fields[field] = {"answer": place, "kind": _kind(properties.get(name))}',
+        '                fields[field] = {"answer": place}',
+        (FRESH_TESTS, "-k", "ignores_its_wording"),
+    ),
+    Mutant(
+        "a reworded copy of a turned-off tool offered",
+        INBOX,
+        "        or (latest.does and latest.does in c.off_steps)\n",
+        "",
+        (FRESH_TESTS, "-k", "stays_off_reworded"),
+    ),
+    Mutant(
+        "the lead's revocation settles no dispute",
+        INBOX,
+        "        left = news - lead_revoked\n",
+        "        left = set(news)\n",
+        (FRESH_TESTS, "-k", "until_the_lead_settles"),
+    ),
+    Mutant(
+        "a member's own trust settles no dispute",
+        INBOX,
+        "        if len(left) > 1 and len(left & direct) == 1:\n",
+        "        if False:\n",
+        (FRESH_TESTS, "-k", "trusts_the_new_key_directly"),
+    ),
+    Mutant(
+        "a vouched key settles a dispute",
+        INBOX,
+        "    direct = d.direct & frozenset(d.trusted)\n",
+        "    direct = frozenset(d.trusted)\n",
+        (FRESH_TESTS, "-k", "trusts_the_new_key_directly"),
+    ),
+    Mutant(
+        "a revoked key's accepted tool still current",
+        INBOX,
+        '    if key and key in c.lead_revoked:\n        return "lead_revoked"',
+        '    if False:\n        return "lead_revoked"',
+        (FRESH_TESTS, "-k", "revokes_stops"),
+    ),
+    Mutant(
+        "a revoked key's tools run on",
+        INBOX,
+        'i for i in d.keyed if i.key in c.lead_revoked and i.held != "key_revoked"]',
+        "i for i in d.keyed if False]",
+        (FRESH_TESTS, "-k", "revokes_stops"),
+    ),
+    Mutant(
+        "the lead's tools not the team's under their list",
+        INBOX,
+        "        publishers |= set(chain)\n",
+        "        publishers |= set(chain[-1:])\n",
+        (FRESH_TESTS, "-k", "leads_own_tools"),
+    ),
+    Mutant(
+        "a hand-over nobody countersigned in the history",
+        HISTORY_FILE,
+        "        if info.authorKey != file.key or not countersigned(info) or file.key in "
+        "s.lead_revoked:",
+        "        if info.authorKey != file.key or file.key in s.lead_revoked:",
+        (FRESH_TESTS, "-k", "never_countersigned"),
+    ),
+    Mutant(
+        "an old key's acts said as its owner's",
+        HISTORY_FILE,
+        "        if since is not None and not settled and not (file.seen and since and "
+        "file.seen < since):",
+        "        if False:",
+        (FRESH_TESTS, "-k", "after_its_hand_over"),
+    ),
+    Mutant(
+        "a paused team tool runs",
+        MAY_RUN,
+        "    if state.paused:\n",
+        "    if False:\n",
+        (FRESH_TESTS, "-k", "refused_in_words"),
+    ),
+    Mutant(
+        "a revoked key's tool told it changed",
+        MAY_RUN,
+        'state.held == "key_revoked"',
+        'state.held == "revoked"',
+        (FRESH_TESTS, "-k", "refused_in_words"),
+    ),
+    Mutant(
+        "an invitation code read only as written",
+        "understudy_desktop/team/invitation.py",
+        '    text = "".join(typed.split()).replace("-", "").upper().translate(_READ_AS)',
+        '    text = typed.replace("-", "")',
+        (FRESH_TESTS, "-k", "however_it_was_typed"),
+    ),
+    Mutant(
+        "an invitation for another key believed",
+        "understudy_desktop/team/invitation.py",
+        '    if re.fullmatch(HEX_KEY, key) is None or document.get("code") != code_of(key):',
+        "    if re.fullmatch(HEX_KEY, key) is None:",
+        (FRESH_TESTS, "-k", "edited_one_is_refused"),
+    ),
+    Mutant(
+        "several keys with one name not warned",
+        "understudy_desktop/team/lead_choice.py",
+        "            others=sum(1 for k, n in shown.items() if k != key and n and "
+        "names.alike(n, name)),",
+        "            others=0,",
+        (FRESH_TESTS, "-k", "newcomers_list"),
+    ),
+    Mutant(
+        "a rule deleted as it lands stays deleted",
+        "understudy_desktop/team/view_work.py",
+        "        if f.name not in present\n",
+        "        if False\n",
+        (OVER_TIME, "-k", "deleted_as_it_lands"),
+    ),
+    Mutant(
+        "an agent not told the rules are unconfirmed",
+        CALLS,
+        '        warning = self.library.team_warning if tool.origin.by == "team" else ""',
+        '        warning = ""',
+        (OVER_TIME, "-k", "letting_tools_run"),
     ),
     # --- the console's scheme ----------------------------------------------------------------
     Mutant(
