@@ -308,14 +308,18 @@ def test_the_leads_own_tools_count_under_the_leads_list_from_every_key_the_lead_
     listing_others = rules(1, publishers=[PUB[ALICE]])
     own = one(view(shared(pack(LEAD, author="Lee Lead")), listing_others, lead=PUB[LEAD]))
     assert own.state == "untrusted"  # offered (not "not allowed"), from a key Sam must trust
+    # A tool the lead shared before moving to a new key, already in a member's library, is
+    # the team's too (not "not allowed") under the rules the new key signs.
     lead2 = Ed25519PrivateKey.from_private_bytes(bytes([77]) * 32)
     PUB[lead2] = documents.handover_document("Lee", PUB[LEAD], lead2)["newKey"]
     moved = handover(LEAD, lead2)
     later = signed(
         "policy", documents.policy_document("Lee Lead", 2, [PUB[ALICE]], False, []), lead2
     )
-    before = one(view(shared(pack(LEAD, author="Lee Lead")), moved, later, lead=PUB[LEAD]))
-    assert before.state != "not_allowed"
+    before = shared(pack(LEAD, author="Lee Lead"))
+    here = inbox.Installed("assign_refund", PUB[LEAD], "assign_refund", before.digest, "")
+    kept = one(view(before, moved, later, lead=PUB[LEAD], installed=(here,)))
+    assert kept.state == "current"
 
 
 # --- a history that says only what signatures prove -----------------------------------------------

@@ -169,10 +169,10 @@ def test_a_dishonest_peer_in_between_cannot_keep_the_leads_word_from_a_member(
         team._clock = clock
         told: list[str] = []
         team._notify = told.append
-        sam.qtbot.waitUntil(lambda: len(team.lead_choices()) == 2)
-        assert all(c.others == 1 for c in team.lead_choices())
-        assert "You follow Lee Park's rules now" in team.use_invitation_code(
-            lee.session.team.invitation_code()
+        sam.qtbot.waitUntil(lambda: len(team.invitations.lead_choices()) == 2)
+        assert all(c.others == 1 for c in team.invitations.lead_choices())
+        assert "You follow Lee Park's rules now" in team.invitations.use_invitation_code(
+            lee.session.team.invitations.invitation_code()
         )
         assert team.lead == lee_key
         (offered_tool,) = offered(sam, 1)
@@ -267,7 +267,7 @@ def test_a_thiefs_hand_over_is_settled_by_the_lead_and_the_history_says_what_is_
         lee = member(console_factory, tmp_path / "lee", dirs["lee"], "Lee Park")
         sam = member(console_factory, tmp_path / "sam", dirs["sam"], "Sam Lee")
         assert lee.session.team.write_policy(None, False, [])
-        sam.qtbot.waitUntil(lambda: len(sam.session.team.lead_choices()) == 1)
+        sam.qtbot.waitUntil(lambda: len(sam.session.team.invitations.lead_choices()) == 1)
         sam.session.team.follow_lead(lee.session.team.identity.public_key)
         import_and_wait(sam, GOOD)
         assert sam.session.team.share(["assign_refund"], "Sam Lee") == 1

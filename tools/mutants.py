@@ -1599,7 +1599,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "the lead's tools not the team's under their list",
         INBOX,
         "        publishers |= set(chain)\n",
-        "        publishers |= set(chain[-1:])\n",
+        "        publishers |= set()\n",
         (FRESH_TESTS, "-k", "leads_own_tools"),
     ),
     Mutant(

@@ -221,7 +221,7 @@ class SettingsDialog(QDialog):
         )
         self.lead = QComboBox()
         self.lead.setAccessibleName("Team lead")
-        self._choices = {c.key: c for c in self._team.lead_choices()}
+        self._choices = {c.key: c for c in self._team.invitations.lead_choices()}
         self._fill_leads(self._team.lead)
         self.lead.currentIndexChanged.connect(lambda _i: self._show_lead())
         layout.addWidget(self.lead)
@@ -291,13 +291,15 @@ class SettingsDialog(QDialog):
         # Shown only with words: a label shown again is laid out again for its new height.
         for label in (self.lead_key, self.lead_warning):
             label.setVisible(bool(label.text()))
-        if self.lead_warning.parentWidget() is not None:
-            self.lead_warning.parentWidget().layout().activate()
+        page = self.lead_warning.parentWidget()
+        layout = page.layout() if page is not None else None
+        if layout is not None:
+            layout.activate()
 
     def _use_invitation(self) -> None:
         dialog = InvitationDialog(self._team, self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
-            self._choices = {c.key: c for c in self._team.lead_choices()}
+            self._choices = {c.key: c for c in self._team.invitations.lead_choices()}
             self._fill_leads(self._team.lead)
             self._show_lead()
 
@@ -565,7 +567,7 @@ class InvitationDialog(QDialog):
 
     def _use_code(self) -> None:
         try:
-            words = self._team.use_invitation_code(self.code.text())
+            words = self._team.invitations.use_invitation_code(self.code.text())
         except InvitationError as exc:
             self.said.setText(str(exc))
             return
@@ -582,7 +584,7 @@ class InvitationDialog(QDialog):
         if not path:
             return
         try:
-            words = self._team.use_invitation_file(Path(path))
+            words = self._team.invitations.use_invitation_file(Path(path))
         except InvitationError as exc:
             self.said.setText(str(exc))
             return
@@ -599,7 +601,7 @@ class InviteDialog(QDialog):
         self.setWindowTitle("Invite a member")
         fit_to_screen(self, 480, 240)
         layout = QVBoxLayout(self)
-        code = team.invitation_code()
+        code = team.invitations.invitation_code()
         layout.addWidget(
             _words(
                 "Give a newcomer this code in person, by phone or in a chat your team already "
@@ -634,7 +636,7 @@ class InviteDialog(QDialog):
         if not path:
             return
         try:
-            self._team.save_invitation(Path(path))
+            self._team.invitations.save_invitation(Path(path))
         except InvitationError as exc:
             QMessageBox.warning(self, "Not saved", str(exc))
             return

@@ -186,6 +186,10 @@ class Policy(BaseModel):
     # with a warning, or pause them until the rules are confirmed again.
     confirmFor: int | None = Field(default=None, ge=1, le=10**9)  # noqa: N815
     whenUnconfirmed: Literal["keep", "pause"] = "keep"  # noqa: N815
+    # Other leads (team/leads.py): their confirmations count too, and a new version of the
+    # rules is in force once `threshold` of the leads (this one included) signed it.
+    coLeads: list[HexKey] = Field(default_factory=list, max_length=20)  # noqa: N815
+    threshold: int = Field(default=1, ge=1, le=21)
     authorKey: str = Field(pattern=HEX_KEY)  # noqa: N815
     signature: str
 
@@ -287,6 +291,8 @@ def policy_document(
     revoked_keys: list[str] | None = None,
     confirm_for: int | None = None,
     when_unconfirmed: str = "keep",
+    co_leads: list[str] | None = None,
+    threshold: int = 1,
 ) -> dict[str, Any]:
     off: list[dict[str, str]] = []
     for entry in turned_off:
@@ -310,6 +316,10 @@ def policy_document(
         document["confirmFor"] = confirm_for
     if when_unconfirmed != "keep":
         document["whenUnconfirmed"] = when_unconfirmed
+    if co_leads:
+        document["coLeads"] = sorted(set(co_leads))
+    if threshold != 1:
+        document["threshold"] = threshold
     return document
 
 

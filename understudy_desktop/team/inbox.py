@@ -28,6 +28,7 @@ from understudy_desktop.team.documents import (
 from understudy_desktop.team.folder import FolderScan, SharedFile, content_name, read_file
 from understudy_desktop.team.freshness import Freshness, freshness
 from understudy_desktop.team.history import AuditLine, Signers, history, replaced_at
+from understudy_desktop.team.leads import InForce, in_force
 from understudy_desktop.team.signing import key_id
 
 __all__ = ["AuditLine", "Decisions", "Installed", "TeamTool", "TeamView", "team_view"]
@@ -156,6 +157,7 @@ class TeamView:
     revoke_here: list[Installed] = field(default_factory=list)  # signed by one: to stop here
     unrevoke_here: list[Installed] = field(default_factory=list)  # no longer revoked
     chain: list[str] = field(default_factory=list)  # the lead's keys, oldest first
+    rules: InForce = field(default_factory=InForce)  # the rules in force, their leads, waiting
 
     @property
     def offered(self) -> list[TeamTool]:
@@ -242,22 +244,6 @@ def _lead_chain(lead: str, successor: dict[str, str]) -> list[str]:
     while chain and chain[-1] in successor and successor[chain[-1]] not in chain:
         chain.append(successor[chain[-1]])
     return chain
-
-
-def _policy(scan: FolderScan, chain: list[str]) -> tuple[Policy | None, list[SharedFile]]:
-    """The rules in force: the highest number signed by the lead's newest key that signed
-    any (a key the lead moved away from counts only until the new one signs rules)."""
-    files = [
-        f
-        for f in _signed(scan, "policy")
-        if isinstance(f.info, Policy) and f.key == f.info.authorKey
-    ]
-    files.sort(key=lambda f: (f.info.sequence, when(f.created), f.name), reverse=True)
-    for key in reversed(chain):
-        chosen = next((f.info for f in files if f.key == key), None)
-        if chosen is not None:
-            return chosen, files
-    return None, files
 
 
 def _usage(
@@ -395,7 +381,8 @@ def _context(scan: FolderScan, d: Decisions, view: TeamView) -> _Context:
     direct = d.direct & frozenset(d.trusted)
     keys = _handovers(scan, base, direct=direct)
     chain = _lead_chain(d.lead, keys.successor)
-    policy, view.policies = _policy(scan, chain)
+    rules = in_force(scan.files, chain)
+    policy, view.policies, view.rules = rules.policy, rules.policies, rules
     lead = chain[-1] if chain else ""
     lead_revoked = frozenset(policy.revokedKeys) - me - set(chain) if policy else frozenset()
     if lead_revoked:
@@ -511,7 +498,7 @@ def team_view(scan: FolderScan, d: Decisions) -> TeamView:
     if c.policy is not None and view.chain:
         names.setdefault(view.chain[-1], c.policy.author)
     now = d.now or time.time()
-    view.freshness = freshness(scan, d.lead, set(view.chain[-1:]), c.me, c.policy, names, now)
+    view.freshness = freshness(scan, d.lead, set(view.rules.leads), c.me, c.policy, names, now)
     signers = Signers(
         # Who each key belonged to, a revoked one too (its owner is named, as its owner's
         # old key, not trusted for what it signs now).

@@ -19,24 +19,18 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Signal, SignalInstance
 from shiboken6 import isValid
 
-from understudy_desktop.atomic_file import write_atomically
 from understudy_desktop.library.library import Library
 from understudy_desktop.library.model import TaughtTool, definition_hash, shown_name
 from understudy_desktop.packs.export import ExportError, build_pack, definitions_of
 from understudy_desktop.store.settings import Settings
 from understudy_desktop.team.background import Background
-from understudy_desktop.team.confirming import (
-    moment,
-)
 from understudy_desktop.team.documents import (
     Confirmation,
-    confirmation_document,
-    policy_document,
     review_document,
     usage_document,
     withdrawal_document,
@@ -52,10 +46,6 @@ from understudy_desktop.team.folder import (
     share_digest,
     write_shared,
 )
-from understudy_desktop.team.freshness import (
-    STALE,
-    Freshness,
-)
 from understudy_desktop.team.identity import Identity
 from understudy_desktop.team.inbox import (
     Decisions,
@@ -63,35 +53,20 @@ from understudy_desktop.team.inbox import (
     TeamTool,
     TeamView,
 )
-from understudy_desktop.team.invitation import (
-    EXAMPLE_CODE,
-    InvitationError,
-    code_of,
-    invitation_document,
-    matches,
-    normal_code,
-    read_invitation,
-)
-from understudy_desktop.team.invitation import (
-    MAX_FILE_BYTES as INVITATION_BYTES,
-)
-from understudy_desktop.team.lead_choice import LeadChoice, lead_choices
-from understudy_desktop.team.names import one_line
+from understudy_desktop.team.lead_invitations import LeadInvitations
+from understudy_desktop.team.lead_role import PAUSED, TEAM_LEAD, LeadRole
 from understudy_desktop.team.no_links import LinkRefusedError
 from understudy_desktop.team.provenance import Provenance
-from understudy_desktop.team.signing import fingerprint, key_id
+from understudy_desktop.team.signing import key_id
 from understudy_desktop.team.status_words import (
     LINK_WORDS,
     UNREACHABLE,
-    freshness_notice,
     freshness_status,
     offered_words,
-    restored_words,
-    unconfirmed_reason,
 )
 from understudy_desktop.team.trust import KEPT_KINDS, TeamDecisions
 from understudy_desktop.team.usage import USAGE_EVERY_S, usage_rows
-from understudy_desktop.team.view_work import Job, LeadPlan, Worked, work_out
+from understudy_desktop.team.view_work import Job, Worked, work_out
 from understudy_desktop.team.watcher import POLL_MS, TeamWatcher
 from understudy_desktop.text import count_of
 
@@ -110,12 +85,6 @@ LAID_OUT = "team_folder_laid_out"
 REVIEWS_PENDING = "team_reviews_pending"
 # Key hand-overs (this person moved to a new key) not written to the folder yet.
 HANDOVERS_PENDING = "team_handovers_pending"
-# The team lead's key this person chose to follow ('' none).
-TEAM_LEAD = "team_lead_key"
-# Why team tools were paused at the last run ('' or absent: they were not).
-PAUSED = "team_tools_paused"
-# An invitation code entered before its lead's files reached the folder.
-INVITED = "team_lead_invited"
 
 
 class PackImport(Protocol):
@@ -144,7 +113,7 @@ class PackImport(Protocol):
     def set_author(self, name: str) -> None: ...
 
 
-class TeamLibrary(QObject):
+class TeamLibrary(LeadRole, QObject):
     view_changed = Signal(object)  # TeamView
     status_changed = Signal(str)  # the status line, in words ('' when no folder is chosen)
 
@@ -205,6 +174,9 @@ class TeamLibrary(QObject):
         paused = str(settings.get(PAUSED, "") or "")
         if paused:
             library.set_team_pause(paused)
+        self.invitations = LeadInvitations(
+            self, settings, identity, packs.author, lambda words: self._notify(words)
+        )
         self.watcher = TeamWatcher(self, poll_ms, clock, decisions.first_seen)
         self.watcher.scanned.connect(self._on_scan)
         self.destroyed.connect(lambda *_a: self._background.close())
@@ -248,6 +220,13 @@ class TeamLibrary(QObject):
         """Every tool of the library signed by a key: from the team folder or a pack file."""
         return [_here(t) for t in self._library.tools() if t.origin.key]
 
+    def files_seen(self) -> list[SharedFile]:
+        """The folder's files from the last scan, and the documents this app kept."""
+        return [*(self._scan.files if self._scan is not None else []), *self.decisions.kept()]
+
+    def trusted(self) -> dict[str, str]:
+        return self.decisions.trusted()
+
     @property
     def lead(self) -> str:
         return str(self._settings.get(TEAM_LEAD, "") or "")
@@ -255,8 +234,7 @@ class TeamLibrary(QObject):
     def follow_lead(self, key: str) -> None:
         """Follow the policy signed by this key ('' : follow none). Choosing another lead by
         hand forgets an invitation that named someone else."""
-        if self.invited and not matches(self.invited, key):
-            self._settings.set(INVITED, None)
+        self.invitations.forget_unless(key)
         self._settings.set(TEAM_LEAD, key or None)
         self.refresh(at_once=True)
 
@@ -394,7 +372,7 @@ class TeamLibrary(QObject):
             self._write_pending_handovers()
             self._told_restored(worked.restored)
             self._lead_duties(worked.lead, worked.generation)
-            self._follow_invited()
+            self.invitations.follow_when_arrived()
         self._publish_usage_when_due()
         if self.view.links and not self._links_told:
             self._links_told = True
@@ -485,64 +463,6 @@ class TeamLibrary(QObject):
                 lambda _err: None,
             )
 
-    # --- is the lead's word reaching this computer? -----------------------------------------
-    def _on_freshness(self, fresh: Freshness) -> None:
-        """Pause team tools, or let them run with a warning, as the lead's rules say; tell
-        the person once each time the state changes."""
-        now = self._clock()
-        reason = unconfirmed_reason(fresh, now) if fresh.stale else ""
-        self._library.set_team_pause(reason if fresh.paused else "", reason)
-        if (reason if fresh.paused else "") != (self._settings.get(PAUSED, "") or ""):
-            self._settings.set(PAUSED, reason if fresh.paused else None)
-        told = (fresh.state, fresh.file, fresh.missing_rules, fresh.missing_other, fresh.pause)
-        if fresh.stale and told != self._freshness_told:
-            self._notify(freshness_notice(fresh, now))
-        elif not fresh.stale and self._freshness_told and self._freshness_told[0] in STALE:
-            self._notify("Your team lead's rules are confirmed again. Team tools run as usual.")
-        self._freshness_told = told if fresh.stale else (fresh.state,)
-
-    def _lead_duties(self, plan: LeadPlan | None, generation: int) -> None:
-        """As the team lead: sign a new confirmation when one is due (what it names changed,
-        or a renewDivisor-th of its lifetime passed), and remove this person's outdated ones,
-        on the team's thread."""
-        folder = self.folder
-        if plan is None or folder is None or not self.is_lead():
-            return
-        if plan.outdated:
-            names = list(plan.outdated)
-            self._background.run(lambda: remove_own(folder, "confirmed", names), _ignored)
-        if not plan.due or self._confirming or generation <= self._confirmed_by:
-            # One is being written, or this view was worked out before the last one was.
-            return
-        want = plan.want
-        document = confirmation_document(
-            self._packs.author() or "Team lead",
-            max(plan.sequence, self._confirmed_sequence + 1),
-            want.lifetime_s,
-            want.rules,
-            want.rules_sequence,
-            list(want.named),
-            moment(self._clock()),
-        )
-        data = self.identity.sign(document)
-        expect = self._expect_layout()
-        self._confirming = True
-
-        def written(path: Path | None) -> None:
-            if not isValid(self):
-                return
-            self._confirming = False
-            if path is None:
-                return  # logged; the next view tries again
-            self.decisions.keep([("confirmed", path.name, data)])
-            self._add_to_scan("confirmed", path.name, data)
-            self._confirmed_by = self._generation  # views asked for until now lack it
-            self.refresh()
-
-        self._background.run(
-            lambda: write_shared(folder, "confirmed", data, expect_layout=expect), written
-        )
-
     def _add_to_scan(self, kind: Kind, name: str, data: bytes) -> None:
         """A file this app just wrote, in the view at once (the dialog reopened a moment
         later shows it), not only once the folder is read again: and in every view until a
@@ -554,21 +474,6 @@ class TeamLibrary(QObject):
             self._confirmed_sequence = max(self._confirmed_sequence, written.info.sequence)
         if self._scan is not None and self._scan.reachable:
             self._scan = _with_own(self._scan, self._own)
-
-    def _told_restored(self, restored: list[SharedFile]) -> None:
-        """Files someone removed from the folder that this app wrote back: the person hears of
-        their own (the lead, of their rules), once per file."""
-        mine = {self.identity.public_key} | set(self.identity.former_keys)
-        own = [f for f in restored if f.key in mine and f.name not in self._restored_told]
-        self._restored_told |= {f.name for f in own}
-        if not own:
-            return
-        what = restored_words(own)
-        self._notify(
-            f"Someone removed {what} from the team folder (a colleague with access to it, or "
-            "their sync service). Understudy put it back. If it keeps happening, ask whoever "
-            "looks after the folder."
-        )
 
     def _take_away(self, item: TeamTool, why: str) -> None:
         here = item.installed
@@ -724,6 +629,9 @@ class TeamLibrary(QObject):
     def author(self) -> str:
         return self._packs.author()
 
+    def author_name(self) -> str:
+        return self._packs.author()
+
     def set_author(self, name: str) -> None:
         self._packs.set_author(name)
 
@@ -862,170 +770,6 @@ class TeamLibrary(QObject):
 
     def _write_pending_handovers(self) -> None:
         self._write_pending(HANDOVERS_PENDING, "keys", lambda text: str(text).encode("utf-8"))
-
-    # --- choosing a lead, by invitation ------------------------------------------------------
-    def lead_choices(self) -> list[LeadChoice]:
-        """Whose rules this person may follow: every key that signed rules or confirmations."""
-        files = [*(self._scan.files if self._scan is not None else []), *self.decisions.kept()]
-        return lead_choices(files, self.decisions.trusted(), self.invited)
-
-    @property
-    def invited(self) -> str:
-        """The invitation code this person used ('' none): the lead it names is followed as
-        soon as their files arrive, and marked as the invited one among those who claim it."""
-        return str(self._settings.get(INVITED, "") or "")
-
-    def invitation_code(self) -> str:
-        """This person's key's invitation code, for newcomers to follow them ('' no key)."""
-        mine = self.identity.public_key
-        return code_of(mine) if mine else ""
-
-    def save_invitation(self, path: Path) -> None:
-        """An invitation file naming this person's key. Raises InvitationError in words."""
-        data = self.identity.sign(
-            invitation_document(self._packs.author() or "Team lead", self.identity.public_key)
-        )
-        try:
-            write_atomically(path, data)
-        except OSError as exc:
-            raise InvitationError(
-                f"The invitation could not be saved there ({exc.strerror or exc}). Nothing was "
-                "changed."
-            ) from exc
-
-    def use_invitation_code(self, typed: str) -> str:
-        """Follow the lead whose key has this code; if none has written to the folder yet, as
-        soon as one does. Returns what happened, in words; raises InvitationError."""
-        code = normal_code(typed)
-        if code is None:
-            raise InvitationError(
-                "That is not an invitation code: a code has 16 letters and digits, like "
-                f"{EXAMPLE_CODE}. Nothing was changed."
-            )
-        self._settings.set(INVITED, code)
-        found = [c for c in self.lead_choices() if matches(code, c.key)]
-        if found:
-            self.follow_lead(found[0].key)
-            return self._following_words(found[0].key, found[0].name)
-        return (
-            "Nobody with this code has written to the team folder yet (their files may still "
-            "be on their way). Understudy follows them as soon as their rules arrive."
-        )
-
-    def use_invitation_file(self, path: Path) -> str:
-        """Follow the lead an invitation file names. Returns what happened, in words; raises
-        InvitationError."""
-        try:
-            with path.open("rb") as handle:
-                data = handle.read(INVITATION_BYTES + 1)
-        except OSError as exc:
-            raise InvitationError(
-                f"The invitation could not be read ({exc.strerror or exc}). Nothing was changed."
-            ) from exc
-        invitation = read_invitation(data)
-        self._settings.set(INVITED, code_of(invitation.key))
-        self.follow_lead(invitation.key)
-        return self._following_words(invitation.key, invitation.name)
-
-    def _following_words(self, key: str, name: str) -> str:
-        return (
-            f"You follow {one_line(name) or 'your team lead'}'s rules now: the key whose "
-            f"fingerprint is {fingerprint(key)}."
-        )
-
-    def _follow_invited(self) -> None:
-        """An invitation entered before its lead's files arrived: followed once they do."""
-        code = self.invited
-        if not code or self._scan is None or matches(code, self.lead):
-            return
-        found = [c for c in self.lead_choices() if matches(code, c.key)]
-        if found and not self.lead:
-            self.follow_lead(found[0].key)
-            self._notify(
-                f"Your team lead's rules arrived. "
-                f"{self._following_words(found[0].key, found[0].name)}"
-            )
-
-    # --- the team lead ------------------------------------------------------------------------
-    def is_lead(self) -> bool:
-        mine = self.identity.public_key
-        return bool(mine) and mine == self.lead
-
-    def write_policy(
-        self,
-        publishers: list[str] | None,
-        second_review: bool,
-        turned_off: list[tuple[str, str]] | list[tuple[str, str, str]],
-        revoked_keys: list[str] | None = None,
-        confirm_for: int | Literal["same"] | None = "same",
-        when_unconfirmed: str = "",
-    ) -> bool:
-        """As the team lead: sign and write the team's rules (the next number, above any
-        this person signed with an earlier key too). This person follows their own policy
-        from then on. Keys the rules revoked stay revoked unless `revoked_keys` says
-        otherwise; how long a confirmation lasts and what members do without one stay as
-        they were unless given. Problems are shown; True when written."""
-        mine_keys = {self.identity.public_key} | set(self.identity.former_keys)
-        mine = [
-            f.info.sequence for f in self.view.policies if f.key in mine_keys and f.info is not None
-        ]
-        policy = self.view.policy
-        if revoked_keys is None:
-            revoked_keys = list(policy.revokedKeys) if policy is not None else []
-        if confirm_for == "same":
-            confirm_for = policy.confirmFor if policy is not None else None
-        if not when_unconfirmed:
-            when_unconfirmed = policy.whenUnconfirmed if policy is not None else "keep"
-        document = policy_document(
-            self._packs.author() or "Team lead",
-            max(mine, default=0) + 1,
-            publishers,
-            second_review,
-            turned_off,
-            revoked_keys,
-            confirm_for,
-            when_unconfirmed,
-        )
-        data = self.identity.sign(document)
-        try:
-            path = self._write("policy", data)
-        except LinkRefusedError:
-            self._show_problem("The team's rules were not saved", LINK_WORDS)
-            return False
-        except OSError as exc:
-            self._show_problem(
-                "The team's rules were not saved",
-                f"The team folder could not be written ({exc.strerror or exc}). Try again when "
-                "it is reachable.",
-            )
-            return False
-        self._settings.set(TEAM_LEAD, self.identity.public_key)
-        # In force here at once (the dialog reopened a moment later shows them), not only
-        # once the folder is read again.
-        self._add_to_scan("policy", path.name, data)
-        self.refresh(at_once=True)
-        self._notify("The team's rules are saved in the team folder.")
-        self.watcher.scan_now()
-        return True
-
-    def turn_off_for_team(self, item: TeamTool, off: bool = True) -> bool:
-        """As the team lead: turn one shared tool off (or on again) for every member."""
-        policy = self.view.policy
-        current = {(t.sharedBy, t.tool, t.steps) for t in policy.turnedOff} if policy else set()
-        # What it does is turned off too (its steps and kinds of input, not their wording:
-        # team/fingerprint.py), under whatever name and words it comes.
-        entry = (item.key, item.tool, item.file.does)
-        same = {item.file.does, item.file.steps} - {""}
-        wanted = (
-            current | {entry}
-            if off
-            else {e for e in current if e[:2] != entry[:2] and e[2] not in same}
-        )
-        return self.write_policy(
-            policy.publishers if policy else None,
-            policy.secondReview if policy else False,
-            sorted(wanted),
-        )
 
     def _remember_mine(self) -> None:
         mine = sorted({t.tool for t in self.view.tools if t.state == "mine"})
