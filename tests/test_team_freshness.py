@@ -38,6 +38,7 @@ from understudy_desktop.team import (
     documents,
     fingerprint,
     inbox,
+    leads,
     signing,
     status_words,
 )
@@ -427,3 +428,53 @@ def test_the_newcomers_list_names_every_key_that_claims_the_lead_and_warns_on_ea
     assert order == sorted(order)  # by name and key, whatever number each claims
     invited = lead_choices([*forgeries, real], {}, code_of(PUB[LEAD]))
     assert [c.key for c in invited if c.invited] == [PUB[LEAD]]
+
+
+# --- several leads with a threshold -------------------------------------------------------------
+
+
+def _rules_with(
+    seq: int, key: Ed25519PrivateKey, co_leads: list[str], threshold: int, **rest: Any
+) -> SharedFile:
+    doc = documents.policy_document(
+        "Lee Lead",
+        seq,
+        None,
+        False,
+        rest.get("turned_off", []),
+        co_leads=co_leads,
+        threshold=threshold,
+    )
+    return signed("policy", doc, key)
+
+
+def _co_signed(of: SharedFile, key: Ed25519PrivateKey) -> SharedFile:
+    doc = leads.co_sign_document(of.info, "Alice Novak", "2026-12-02T10:00:00Z")
+    return signed("policy", doc, key)
+
+
+def test_with_two_leads_new_rules_are_in_force_once_both_signed():
+    first = _rules_with(1, LEAD, [PUB[ALICE]], 2)
+    off = [(PUB[PRIYA], "assign_refund")]
+    second = _rules_with(2, LEAD, [PUB[ALICE]], 2, turned_off=off)
+    waiting = view(first, second, lead=PUB[LEAD])
+    assert waiting.policy.sequence == 1 and waiting.rules.leads == {PUB[LEAD], PUB[ALICE]}
+    assert [w.policy.sequence for w in waiting.rules.waiting] == [2]
+    both = view(first, second, _co_signed(second, ALICE), lead=PUB[LEAD])
+    assert both.policy.sequence == 2 and both.rules.signed_by == {PUB[LEAD], PUB[ALICE]}
+    # Someone who is not a lead signing the same rules counts for nothing.
+    stranger = view(first, second, _co_signed(second, MALLORY), lead=PUB[LEAD])
+    assert stranger.policy.sequence == 1
+    # Nor does a co-lead alone sign rules into force when two are needed.
+    alone = _rules_with(3, ALICE, [PUB[ALICE]], 1)
+    assert view(first, alone, lead=PUB[LEAD]).policy.sequence == 1
+
+
+def test_the_word_stays_confirmed_while_one_lead_is_away():
+    first = seen_at(_rules_with(1, LEAD, [PUB[ALICE]], 1), T0)
+    leads_word = confirmation(first, in_force=first, lasts=int(HOUR))
+    later = confirmation(first, in_force=first, lasts=int(HOUR), key=ALICE, at=T0 + 2 * HOUR)
+    v = fresh_at(T0 + 2 * HOUR + 60, first, leads_word, later)
+    assert v.freshness.state == "fresh" and v.freshness.key == PUB[ALICE]
+    # With only the lead's, run out, the word is not confirmed.
+    assert fresh_at(T0 + 2 * HOUR + 60, first, leads_word).freshness.state == "expired"

@@ -349,3 +349,61 @@ def test_accepting_a_team_tool_without_the_preview_trusts_its_signer(console_fac
     with sam.qtbot.waitSignal(sam.window.packs.imported):
         sam.window.packs.import_data(data, "a shared tool", confirm=False, source=source)
     assert team.decisions.trusted().get(dana.session.team.identity.public_key) == "Dana Ortiz"
+
+
+def test_two_leads_a_change_needs_both_and_either_keeps_the_word_confirmed(
+    console_factory, tmp_path, qtbot, monkeypatch
+):
+    from PySide6.QtWidgets import QMessageBox
+
+    folder = tmp_path / "team"
+    folder.mkdir()
+    lee = member(console_factory, tmp_path / "lee", folder, "Lee Park")
+    dana = member(console_factory, tmp_path / "dana", folder, "Dana Ortiz")
+    sam = member(console_factory, tmp_path / "sam", folder, "Sam Lee")
+    import_and_wait(dana, GOOD)
+    dana.session.team.share(["assign_refund"], "Dana Ortiz")
+    dana_key = dana.session.team.identity.public_key
+    lee.session.team.trust(dana_key, "Dana Ortiz")
+    lee.qtbot.waitUntil(lambda: dana_key in lee.session.team.decisions.trusted())
+    assert lee.session.team.write_policy(
+        None, False, [], confirm_for=3600, co_leads=[dana_key], threshold=2
+    )
+    lee_key = lee.session.team.identity.public_key
+    for console in (dana, sam):
+        settle(console)
+        console.session.team.follow_lead(lee_key)
+    review_and_accept(sam, offered(sam, 1)[0])
+    dana.qtbot.waitUntil(dana.session.team.is_lead)
+
+    # Lee turns Dana's tool off: not in force until a second lead signs.
+    assert lee.session.team.turn_off_for_team(item(lee, "assign_refund"))
+    settle(sam)
+    assert sam.library.get("assign_refund").held == ""
+    settle(dana)
+    settings = SettingsDialog(dana.session.team, dana.window)
+    qtbot.addWidget(settings)
+    assert not settings.co_sign_button.isHidden()
+    shown: list[str] = []
+
+    def answer(_parent, _title, words, *_rest):
+        shown.append(words)
+        return QMessageBox.StandardButton.Yes
+
+    monkeypatch.setattr(QMessageBox, "question", answer)
+    settings.co_sign_button.click()
+    assert "Turned off for the team: Assign refund." in shown[0]
+    assert "a change needs 2 of their signatures" in shown[0]
+    sam.qtbot.waitUntil(lambda: sam.library.get("assign_refund").held == "team_off")
+
+    # Lee's app is closed; Dana's goes on confirming, and Sam's word stays confirmed.
+    lee.session.close()
+    clock = Clock()
+    clock.ahead = 2 * 3600
+    sam.session.team._clock = clock
+    dana.session.team._clock = clock
+    settle(dana)
+    dana.qtbot.waitUntil(dana.session.team.settled)
+    settle(sam)
+    sam.qtbot.waitUntil(lambda: sam.session.team.view.freshness.key == dana_key)
+    assert sam.session.team.view.freshness.state == "fresh"

@@ -1668,6 +1668,27 @@ MUTANTS: tuple[Mutant, ...] = (
         '        warning = ""',
         (OVER_TIME, "-k", "letting_tools_run"),
     ),
+    Mutant(
+        "one lead's signature enough when two are needed",
+        "understudy_desktop/team/leads.py",
+        "            if len(by) >= threshold:\n",
+        "            if by:\n",
+        (FRESH_TESTS, "-k", "once_both_signed"),
+    ),
+    Mutant(
+        "a stranger's signature counts toward the leads'",
+        "understudy_desktop/team/leads.py",
+        "            by = {f.key for f in version} & leads\n",
+        "            by = {f.key for f in version}\n",
+        (FRESH_TESTS, "-k", "once_both_signed"),
+    ),
+    Mutant(
+        "only the first lead's confirmations count",
+        INBOX,
+        "set(view.rules.leads), c.me",
+        "set(view.chain[-1:]), c.me",
+        (FRESH_TESTS, "-k", "while_one_lead_is_away"),
+    ),
     # --- the console's scheme ----------------------------------------------------------------
     Mutant(
         "file types from the platform's table",

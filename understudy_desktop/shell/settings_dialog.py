@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMessageBox,
     QPushButton,
+    QSpinBox,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -37,8 +38,10 @@ from understudy_desktop.team.documents import Policy
 from understudy_desktop.team.identity import KEY_FILE_SUFFIX, KeyFileError
 from understudy_desktop.team.invitation import EXAMPLE_CODE, InvitationError
 from understudy_desktop.team.invitation import SUFFIX as INVITATION_SUFFIX
+from understudy_desktop.team.leads import Waiting
 from understudy_desktop.team.library_service import TeamLibrary
 from understudy_desktop.team.signing import fingerprint, key_id
+from understudy_desktop.team.status_words import rules_summary
 from understudy_desktop.text import visible_controls
 
 NO_FOLDER = "None chosen"
@@ -245,6 +248,7 @@ class SettingsDialog(QDialog):
         row.addWidget(self.invite_button)
         row.addStretch(1)
         layout.addLayout(row)
+        self._add_co_sign(layout)
         self.rules_button = QPushButton("Set the team's &rules as its lead…")
         self.rules_button.setToolTip("Your rules are signed by you; members choose to follow them.")
         self.rules_button.clicked.connect(self._set_rules)
@@ -253,6 +257,39 @@ class SettingsDialog(QDialog):
         layout.addStretch(1)
         self._show_lead()
         return page
+
+    def _add_co_sign(self, layout: QVBoxLayout) -> None:
+        """As one of several leads: newer rules another lead signed, waiting for this one."""
+        waiting = self._team.waiting_for_me()
+        self.co_sign_button = QPushButton("Read and &sign the new rules…")
+        self.co_sign_button.setVisible(bool(waiting))
+        if not waiting:
+            return
+        newest = waiting[-1]
+        by = ", ".join(self._lead_name(k) for k in sorted(newest.signed_by))
+        layout.addWidget(
+            _words(
+                f"{by} signed new rules for the team (number {newest.policy.sequence}). They "
+                "are in force once enough of the team's leads sign them: yours counts."
+            )
+        )
+        self.co_sign_button.clicked.connect(lambda: self._co_sign(newest))
+        layout.addWidget(self.co_sign_button, 0, Qt.AlignmentFlag.AlignLeft)
+
+    def _lead_name(self, key: str) -> str:
+        return self._team.decisions.trusted().get(key) or f"key {key_id(key)}"
+
+    def _co_sign(self, waiting: Waiting) -> None:
+        summary = rules_summary(waiting.policy, self._team.decisions.trusted(), self._team.lead)
+        answer = QMessageBox.question(
+            self,
+            "Sign the new rules?",
+            visible_controls(f"Sign these rules as one of the team's leads?\n\n{summary}"),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        if answer == QMessageBox.StandardButton.Yes and self._team.co_sign(waiting):
+            self.co_sign_button.setEnabled(False)
 
     def _fill_leads(self, current: str) -> None:
         """Every key that signed rules, by name and then key (an order no signer chooses);
@@ -428,7 +465,20 @@ class RulesDialog(QDialog):
             "for nothing, for everyone who follows your rules."
         )
         self.revoke_button.clicked.connect(self._revoke_chosen)
-        layout.addWidget(self.revoke_button)
+        self._co_leads = list(policy.coLeads) if policy else []
+        self._threshold = policy.threshold if policy else 1
+        self.leads_button = QPushButton("Other &leads…")
+        self.leads_button.setToolTip(
+            "Colleagues who lead with you: their confirmations count too, and a change to the "
+            "rules can need several of you to sign it."
+        )
+        self.leads_button.clicked.connect(self._choose_leads)
+        row = QHBoxLayout()
+        row.addWidget(self.revoke_button)
+        row.addWidget(self.leads_button)
+        layout.addLayout(row)
+        self.leads_said = _words(self._leads_words())
+        layout.addWidget(self.leads_said)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
         )
@@ -518,7 +568,27 @@ class RulesDialog(QDialog):
         return {
             "confirm_for": int(self.confirm_for.currentData()),
             "when_unconfirmed": "pause" if self.pause.isChecked() else "keep",
+            "co_leads": list(self._co_leads),
+            "threshold": self._threshold,
         }
+
+    def _leads_words(self) -> str:
+        trusted = self._team.decisions.trusted()
+        if not self._co_leads:
+            return "You lead the team alone."
+        names = ", ".join(trusted.get(k) or f"key {key_id(k)}" for k in self._co_leads)
+        need = (
+            "any of you can change the rules"
+            if self._threshold <= 1
+            else f"a change to the rules needs {self._threshold} of you to sign it"
+        )
+        return visible_controls(f"You lead the team with {names}; {need}.")
+
+    def _choose_leads(self) -> None:
+        dialog = LeadsDialog(self._team, self._co_leads, self._threshold, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self._co_leads, self._threshold = dialog.chosen(), dialog.threshold.value()
+            self.leads_said.setText(self._leads_words())
 
     def _save(self) -> None:
         if self._team.write_policy(
@@ -641,3 +711,56 @@ class InviteDialog(QDialog):
             QMessageBox.warning(self, "Not saved", str(exc))
             return
         QMessageBox.information(self, "Saved", "The invitation is saved. Send it to the newcomer.")
+
+
+class LeadsDialog(QDialog):
+    """The team's rules › Other leads…: who leads with this person, and how many must sign."""
+
+    def __init__(
+        self, team: TeamLibrary, chosen: list[str], threshold: int, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Other leads")
+        fit_to_screen(self, 480, 360)
+        layout = QVBoxLayout(self)
+        layout.addWidget(
+            _words(
+                "Colleagues who lead the team with you. Their apps confirm the rules too, so "
+                "members stay confirmed while you are away; choose only people whose key you "
+                "checked with them."
+            )
+        )
+        self.people = QListWidget()
+        self.people.setAccessibleName("Other leads")
+        mine = team.identity.public_key
+        for key, name in sorted(team.decisions.trusted().items(), key=lambda kv: kv[1]):
+            if key == mine:
+                continue
+            item = QListWidgetItem(visible_controls(f"{name} (key {key_id(key)})"))
+            item.setData(Qt.ItemDataRole.UserRole, key)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if key in chosen else Qt.CheckState.Unchecked)
+            self.people.addItem(item)
+        layout.addWidget(self.people, 1)
+        row = QHBoxLayout()
+        row.addWidget(_words("A change to the rules needs the signatures of"))
+        self.threshold = QSpinBox()
+        self.threshold.setAccessibleName("Leads who must sign a change")
+        self.threshold.setRange(1, 1 + self.people.count())
+        self.threshold.setValue(threshold)
+        row.addWidget(self.threshold)
+        row.addWidget(_words("of the leads."))
+        layout.addLayout(row)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def chosen(self) -> list[str]:
+        return [
+            str(self.people.item(i).data(Qt.ItemDataRole.UserRole))
+            for i in range(self.people.count())
+            if self.people.item(i).checkState() == Qt.CheckState.Checked
+        ]

@@ -20,11 +20,12 @@ from understudy_desktop.library.library import Library
 from understudy_desktop.store.settings import Settings
 from understudy_desktop.team.background import Background
 from understudy_desktop.team.confirming import moment
-from understudy_desktop.team.documents import confirmation_document, policy_document
+from understudy_desktop.team.documents import confirmation_document, now_iso, policy_document
 from understudy_desktop.team.folder import Kind, SharedFile, remove_own, write_shared
 from understudy_desktop.team.freshness import STALE, Freshness
 from understudy_desktop.team.identity import Identity
 from understudy_desktop.team.inbox import TeamTool, TeamView
+from understudy_desktop.team.leads import Waiting, co_sign_document
 from understudy_desktop.team.no_links import LinkRefusedError
 from understudy_desktop.team.status_words import (
     LINK_WORDS,
@@ -89,8 +90,23 @@ class LeadRole:
 
     # --- the team lead's rules ----------------------------------------------------------------
     def is_lead(self) -> bool:
+        """This person leads the team: the lead they follow is their own key, or the rules in
+        force name them as one of the leads."""
         mine = self.identity.public_key
-        return bool(mine) and mine == self.lead
+        return bool(mine) and (mine == self.lead or mine in self.view.rules.leads)
+
+    def waiting_for_me(self) -> list[Waiting]:
+        """Newer rules another lead signed that need this lead's signature too."""
+        mine = self.identity.public_key
+        if not mine or mine not in self.view.rules.leads:
+            return []
+        return [w for w in self.view.rules.waiting if mine not in w.signed_by]
+
+    def co_sign(self, waiting: Waiting) -> bool:
+        """As one of the leads: sign the same rules another lead signed (team/leads.py), so
+        that, with enough leads, they are in force. Problems are shown; True when written."""
+        document = co_sign_document(waiting.policy, self.author_name() or "Team lead", now_iso())
+        return self._sign_rules(self.identity.sign(document))
 
     def write_policy(
         self,
@@ -100,16 +116,18 @@ class LeadRole:
         revoked_keys: list[str] | None = None,
         confirm_for: int | Literal["same"] | None = "same",
         when_unconfirmed: str = "",
+        co_leads: list[str] | None = None,
+        threshold: int | None = None,
     ) -> bool:
         """As the team lead: sign and write the team's rules (the next number, above any
         this person signed with an earlier key too). This person follows their own policy
         from then on. Keys the rules revoked stay revoked unless `revoked_keys` says
         otherwise; how long a confirmation lasts and what members do without one stay as
         they were unless given. Problems are shown; True when written."""
-        mine_keys = {self.identity.public_key} | set(self.identity.former_keys)
-        mine = [
-            f.info.sequence for f in self.view.policies if f.key in mine_keys and f.info is not None
-        ]
+        # The next number above any this person or another lead in force signed (rules of
+        # other leads that are not in force yet are numbered past too).
+        leads = {self.identity.public_key} | set(self.identity.former_keys) | self.view.rules.leads
+        numbers = [f.info.sequence for f in self.view.policies if f.key in leads and f.info]
         policy = self.view.policy
         if revoked_keys is None:
             revoked_keys = list(policy.revokedKeys) if policy is not None else []
@@ -117,17 +135,25 @@ class LeadRole:
             confirm_for = policy.confirmFor if policy is not None else None
         if not when_unconfirmed:
             when_unconfirmed = policy.whenUnconfirmed if policy is not None else "keep"
+        if co_leads is None:
+            co_leads = list(policy.coLeads) if policy is not None else []
+        if threshold is None:
+            threshold = policy.threshold if policy is not None else 1
         document = policy_document(
             self.author_name() or "Team lead",
-            max(mine, default=0) + 1,
+            max(numbers, default=0) + 1,
             publishers,
             second_review,
             turned_off,
             revoked_keys,
             confirm_for,
             when_unconfirmed,
+            co_leads,
+            threshold,
         )
-        data = self.identity.sign(document)
+        return self._sign_rules(self.identity.sign(document))
+
+    def _sign_rules(self, data: bytes) -> bool:
         try:
             path = self._write("policy", data)
         except LinkRefusedError:
@@ -140,7 +166,9 @@ class LeadRole:
                 "it is reachable.",
             )
             return False
-        self._settings.set(TEAM_LEAD, self.identity.public_key)
+        if not self.lead or self.identity.public_key not in self.view.rules.leads:
+            # The lead now (a co-lead goes on following the lead whose rules name them).
+            self._settings.set(TEAM_LEAD, self.identity.public_key)
         # In force here at once (the dialog reopened a moment later shows them), not only
         # once the folder is read again.
         self._add_to_scan("policy", path.name, data)

@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
-from understudy_desktop.team.documents import when
+from understudy_desktop.library.model import shown_name
+from understudy_desktop.rules import rules
+from understudy_desktop.team.documents import Policy, when
 from understudy_desktop.team.folder import SharedFile
 from understudy_desktop.team.freshness import Freshness
 from understudy_desktop.team.inbox import TeamView
 from understudy_desktop.team.names import one_line
+from understudy_desktop.team.signing import key_id
 from understudy_desktop.text import count_of
 
 LINK_WORDS = (
@@ -136,3 +139,37 @@ def restored_words(files: list[SharedFile]) -> str:
         return _KIND_WORDS.get(file.kind, "a file") + (f" (number {number})" if number else "")
     kinds = sorted({_KIND_WORDS.get(f.kind, "a file") for f in files})
     return f"{len(files)} of your files ({', '.join(kinds)})"
+
+
+def rules_summary(policy: Policy, names: dict[str, str], lead: str) -> str:
+    """The team's rules in words, for a lead asked to sign another lead's version."""
+
+    def who(key: str) -> str:
+        return one_line(names.get(key, "")) or f"key {key_id(key)}"
+
+    share = (
+        "anyone with access to the folder"
+        if policy.publishers is None
+        else ", ".join(sorted(who(k) for k in policy.publishers)) or "nobody"
+    )
+    off = ", ".join(sorted(shown_name(t.tool) for t in policy.turnedOff)) or "nothing"
+    leads = [who(lead), *(who(k) for k in policy.coLeads)]
+    lasts = rules().teamFreshness.lifetime(policy.confirmFor)
+    meanwhile = "team tools pause" if policy.whenUnconfirmed == "pause" else "tools run on"
+    parts = [
+        f"Who may share tools: {share}.",
+        f"A second review: {'yes' if policy.secondReview else 'no'}.",
+        f"Turned off for the team: {off}.",
+        f"Keys revoked: {len(policy.revokedKeys)}.",
+        f"Leads: {', '.join(leads)}; a change needs {policy.threshold} of their signatures.",
+        f"Not confirmed after {_duration(lasts)}: {meanwhile}.",
+    ]
+    return " ".join(parts)
+
+
+def _duration(seconds: int) -> str:
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size and seconds % size == 0:
+            count = seconds // size
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    return f"{seconds} seconds"
