@@ -1207,16 +1207,16 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "oldest team rules in force",
-        INBOX,
-        "files.sort(key=lambda f: (f.info.sequence, when(f.created), f.name), reverse=True)",
-        "files.sort(key=lambda f: (f.info.sequence, when(f.created), f.name))",
+        "understudy_desktop/team/leads.py",
+        "    for sequence in sorted({f.info.sequence for f in signed}):\n",
+        "    for sequence in sorted({f.info.sequence for f in signed}, reverse=True):\n",
         (TRUST, "-k", "rules_number"),
     ),
     Mutant(
         "moved lead's old key still rules",
-        INBOX,
-        "    for key in reversed(chain):\n",
-        "    for key in chain:\n",
+        "understudy_desktop/team/leads.py",
+        "    root = next((k for k in reversed(chain) if k in signers), chain[-1])",
+        "    root = next((k for k in chain if k in signers), chain[-1])",
         ("tests/test_team_adversary.py", "-k", "lead_who_moved"),
     ),
     Mutant(
