@@ -1200,9 +1200,12 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- the team: the rules in force, version numbers, the review gate, trust kept ------
     Mutant(
         "team rules ordered by their date",
-        INBOX,
-        "files.sort(key=lambda f: (f.info.sequence, when(f.created), f.name), reverse=True)",
-        "files.sort(key=lambda f: (when(f.created), f.info.sequence, f.name), reverse=True)",
+        "understudy_desktop/team/leads.py",
+        "    for sequence in sorted({f.info.sequence for f in signed}):\n"
+        "        versions = [b for b in bodies.values() if b[0].info.sequence == sequence]\n",
+        "    for sequence in sorted({when(f.created).timestamp() for f in signed}):\n"
+        "        versions = [b for b in bodies.values() if when(b[0].created).timestamp() == "
+        "sequence]\n",
         (TRUST, "-k", "rules_number"),
     ),
     Mutant(
