@@ -373,11 +373,17 @@ def test_a_paused_team_tool_and_a_revoked_keys_tool_are_refused_in_words():
     reason = "your team's rules were last confirmed by Lee Park 3 days ago"
     paused = may_run("refund", ToolState("active", "d", "", reason), "d", None, 0)
     assert paused is not None and paused["code"] == ErrorCode.TEAM_UNCONFIRMED
-    assert reason in paused["message"] and "wait until the rules are confirmed" in paused["message"]
+    assert paused["message"] == (
+        f"refund comes from the team library, and {reason}. The team lead asked for team tools "
+        "to wait until the rules are confirmed again."
+    )
     assert may_run("refund", ToolState("active", "d", "", ""), "d", None, 0) is None
     revoked = may_run("refund", ToolState("needs_review", "d", "key_revoked"), "d", None, 0)
     assert revoked is not None and revoked["code"] == ErrorCode.APPROVAL_CHANGED
-    assert "signed with a key the team lead revoked" in revoked["message"]
+    assert revoked["message"] == (
+        "refund was signed with a key the team lead revoked (it may have been copied), so it "
+        "does not run."
+    )
 
 
 def test_an_invitation_code_is_read_back_however_it_was_typed():

@@ -1692,6 +1692,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "set(view.chain[-1:]), c.me",
         (FRESH_TESTS, "-k", "while_one_lead_is_away"),
     ),
+    Mutant(
+        "a team tool accepted without the preview trusts nobody",
+        PACK_ACTIONS,
+        "            trust = provenance if provenance.team_file else None\n",
+        "            trust = None\n",
+        (OVER_TIME, "-k", "without_the_preview"),
+    ),
     # --- the console's scheme ----------------------------------------------------------------
     Mutant(
         "file types from the platform's table",

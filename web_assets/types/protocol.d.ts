@@ -139,6 +139,7 @@ declare namespace Protocol {
     | "disabled"
     | "unexplained_selection"
     | "no_shell"
+    | "team_unconfirmed"
     | "internal";
 
   /** What one commit changed, at revision `rev` of the queue `generation`. */
