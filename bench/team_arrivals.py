@@ -25,32 +25,19 @@ from pathlib import Path
 
 from harness import application, start_console, wait
 from PySide6.QtCore import QTimer
-from team_library import pack_for
+from team_library import signed_packs
 
-from understudy_desktop.store.database import Database
-from understudy_desktop.store.settings import Settings
 from understudy_desktop.team.folder import content_name
-from understudy_desktop.team.identity import Identity
 
 TICK_MS = 10
 ARMS = (("window open", True), ("window closed", False))
 
 
 def signed_files(scratch: Path, count: int, authors: int = 50) -> list[tuple[str, bytes]]:
-    out: list[tuple[str, bytes]] = []
-    each = count // authors
-    for a in range(authors):
-        root = scratch / f"author-{a}"
-        root.mkdir(parents=True)
-        db = Database(root)
-        try:
-            who = Identity(root, Settings(db), use_keyring=False)
-            for i in range(each):
-                data = who.sign(pack_for(f"Author {a}", a * each + i))
-                out.append((content_name(data, "tools"), data))
-        finally:
-            db.close()
-    return out
+    return [
+        (content_name(data, "tools"), data)
+        for data in signed_packs(scratch, authors, count // authors)
+    ]
 
 
 def arrive(folder: Path, files: list[tuple[str, bytes]], per_second: int) -> threading.Thread:

@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,8 @@ def pack_for(author: str, index: int) -> dict[str, Any]:
     return pack
 
 
-def fill(folder: Path, scratch: Path, authors: int = 10, each: int = 20) -> None:
+def signed_packs(scratch: Path, authors: int, each: int) -> Iterator[bytes]:
+    """`each` signed packs from each of `authors` authors, every author a key of their own."""
     for a in range(authors):
         root = scratch / f"author-{a}-{authors}x{each}"
         root.mkdir(parents=True)
@@ -59,9 +61,14 @@ def fill(folder: Path, scratch: Path, authors: int = 10, each: int = 20) -> None
         try:
             who = Identity(root, Settings(db), use_keyring=False)
             for i in range(each):
-                write_shared(folder, "tools", who.sign(pack_for(f"Author {a}", a * each + i)))
+                yield who.sign(pack_for(f"Author {a}", a * each + i))
         finally:
             db.close()
+
+
+def fill(folder: Path, scratch: Path, authors: int = 10, each: int = 20) -> None:
+    for data in signed_packs(scratch, authors, each):
+        write_shared(folder, "tools", data)
 
 
 def median_ms(values: list[float]) -> str:

@@ -22,8 +22,10 @@ from understudy_desktop.error_codes import ErrorCode
 from understudy_desktop.rules import rules
 from understudy_desktop.shell.settings_dialog import InvitationDialog, SettingsDialog
 from understudy_desktop.team import documents
+from understudy_desktop.team.documents import when
 from understudy_desktop.team.folder import KINDS, write_shared
 from understudy_desktop.team.invitation import code_of
+from understudy_desktop.team.view_work import work_out
 
 pytestmark = pytest.mark.slow
 GRACE = rules().teamFreshness.arrivalGraceSeconds
@@ -53,6 +55,17 @@ def confirmed_rules(copy: Path) -> set[str]:
     }
 
 
+def confirmed_since(copy: Path, key: str, since: float) -> bool:
+    """A confirmation signed by `key`, dated `since` or later, is in this copy."""
+    for path in (copy / "confirmed").glob("*.json"):
+        if path.name.startswith("."):
+            continue
+        document = json.loads(path.read_bytes())
+        if document["authorKey"] == key and when(document["created"]).timestamp() >= since - 1:
+            return True
+    return False
+
+
 class Clock:
     """A member's clock that the test moves on."""
 
@@ -64,6 +77,17 @@ class Clock:
 
     def __call__(self) -> float:
         return self._time() + self.ahead
+
+
+def apart(console_factory, tmp_path: Path):
+    """Lee Park and Sam Lee, each an app on a copy of the folder of their own (`carry` takes
+    files from Lee's copy to Sam's)."""
+    lee_dir, sam_dir = tmp_path / "lee-copy", tmp_path / "sam-copy"
+    lee_dir.mkdir()
+    sam_dir.mkdir()
+    lee = member(console_factory, tmp_path / "lee", lee_dir, "Lee Park")
+    sam = member(console_factory, tmp_path / "sam", sam_dir, "Sam Lee")
+    return lee_dir, sam_dir, lee, sam
 
 
 def settle(console) -> None:
@@ -81,11 +105,7 @@ def test_a_frozen_copy_is_noticed_and_team_tools_pause_as_the_lead_chose(console
     """The lead's new rules never reach Sam's copy (a peer in between ignores policy/):
     Sam is told in words, his agent is refused in words, and when the rules arrive
     everything is confirmed again."""
-    lee_dir, sam_dir = tmp_path / "lee-copy", tmp_path / "sam-copy"
-    lee_dir.mkdir()
-    sam_dir.mkdir()
-    lee = member(console_factory, tmp_path / "lee", lee_dir, "Lee Park")
-    sam = member(console_factory, tmp_path / "sam", sam_dir, "Sam Lee")
+    lee_dir, sam_dir, lee, sam = apart(console_factory, tmp_path)
     clock = Clock()
     team = sam.session.team
     team._clock = clock
@@ -155,11 +175,7 @@ def test_a_frozen_copy_is_noticed_and_team_tools_pause_as_the_lead_chose(console
 def test_with_the_lead_letting_tools_run_an_agent_is_told_the_rules_are_unconfirmed(
     console_factory, tmp_path
 ):
-    lee_dir, sam_dir = tmp_path / "lee-copy", tmp_path / "sam-copy"
-    lee_dir.mkdir()
-    sam_dir.mkdir()
-    lee = member(console_factory, tmp_path / "lee", lee_dir, "Lee Park")
-    sam = member(console_factory, tmp_path / "sam", sam_dir, "Sam Lee")
+    lee_dir, sam_dir, lee, sam = apart(console_factory, tmp_path)
     clock = Clock()
     sam.session.team._clock = clock
     import_and_wait(lee, GOOD)
@@ -282,12 +298,8 @@ def test_a_newcomer_sees_every_key_that_claims_the_leads_name_and_follows_the_in
 def test_a_code_for_a_lead_whose_files_have_not_arrived_is_followed_when_they_do(
     console_factory, tmp_path
 ):
-    lee_dir, sam_dir = tmp_path / "lee-copy", tmp_path / "sam-copy"
-    lee_dir.mkdir()
-    sam_dir.mkdir()
-    lee = member(console_factory, tmp_path / "lee", lee_dir, "Lee Park")
+    lee_dir, sam_dir, lee, sam = apart(console_factory, tmp_path)
     assert lee.session.team.write_policy(None, False, [])
-    sam = member(console_factory, tmp_path / "sam", sam_dir, "Sam Lee")
     said = sam.session.team.invitations.use_invitation_code(
         lee.session.team.invitations.invitation_code()
     )
@@ -402,8 +414,30 @@ def test_two_leads_a_change_needs_both_and_either_keeps_the_word_confirmed(
     clock.ahead = 2 * 3600
     sam.session.team._clock = clock
     dana.session.team._clock = clock
+    since = clock()
     settle(dana)
-    dana.qtbot.waitUntil(dana.session.team.settled)
+    # Dana's app signs anew on its own schedule (its clock says a quarter of the hour passed).
+    dana.qtbot.waitUntil(lambda: confirmed_since(folder, dana_key, since))
     settle(sam)
-    sam.qtbot.waitUntil(lambda: sam.session.team.view.freshness.key == dana_key)
-    assert sam.session.team.view.freshness.state == "fresh"
+    sam.qtbot.waitUntil(lambda: sam.session.team.view.freshness.state == "fresh")
+    assert sam.session.team.view.freshness.key == dana_key
+
+
+def test_the_lead_confirms_on_schedule_though_the_folder_stays_still(console_factory, tmp_path):
+    """Nothing in the folder changes, so only the clock says a confirmation is due: a poll of
+    the unchanged folder looks again once it is, even when the view before was worked out a
+    while before it was shown (its time to look again is by the clock it was worked out with)."""
+    folder = tmp_path / "team"
+    folder.mkdir()
+    lee = member(console_factory, tmp_path / "lee", folder, "Lee Park")
+    assert lee.session.team.write_policy(None, False, [], confirm_for=3600)
+    settle(lee)
+    team = lee.session.team
+    clock = Clock()
+    team._clock = clock
+    late = work_out(team._job(), team.decisions)
+    clock.ahead = 3600  # the view is shown an hour after it was asked for
+    team._worked_out(late, background=False)
+    assert team._clock_due()
+    settle(lee)  # a poll of the unchanged folder
+    lee.qtbot.waitUntil(lambda: confirmed_since(folder, team.identity.public_key, clock() - 60))

@@ -1699,6 +1699,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "            trust = None\n",
         (OVER_TIME, "-k", "without_the_preview"),
     ),
+    Mutant(
+        "the lead's schedule waits for the folder to change",
+        TEAM_SERVICE,
+        "        return self._clock() >= self._next_look\n",
+        "        return False\n",
+        (OVER_TIME, "-k", "folder_stays_still"),
+    ),
     # --- the console's scheme ----------------------------------------------------------------
     Mutant(
         "file types from the platform's table",
@@ -1947,7 +1954,9 @@ def run_tests(where: Path, args: tuple[str, ...]) -> tuple[bool, str]:
         check=False,
     )
     lines = (done.stdout + done.stderr).strip().splitlines()
-    return done.returncode == 0, lines[-1] if lines else ""
+    # The failing tests by name (pytest's short summary), then its closing line.
+    named = [line for line in lines if line.startswith(("FAILED ", "ERROR "))]
+    return done.returncode == 0, "\n".join([*named, lines[-1]] if lines else named)
 
 
 Result = tuple[Mutant, bool, str, float]  # the mutant, it survived, the last line, seconds

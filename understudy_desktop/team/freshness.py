@@ -15,7 +15,7 @@ Pure: computed from the folder (with what this app kept) and a clock, so tests f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
@@ -128,7 +128,7 @@ def freshness(
         file=latest.name,
     )
     if not live:
-        return _with(base, "expired")
+        return replace(base, state="expired")
     missing_rules, missing_other = False, 0
     for file in live:
         if now - (file.seen or now) < _FRESH.arrivalGraceSeconds:
@@ -138,30 +138,10 @@ def freshness(
             missing_rules = True
         missing_other += sum(1 for d in info.named if d not in present and d != info.rules)
     if missing_rules or missing_other:
-        return Freshness(
-            "missing",
-            by=base.by,
-            key=base.key,
-            confirmed_at=base.confirmed_at,
-            expires=base.expires,
-            missing_rules=missing_rules,
-            missing_other=missing_other,
-            pause=pause,
-            file=base.file,
+        return replace(
+            base, state="missing", missing_rules=missing_rules, missing_other=missing_other
         )
     return base
-
-
-def _with(base: Freshness, state: State) -> Freshness:
-    return Freshness(
-        state,
-        by=base.by,
-        key=base.key,
-        confirmed_at=base.confirmed_at,
-        expires=base.expires,
-        pause=base.pause,
-        file=base.file,
-    )
 
 
 def until_it_changes(fresh: Freshness, scan: FolderScan | None, now: float) -> float:

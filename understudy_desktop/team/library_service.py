@@ -363,7 +363,7 @@ class TeamLibrary(LeadRole, QObject):
 
     def _show(self, worked: Worked) -> None:
         self.view = worked.view
-        self._next_look = self._clock() + worked.next_look_s
+        self._next_look = worked.next_look_at
         self._act_on(self.view)
         if self.view.reachable:
             self._remember_mine()

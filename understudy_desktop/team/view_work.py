@@ -62,7 +62,9 @@ class Worked:
     folder: Path | None
     view: TeamView
     restored: list[SharedFile]  # written back into the folder
-    next_look_s: float  # seconds until the clock alone may change the view
+    # When the clock alone may change the view (Unix time, by the clock the job was worked
+    # out with: a view shown a while after it was asked for is looked at again no later).
+    next_look_at: float
     lead: LeadPlan | None
 
 
@@ -82,7 +84,7 @@ def work_out(job: Job, decisions: TeamDecisions) -> Worked:
     look = until_it_changes(view.freshness, full, now)
     if lead is not None:
         look = min(look, lead.next_s)
-    return Worked(job.generation, job.folder, view, restored, look, lead)
+    return Worked(job.generation, job.folder, view, restored, now + look, lead)
 
 
 def _keep(job: Job, view: TeamView, decisions: TeamDecisions) -> None:
