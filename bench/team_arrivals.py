@@ -129,7 +129,8 @@ def main() -> None:
                 dialog = session.window.team_menu.show_team()
             else:
                 dialog.close()
-            wait(app, team.settled)
+            # The new folder's own (empty) view, not the last one's, before anything arrives.
+            wait(app, lambda: team.settled() and team.view.reachable and not team.view.tools)
             beat.start()
             started = time.monotonic()
             writer = arrive(folder, files, per_second=1000)

@@ -196,11 +196,12 @@ class TeamLibrary(LeadRole, QObject):
         self._settings.set(TEAM_FOLDER, str(folder) if folder else None)
         self._scan = None
         self._announced.clear()
+        self._own.clear()
+        # What the folder before held is not shown as this one's while it is read.
+        self.view = TeamView(reachable=False)
+        self._set_status("")
+        self.view_changed.emit(self.view)
         self.watcher.watch(folder)
-        if folder is None:
-            self.view = TeamView(reachable=False)
-            self._set_status("")
-            self.view_changed.emit(self.view)
 
     @property
     def share_usage(self) -> bool:
