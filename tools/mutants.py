@@ -15,11 +15,13 @@ Usage: .venv/bin/python tools/mutants.py [--check-list] [--jobs N] [NAME ...]
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -1942,21 +1944,55 @@ def copy_project(into: Path) -> Path:
     return into
 
 
+class Worker:
+    """A warm pytest (tools/warm_pytest.py) in one copy of the project: it imports Qt and the
+    other libraries once and forks a fresh pytest for each run (a run costs about 1 s, where a
+    new process costs 3), the project imported anew each time from the files on disk."""
+
+    def __init__(self, where: Path) -> None:
+        env = dict(os.environ, PYTHONPATH=str(where), QT_QPA_PLATFORM="offscreen")
+        self._process = subprocess.Popen(
+            [sys.executable, str(where / "tools" / "warm_pytest.py")],
+            cwd=where,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self._lock = threading.Lock()
+
+    def run(self, args: tuple[str, ...]) -> tuple[int, str]:
+        assert self._process.stdin is not None and self._process.stdout is not None
+        with self._lock:  # one run at a time per worker (one copy of the project)
+            self._process.stdin.write(json.dumps(list(args)) + "\n")
+            self._process.stdin.flush()
+            line = self._process.stdout.readline()
+        if not line:
+            return 70, "the gate's worker ended"
+        answer = json.loads(line)
+        return int(answer["code"]), str(answer["output"])
+
+    def close(self) -> None:
+        if self._process.stdin is not None:
+            self._process.stdin.close()
+        self._process.wait(timeout=60)
+
+
+_WORKERS: dict[Path, Worker] = {}
+
+
 def run_tests(where: Path, args: tuple[str, ...]) -> tuple[bool, str]:
-    env = dict(os.environ, PYTHONPATH=str(where), QT_QPA_PLATFORM="offscreen")
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *args],
-        cwd=where,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    lines = (done.stdout + done.stderr).strip().splitlines()
+    worker = _WORKERS.get(where)
+    if worker is None:
+        worker = _WORKERS[where] = Worker(where)
+    code, output = worker.run(("-x", "-q", "-p", "no:cacheprovider", *args))
+    lines = output.strip().splitlines()
+    if code == -9:
+        lines.append("its tests did not end in time (killed)")
+    done_ok = code == 0
     # The failing tests by name (pytest's short summary), then its closing line.
     named = [line for line in lines if line.startswith(("FAILED ", "ERROR "))]
-    return done.returncode == 0, "\n".join([*named, lines[-1]] if lines else named)
+    return done_ok, "\n".join([*named, lines[-1]] if lines else named)
 
 
 Result = tuple[Mutant, bool, str, float]  # the mutant, it survived, the last line, seconds
@@ -2004,20 +2040,30 @@ def gate(mutants: tuple[Mutant, ...], jobs: int) -> int:
         return 1
     with tempfile.TemporaryDirectory(prefix="understudy-mutants-") as tmp:
         copies = [copy_project(Path(tmp) / f"copy{i}") for i in range(jobs)]
-        # The tests pass on the copy as it is: otherwise a failure would prove nothing.
-        with ThreadPoolExecutor(jobs) as pool:
-            checked = list(pool.map(run_tests, copies * 2, unmutated_runs(mutants)))
-        for ok, last in checked:
-            if not ok:
-                print(f"the gate's tests fail without any mutant: {last}", file=sys.stderr)
-                return 1
-        lanes = [mutants[i::jobs] for i in range(jobs)]
+        try:
+            return _gate_in(copies, mutants, jobs)
+        finally:
+            for copy in copies:
+                worker = _WORKERS.pop(copy, None)
+                if worker is not None:
+                    worker.close()
 
-        def run_lane(where: Path, lane: tuple[Mutant, ...]) -> list[Result]:
-            return [try_mutant(where, m) for m in lane]
 
-        with ThreadPoolExecutor(jobs) as pool:
-            results = [r for lane in pool.map(run_lane, copies, lanes) for r in lane]
+def _gate_in(copies: list[Path], mutants: tuple[Mutant, ...], jobs: int) -> int:
+    # The tests pass on the copy as it is: otherwise a failure would prove nothing.
+    with ThreadPoolExecutor(jobs) as pool:
+        checked = list(pool.map(run_tests, copies * 2, unmutated_runs(mutants)))
+    for ok, last in checked:
+        if not ok:
+            print(f"the gate's tests fail without any mutant: {last}", file=sys.stderr)
+            return 1
+    lanes = [mutants[i::jobs] for i in range(jobs)]
+
+    def run_lane(where: Path, lane: tuple[Mutant, ...]) -> list[Result]:
+        return [try_mutant(where, m) for m in lane]
+
+    with ThreadPoolExecutor(jobs) as pool:
+        results = [r for lane in pool.map(run_lane, copies, lanes) for r in lane]
     survivors = [r for r in results if r[1]]
     print(f"{'mutant':<38} {'caught':<7} {'s':>5}  tests")
     for m, survived, _last, seconds in results:
