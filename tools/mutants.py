@@ -1985,7 +1985,10 @@ def run_tests(where: Path, args: tuple[str, ...]) -> tuple[bool, str]:
     worker = _WORKERS.get(where)
     if worker is None:
         worker = _WORKERS[where] = Worker(where)
-    code, output = worker.run(("-x", "-q", "-p", "no:cacheprovider", *args))
+    # The worker imported pytest's plugins before pytest could rewrite their asserts: said
+    # once per run, and of no matter (the tests' own files are imported, and rewritten, anew).
+    quiet = ("-W", "ignore::pytest.PytestAssertRewriteWarning")
+    code, output = worker.run(("-x", "-q", "-p", "no:cacheprovider", *quiet, *args))
     lines = output.strip().splitlines()
     if code == -9:
         lines.append("its tests did not end in time (killed)")
